@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Build the PETSc that gpuformats needs, once, into a cache prefix outside the repository.
+#
+#   config/bootstrap-petsc.sh            prints the PETSc prefix on its last line
+#
+# Nothing is downloaded when PETSC_DIR is already set (the user brings a PETSc; config/petsc.mk
+# checks it), or when the cache prefix already holds a finished build.
+# Environment: GPUFORMATS_CACHE (default $HOME/.cache/gpuformats), GPUFORMATS_JOBS (default nproc).
+set -euo pipefail
+
+PETSC_VERSION=3.26.1
+CUDA_ARCH=90
+CACHE=${GPUFORMATS_CACHE:-$HOME/.cache/gpuformats}
+PREFIX=$CACHE/petsc-$PETSC_VERSION-cuda-sm$CUDA_ARCH
+JOBS=${GPUFORMATS_JOBS:-$(nproc)}
+log() { echo "[bootstrap-petsc] $*" >&2; }
+
+if [ -n "${PETSC_DIR:-}" ]; then
+  log "PETSC_DIR is set ($PETSC_DIR): using it, nothing downloaded"
+  echo "$PETSC_DIR"; exit 0
+fi
+if [ -f "$PREFIX/.gpuformats-complete" ]; then
+  echo "$PREFIX"; exit 0
+fi
+
+# 1. Debian packages: MPI and LAPACK (installed only where missing).
+"$(dirname "$0")/debian-deps.sh"
+
+# 2. CUDA toolkit.
+NVCC=$(command -v nvcc || true)
+[ -n "$NVCC" ] || [ ! -x /usr/local/cuda/bin/nvcc ] || NVCC=/usr/local/cuda/bin/nvcc
+[ -n "$NVCC" ] || { log "error: nvcc not found; install the CUDA toolkit (13.x) or put nvcc on PATH"; exit 1; }
+CUDA_DIR=$(dirname "$(dirname "$(readlink -f "$NVCC")")")
+
+# 3. PETSc source distribution from PyPI.
+mkdir -p "$CACHE/src"
+tarball=$CACHE/src/petsc-$PETSC_VERSION.tar.gz
+if [ ! -f "$tarball" ]; then
+  log "downloading the PETSc $PETSC_VERSION sdist from PyPI"
+  python3 -m pip download -q --no-deps --no-binary :all: "petsc==$PETSC_VERSION" -d "$CACHE/src" >&2
+fi
+SRC=$CACHE/src/petsc-$PETSC_VERSION
+rm -rf "$SRC"; tar -xzf "$tarball" -C "$CACHE/src"
+
+# 4. Configure and build. NVML: PETSc 3.26 links it only with --with-cuda-nvml=1 (energy
+#    logging), which would make libpetsc depend on the driver's libnvidia-ml at run time; we leave
+#    it off, so no NVML header or link stub is needed.
+ARCH=arch-gpuformats
+cd "$SRC"
+log "configuring PETSc $PETSC_VERSION (CUDA sm_$CUDA_ARCH) into $PREFIX; log: $SRC/configure.log"
+python3 ./configure PETSC_ARCH=$ARCH --prefix="$PREFIX" \
+  --with-cc=mpicc --with-cxx=mpicxx --with-fc=0 \
+  --with-cuda=1 --with-cuda-dir="$CUDA_DIR" --with-cuda-arch=$CUDA_ARCH \
+  --with-debugging=0 --with-shared-libraries=1 --with-x=0 --with-fortran-bindings=0 \
+  --with-blaslapack-lib="-llapack -lblas" \
+  COPTFLAGS=-O2 CXXOPTFLAGS=-O2 CUDAOPTFLAGS=-O3 >&2
+log "building PETSc with $JOBS jobs (about 10 minutes on 2 cores)"
+make PETSC_DIR="$SRC" PETSC_ARCH=$ARCH MAKE_NP="$JOBS" all >&2
+make PETSC_DIR="$SRC" PETSC_ARCH=$ARCH install >&2
+rm -rf "$SRC/$ARCH"
+touch "$PREFIX/.gpuformats-complete"
+log "PETSc ready in $PREFIX"
+echo "$PREFIX"

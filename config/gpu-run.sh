@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (device tool), from the repository root, with bundle/ carried:
+#   config/gpu-run.sh [test|bench|demo|all ...]     (default: test)
+# Unpacks bundle/gpuformats-bundle.tar.xz over the tree, points the loader at it, and runs the GPU
+# suite (test/run.sh, which sees the GPU), the benchmark and/or the demo. Logs and results go to
+# $OUT (the device tool brings that folder back), or build/gpu-out elsewhere.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/build/gpu-out}
+mkdir -p "$OUT" build/gpu-lib
+tar -xJf bundle/gpuformats-bundle.tar.xz -C . ./bin ./lib 2>/dev/null || tar -xJf bundle/gpuformats-bundle.tar.xz -C .
+mkdir -p build/fallback && tar -xJf bundle/gpuformats-bundle.tar.xz -C build ./fallback
+# Fallback libraries only where the machine has none of that name.
+for f in build/fallback/*; do
+  n=$(basename "$f")
+  ldconfig -p | grep -q " $n " || ln -sf "$PWD/$f" "build/gpu-lib/$n"
+done
+cuda_lib=$(dirname "$(readlink -f "$(command -v nvcc)")")/../lib64
+export LD_LIBRARY_PATH=$PWD/lib:$PWD/build/gpu-lib:$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+{
+  echo "date: $(date -u +%FT%TZ)"; echo "commit: $(cat bundle/commit 2>/dev/null)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  echo "fallback libraries used: $(ls build/gpu-lib | tr '\n' ' ')"
+  echo "mpiexec: $(command -v mpiexec || echo none)"
+} | tee "$OUT/machine.txt"
+ldd bin/petsc/snes_ex14 | grep -i "not found" && echo "missing libraries above" | tee -a "$OUT/machine.txt"
+
+rc=0
+for what in "${@:-test}"; do
+  case $what in
+  test) GPUFORMATS_TEST_OUT=$OUT/test-logs GPUFORMATS_TEST_RANKS="${GPUFORMATS_TEST_RANKS:-1 2}" test/run.sh 2>&1 | tee "$OUT/test.log"; rc=$((rc | ${PIPESTATUS[0]})) ;;
+  bench) bench/run-gpu.sh "$OUT" 2>&1 | tee "$OUT/bench.log"; rc=$((rc | ${PIPESTATUS[0]})) ;;
+  demo) examples/demo.sh 2>&1 | tee "$OUT/demo.log"; rc=$((rc | ${PIPESTATUS[0]})) ;;
+  *) echo "unknown step $what"; rc=1 ;;
+  esac
+done
+(cd "$OUT" && tar -czf test-logs.tgz test-logs 2>/dev/null && rm -rf test-logs) || true
+exit $rc

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Packs what the GPU machine needs and cannot build (nothing can be installed there): PETSc's
+# library, the plugin, the test/example/tutorial executables, and the shared libraries they need
+# beyond glibc, the C++ runtime, the CUDA driver and CUDA toolkit (present there). The source
+# tree, tests' data and scripts travel with the working tree itself.
+#
+#   config/make-bundle.sh      -> bundle/gpuformats-bundle.tar.xz   (carry "bundle" in the device call)
+# On the GPU machine: config/gpu-run.sh unpacks it and runs the GPU suite and the benchmarks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+: "${PETSC_DIR:?set PETSC_DIR (make bundle does)}"
+stage=build/bundle-stage
+rm -rf "$stage" bundle && mkdir -p "$stage/lib" "$stage/fallback" bundle
+cp -a bin "$stage/"
+cp lib/libgpuformats.so "$stage/lib/"
+petsc=$(readlink -f "$PETSC_DIR/${PETSC_ARCH:-}/lib/libpetsc.so")
+cp "$petsc" "$stage/lib/"
+ln -sf "$(basename "$petsc")" "$stage/lib/libpetsc.so.3.26"
+strip --strip-unneeded "$stage/lib/"*.so* 2>/dev/null || true
+# Libraries the machine may lack (MPI, LAPACK, gfortran runtime...): gpu-run.sh links in only the
+# ones its loader cannot find, so the machine's own MPI is used where it has one.
+skip='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|libpthread\.|librt\.|libstdc\+\+|libgcc_s|libcuda\.|libcudart|libcublas|libcusparse|libcufft|libcusolver|libcurand|libnvJitLink|libnvtx3interop|libpetsc|libgpuformats)'
+{ ldd "$stage/lib/libpetsc.so.3.26"; for f in bin/* bin/*/*; do [ -x "$f" ] && [ -f "$f" ] && ldd "$f" 2>/dev/null; done; } |
+  awk '/=> \// {print $1, $3}' | sort -u | while read -r name path; do
+    [[ $name =~ $skip ]] && continue
+    cp -L "$path" "$stage/fallback/$name"
+  done
+tar -C "$stage" -cJf bundle/gpuformats-bundle.tar.xz .
+git rev-parse HEAD > bundle/commit 2>/dev/null || echo unknown > bundle/commit
+ls -la bundle/
+echo "bundle ready: carry [\"bundle\"] and run config/gpu-run.sh on the device machine"

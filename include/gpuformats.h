@@ -1,0 +1,46 @@
+/*
+  gpuformats: GPU sparse-matrix formats for PETSc.
+
+  Load into any PETSc application, no recompiling:
+      -dll_append /path/to/libgpuformats.so -mat_type evchyb -vec_type cuda
+  or link the library and call GPUFormatsInitializePackage() after PetscInitialize().
+*/
+#pragma once
+#include <petscmat.h>
+
+/* Matrix types. The root name (e.g. MATEVCHYB) picks the seq or mpi type by communicator size. */
+#define MATEVCHYB    "evchyb"
+#define MATSEQEVCHYB "seqevchyb"
+#define MATMPIEVCHYB "mpievchyb"
+#define MATPJDS      "pjds"
+#define MATSEQPJDS   "seqpjds"
+#define MATMPIPJDS   "mpipjds"
+#define MATPELLR     "pellr"
+#define MATSEQPELLR  "seqpellr"
+#define MATMPIPELLR  "mpipellr"
+#define MATSURAA     "suraa"
+#define MATSEQSURAA  "seqsuraa"
+#define MATMPISURAA  "mpisuraa"
+
+/* Where a gpuformats matrix runs its products (-mat_gpuformats_backend). */
+typedef enum {
+  MAT_GPUFORMATS_BACKEND_AUTO, /* cuda when a CUDA device is present, host otherwise */
+  MAT_GPUFORMATS_BACKEND_HOST, /* the format's host reference kernels (tests, machines without a GPU) */
+  MAT_GPUFORMATS_BACKEND_CUDA  /* the format's CUDA kernels */
+} MatGPUFormatsBackend;
+PETSC_EXTERN const char *const MatGPUFormatsBackends[];
+
+PETSC_EXTERN PetscErrorCode GPUFormatsInitializePackage(void);
+PETSC_EXTERN PetscErrorCode GPUFormatsFinalizePackage(void);
+PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_gpuformats(void);
+
+PETSC_EXTERN PetscErrorCode MatGPUFormatsSetBackend(Mat, MatGPUFormatsBackend);
+PETSC_EXTERN PetscErrorCode MatGPUFormatsGetBackend(Mat, MatGPUFormatsBackend *);
+/* Brings the format up to date with the host AIJ data now (rebuild or values-only refresh), as
+   MatMult would; for timing conversion apart from the first product. */
+PETSC_EXTERN PetscErrorCode MatGPUFormatsSync(Mat);
+/* Bytes the product reads from the stored format(s) on this rank (values, indices, metadata). */
+PETSC_EXTERN PetscErrorCode MatGPUFormatsGetBytes(Mat, PetscInt64 *);
+
+/* Log events (-log_view) */
+PETSC_EXTERN PetscLogEvent MAT_GPUFormatsBuild, MAT_GPUFormatsRefresh, MAT_GPUFormatsSpMV;

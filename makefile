@@ -1,0 +1,114 @@
+# gpuformats: GPU sparse-matrix formats for PETSc, as a plugin library.
+#
+#   make            build lib/libgpuformats.so, the examples and the tests (bootstraps PETSc once)
+#   make test       build, then run the test suite (host backend; the GPU suite where a GPU is present)
+#   make demo       the main job: SNES ex14 (Bratu 3D) through each format and aijcusparse
+#   make bundle     pack PETSc + plugin + executables for the GPU machine (bundle/gpuformats.tar.xz)
+#   make install PREFIX=/path
+#
+# PETSc: set PETSC_DIR (and PETSC_ARCH) to use your own CUDA-enabled PETSc 3.26; otherwise
+# config/bootstrap-petsc.sh builds one into $(GPUFORMATS_CACHE) the first time (~10 min on 2 cores).
+# The build reads PETSc's own variables (lib/petsc/conf/variables), as SLEPc does.
+
+GPUFORMATS_CACHE ?= $(HOME)/.cache/gpuformats
+PETSC_DIR        ?= $(GPUFORMATS_CACHE)/petsc-3.26.1-cuda-sm90
+PETSC_ARCH       ?=
+export PETSC_DIR PETSC_ARCH
+
+PETSC_VARIABLES := $(PETSC_DIR)/lib/petsc/conf/variables
+ifeq ($(wildcard $(PETSC_VARIABLES)),)
+  # No PETSc yet: build it, then make re-reads this makefile with the variables in place.
+  $(shell GPUFORMATS_CACHE=$(GPUFORMATS_CACHE) PETSC_DIR= config/bootstrap-petsc.sh 1>&2)
+endif
+include $(PETSC_VARIABLES)
+
+# ---------------------------------------------------------------------------------------------
+CUDA_ARCH   ?= 90
+GENCODE     := -gencode arch=compute_$(CUDA_ARCH),code=sm_$(CUDA_ARCH)
+CUDA_HOME   := $(patsubst %/bin/nvcc,%,$(CUDAC))
+INCLUDES    := -Iinclude -Isrc $(PETSC_CC_INCLUDES)
+GF_CXXFLAGS := -std=gnu++20 -O2 -fPIC -Wall -Wno-unknown-pragmas $(INCLUDES)
+GF_CUFLAGS  := -ccbin $(CXX) -std=c++20 -O3 $(GENCODE) -Xcompiler -fPIC --expt-relaxed-constexpr $(INCLUDES)
+GF_LDLIBS   := $(PETSC_LIB) -L$(CUDA_HOME)/lib64 -lcudadevrt -lcudart -Wl,-rpath,$(CURDIR)/lib
+
+SRC_CXX   := $(shell find src -name '*.cpp' | sort)
+SRC_CU    := $(shell find src -name '*.cu' ! -name '*_rdc.cu' | sort)
+SRC_RDC   := $(shell find src -name '*_rdc.cu' | sort)
+OBJ       := $(SRC_CXX:%.cpp=build/%.o) $(SRC_CU:%.cu=build/%.o) $(SRC_RDC:%.cu=build/%.o)
+RDC_OBJ   := $(SRC_RDC:%.cu=build/%.o)
+DLINK_OBJ := $(if $(SRC_RDC),build/device_link.o)
+LIB       := lib/libgpuformats.so
+
+EXAMPLES  := $(patsubst examples/%.cpp,bin/%,$(wildcard examples/*.cpp))
+UNIT      := $(patsubst test/unit/%.cpp,bin/test/%,$(wildcard test/unit/*.cpp))
+GPUTESTS  := $(patsubst test/gpu/%.cpp,bin/test/%,$(wildcard test/gpu/*.cpp))
+PETSCTESTS:= $(patsubst test/petsc/%.cpp,bin/test/%,$(wildcard test/petsc/*.cpp))
+TUTORIALS := bin/petsc/snes_ex14 bin/petsc/ksp_ex2
+
+.PHONY: all lib test demo bundle install clean check-petsc
+all: check-petsc $(LIB) $(EXAMPLES) $(UNIT) $(GPUTESTS) $(PETSCTESTS) $(TUTORIALS)
+lib: check-petsc $(LIB)
+
+check-petsc: build/petsc-ok
+build/petsc-ok: config/check-petsc.sh
+	@mkdir -p build && config/check-petsc.sh && touch $@
+
+build/%.o: %.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(GF_CXXFLAGS) -MMD -MP -c $< -o $@
+build/%.o: %.cu
+	@mkdir -p $(dir $@)
+	$(CUDAC) $(GF_CUFLAGS) $(if $(filter %_rdc.cu,$<),-rdc=true) -MMD -MP -c $< -o $@
+# Dynamic parallelism (SURAA) needs relocatable device code, linked here into the library.
+build/device_link.o: $(RDC_OBJ)
+	$(CUDAC) $(GENCODE) -Xcompiler -fPIC -dlink $^ -o $@ -lcudadevrt
+
+$(LIB): $(OBJ) $(DLINK_OBJ)
+	@mkdir -p lib
+	$(CXX) -shared -o $@ $^ $(GF_LDLIBS)
+
+bin/%: examples/%.cpp $(LIB) $(wildcard examples/%_kernels.cu)
+	@mkdir -p bin
+	$(if $(wildcard examples/$*_kernels.cu),$(CUDAC) $(GF_CUFLAGS) -c examples/$*_kernels.cu -o build/$*_kernels.o)
+	$(CXX) $(GF_CXXFLAGS) $< $(if $(wildcard examples/$*_kernels.cu),build/$*_kernels.o) -o $@ -Llib -lgpuformats $(GF_LDLIBS)
+
+bin/test/%: test/unit/%.cpp $(LIB) $(wildcard test/common/*.hpp)
+	@mkdir -p bin/test
+	$(CXX) $(GF_CXXFLAGS) -Itest $< -o $@ -Llib -lgpuformats $(GF_LDLIBS)
+bin/test/%: test/gpu/%.cpp $(LIB) $(wildcard test/common/*.hpp)
+	@mkdir -p bin/test
+	$(CXX) $(GF_CXXFLAGS) -Itest $< -o $@ -Llib -lgpuformats $(GF_LDLIBS)
+bin/test/%: test/petsc/%.cpp $(LIB) $(wildcard test/common/*.hpp)
+	@mkdir -p bin/test
+	$(CXX) $(GF_CXXFLAGS) -Itest $< -o $@ -Llib -lgpuformats $(GF_LDLIBS)
+
+# PETSc's own tutorials, compiled unmodified from PETSc's source (they never link our library:
+# it comes in at run time through -dll_append).
+TUTORIAL_SRC = $(firstword $(wildcard $(PETSC_DIR)/share/petsc/examples/src/$(1) $(PETSC_DIR)/src/$(1)))
+bin/petsc/snes_ex14: $(call TUTORIAL_SRC,snes/tutorials/ex14.c)
+	@mkdir -p bin/petsc
+	$(PCC_LINKER) $(PETSC_CC_INCLUDES) -O2 $< -o $@ $(PETSC_LIB)
+bin/petsc/ksp_ex2: $(call TUTORIAL_SRC,ksp/ksp/tutorials/ex2.c)
+	@mkdir -p bin/petsc
+	$(PCC_LINKER) $(PETSC_CC_INCLUDES) -O2 $< -o $@ $(PETSC_LIB)
+
+test: all
+	@test/run.sh
+
+demo: all
+	examples/demo.sh
+
+bundle: all
+	config/make-bundle.sh
+
+PREFIX ?= /usr/local
+install: $(LIB)
+	install -d $(PREFIX)/lib $(PREFIX)/include $(PREFIX)/lib/pkgconfig
+	install -m 755 $(LIB) $(PREFIX)/lib/
+	install -m 644 include/gpuformats.h $(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@PETSC_DIR@|$(PETSC_DIR)|g' config/gpuformats.pc.in > $(PREFIX)/lib/pkgconfig/gpuformats.pc
+
+clean:
+	rm -rf build lib bin bundle
+
+-include $(OBJ:.o=.d)

@@ -1,0 +1,28 @@
+// The sorted-row permutation every format shares.
+//
+//   perm[k] = the original row placed at position k.
+//
+// Rows are ordered by length (longest first or shortest first); ties by the column of the row's
+// first nonzero (empty rows count as ncols, so they go last among equals), then by row index. The
+// order is total, so the host and the device versions give identical permutations (tested).
+// With window > 0, rows are sorted only inside consecutive windows of `window` rows (as
+// SELL-C-sigma does), which keeps the natural order's x and y locality across windows.
+#pragma once
+#include "csr.hpp"
+
+#include <cuda_runtime_api.h>
+
+namespace gpuformats {
+
+enum class RowOrder { longest_first, shortest_first };
+
+std::vector<int32_t> sorted_row_permutation(const CsrView &A, RowOrder order, int32_t window = 0);
+
+// Device version: d_rowptr / d_colidx hold the CSR structure on the device; d_perm receives nrows
+// entries. Thrust/CUB radix sorts on `stream`; asynchronous.
+void sorted_row_permutation_cuda(const int32_t *d_rowptr, const int32_t *d_colidx, int32_t nrows, int32_t ncols, RowOrder order, int32_t window, int32_t *d_perm, cudaStream_t stream);
+
+// inverse[perm[k]] = k
+std::vector<int32_t> invert_permutation(const std::vector<int32_t> &perm);
+
+} // namespace gpuformats

@@ -1,0 +1,51 @@
+// Device version of the sorted-row permutation (see row_permutation.hpp for the order).
+// One 64-bit key per row, (length key << 32 | first column), radix-sorted together with the row
+// index; radix sort is stable, so equal keys keep increasing row index: the host's total order.
+#include "device_buffer.hpp"
+#include "row_permutation.hpp"
+
+#include <thrust/execution_policy.h>
+#include <thrust/sequence.h>
+#include <thrust/sort.h>
+#include <thrust/transform.h>
+#include <thrust/iterator/counting_iterator.h>
+
+namespace gpuformats {
+
+namespace {
+struct RowSortKey {
+  const int32_t *rowptr, *colidx;
+  int32_t        ncols;
+  bool           longest_first;
+  __device__ uint64_t operator()(int32_t i) const
+  {
+    const int32_t  len = rowptr[i + 1] - rowptr[i];
+    const uint32_t fc  = len ? (uint32_t)colidx[rowptr[i]] : (uint32_t)ncols;
+    const uint32_t lk  = longest_first ? 0x7fffffffu - (uint32_t)len : (uint32_t)len;
+    return ((uint64_t)lk << 32) | fc;
+  }
+};
+struct WindowOf {
+  int32_t window;
+  __device__ int32_t operator()(int32_t row) const { return row / window; }
+};
+} // namespace
+
+void sorted_row_permutation_cuda(const int32_t *d_rowptr, const int32_t *d_colidx, int32_t nrows, int32_t ncols, RowOrder order, int32_t window, int32_t *d_perm, cudaStream_t stream)
+{
+  if (nrows <= 0) return;
+  auto                   pol = thrust::cuda::par.on(stream);
+  DeviceBuffer<uint64_t> keys(nrows);
+  thrust::sequence(pol, d_perm, d_perm + nrows);
+  thrust::transform(pol, thrust::counting_iterator<int32_t>(0), thrust::counting_iterator<int32_t>(nrows), keys.data(), RowSortKey{d_rowptr, d_colidx, ncols, order == RowOrder::longest_first});
+  thrust::stable_sort_by_key(pol, keys.data(), keys.data() + nrows, d_perm);
+  if (window > 0 && window < nrows) {
+    // Stable sort by window of the original row: inside a window the global order survives.
+    DeviceBuffer<int32_t> wid(nrows);
+    thrust::transform(pol, d_perm, d_perm + nrows, wid.data(), WindowOf{window});
+    thrust::stable_sort_by_key(pol, wid.data(), wid.data() + nrows, d_perm);
+  }
+  GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the key buffers are freed on return
+}
+
+} // namespace gpuformats

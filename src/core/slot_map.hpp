@@ -1,0 +1,24 @@
+// Generic operations on a FormatBlock's (values, slot_of_csr) pair: the values-only refresh that
+// replaces a rebuild when only the values of an assembled matrix changed (every Newton step), and
+// the diagonal. No format-specific code.
+#pragma once
+#include "../formats/format.hpp"
+#include "device_buffer.hpp"
+
+namespace gpuformats {
+
+// values[slot_of_csr[k]] = csr_values[k], on the host backend.
+void refresh_values_host(FormatBlock &blk, const double *csr_values);
+
+// Cuda backend: uploads the host CSR values into `staging` (grown as needed; keep it with the
+// block) and scatters them through slot_of_csr on `stream`. Asynchronous.
+void refresh_values_cuda(FormatBlock &blk, const double *csr_values_host, DeviceBuffer<double> &staging, cudaStream_t stream);
+
+// diag_pos[i] = CSR position of entry (i, i + col_offset), or -1 where the row has none.
+std::vector<int32_t> diagonal_positions(const CsrView &A, int32_t col_offset = 0);
+
+// d[i] = values[slot_of_csr[diag_pos[i]]] (0 where diag_pos[i] < 0), for i < n.
+void gather_diagonal_host(const FormatBlock &blk, const int32_t *diag_pos, int32_t n, double *d);
+void gather_diagonal_cuda(const FormatBlock &blk, const int32_t *d_diag_pos, int32_t n, double *d_out, cudaStream_t stream);
+
+} // namespace gpuformats

@@ -1,0 +1,87 @@
+// The per-format vtable the PETSc glue drives, identical for every format and both backends.
+//
+//   host AIJ block --CsrView--> FormatOps::build_{host,cuda} --> FormatBlock
+//                                                                  |- spmv(alpha, x, beta, y)
+//                                                                  |- values[] / slot_of_csr[]  (values-only refresh,
+//                                                                  |                             diagonal: done generically)
+//                                                                  |- bytes(), describe()
+//
+// Every format keeps ALL its stored values (padding included) in one array `values` of `nslots`
+// entries, and records where CSR entry k went: values[slot_of_csr[k]] == csr.values[k]. Padding
+// slots hold 0 and are never named by slot_of_csr. With that, a re-assembly with the same
+// nonzero pattern is a scatter (core/slot_map.hpp), with no format-specific code.
+#pragma once
+#include "../core/csr.hpp"
+
+#include <cuda_runtime_api.h>
+#include <memory>
+
+namespace gpuformats {
+
+enum class Backend { host, cuda };
+
+// Streams a product may use. streams[0] is PETSc's current stream. The glue makes streams[1..]
+// wait for streams[0] before spmv and makes streams[0] wait for them afterwards, so a format
+// that uses several streams needs no synchronisation with PETSc of its own. count is
+// 1 + FormatOps::extra_streams. Empty (count 0) on the host backend.
+struct StreamSet {
+  const cudaStream_t *streams = nullptr;
+  int                 count   = 0;
+  cudaStream_t        main() const { return count ? streams[0] : nullptr; }
+};
+
+// One line of `-mat_view ::ascii_info`.
+struct LayoutStat {
+  std::string key, value;
+};
+
+class FormatBlock {
+public:
+  virtual ~FormatBlock() = default;
+
+  // y = alpha*A*x + beta*y. x (ncols) and y (nrows) live in the backend's memory. beta == 0: y is
+  // write-only (may hold NaN). Asynchronous on the cuda backend.
+  virtual void spmv(double alpha, const double *x, double beta, double *y, const StreamSet &streams) const = 0;
+
+  // Bytes the product reads from device memory, stored format only (values, indices, per-row
+  // and per-group metadata). slot_of_csr is counted apart (map_bytes).
+  virtual std::size_t bytes() const = 0;
+
+  // Layout statistics for -mat_view ::ascii_info (rows/nonzeros per part, padding, groups...).
+  virtual void describe(std::vector<LayoutStat> &out) const = 0;
+
+  Backend        backend     = Backend::host;
+  int32_t        nrows       = 0, ncols = 0;
+  int64_t        nnz         = 0;
+  double        *values      = nullptr; // nslots entries, backend memory, owned by the subclass
+  int64_t        nslots      = 0;
+  const int32_t *slot_of_csr = nullptr; // nnz entries, backend memory, owned by the subclass
+
+  std::size_t map_bytes() const { return (std::size_t)nnz * sizeof(int32_t); }
+};
+
+// A format option, shown by -help as -mat_<root>_<name>.
+struct FormatParam {
+  const char *name;
+  const char *help;
+  int64_t     default_value, min_value, max_value;
+};
+
+struct FormatOps {
+  const char        *root;        // "evchyb": types seqevchyb / mpievchyb
+  const char        *description; // one line for -help and the README
+  const FormatParam *params;      // nparams entries; builders get their values in this order
+  int                nparams;
+  int                extra_streams; // streams beyond PETSc's own that spmv may use
+
+  // Build from a host CSR block. build_cuda uploads the CSR once (upload_csr) and builds on the
+  // device with Thrust/CUB; it may synchronise `stream` before returning. Both throw Error.
+  std::unique_ptr<FormatBlock> (*build_host)(const CsrView &A, const int64_t *params);
+  std::unique_ptr<FormatBlock> (*build_cuda)(const CsrView &A, const int64_t *params, cudaStream_t stream);
+};
+
+// The formats this library carries, in registration order (formats/registry.cpp).
+const FormatOps *const *all_formats(int *count);
+const FormatOps        *find_format(const std::string &root);
+
+} // namespace gpuformats

@@ -1,0 +1,25 @@
+// The formats this library carries, in the order PETSc registers them.
+#include "format.hpp"
+
+namespace gpuformats {
+
+static const FormatOps *const kFormats[] = {
+  nullptr, // end mark (keeps the array non-empty)
+};
+
+const FormatOps *const *all_formats(int *count)
+{
+  *count = (int)(sizeof(kFormats) / sizeof(kFormats[0])) - 1;
+  return kFormats;
+}
+
+const FormatOps *find_format(const std::string &root)
+{
+  int                     n;
+  const FormatOps *const *all = all_formats(&n);
+  for (int i = 0; i < n; ++i)
+    if (root == all[i]->root) return all[i];
+  return nullptr;
+}
+
+} // namespace gpuformats

@@ -1,0 +1,234 @@
+// Per-block work shared by seq<fmt> and mpi<fmt>: build / refresh / product / diagonal / view.
+#include "gf_mat.hpp"
+
+#include "core/row_stats.hpp"
+#include "core/slot_map.hpp"
+
+#include <petscdevice_cuda.h>
+
+namespace gpuformats {
+
+bool cuda_device_present()
+{
+  static int count = -1;
+  if (count < 0) {
+    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0; // no driver, a stub driver, no device
+    cudaGetLastError();
+  }
+  return count > 0;
+}
+
+Backend resolve_backend(const GFMat &gm)
+{
+  switch (gm.backend_option) {
+  case MAT_GPUFORMATS_BACKEND_HOST:
+    return Backend::host;
+  case MAT_GPUFORMATS_BACKEND_CUDA:
+    return Backend::cuda;
+  default:
+    return cuda_device_present() ? Backend::cuda : Backend::host;
+  }
+}
+
+GFBlock::~GFBlock()
+{
+  reset();
+  for (cudaStream_t s : extra_streams) cudaStreamDestroy(s);
+  for (cudaEvent_t e : events) cudaEventDestroy(e);
+}
+
+void GFBlock::reset()
+{
+  fmt.reset();
+  staging.release();
+  d_diag_pos.release();
+  state = nzstate = -1;
+}
+
+static PetscErrorCode current_stream(cudaStream_t *s)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscGetCurrentCUDAStream(s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Streams (and fork/join events) a multi-stream format uses: created with the first build that
+// needs them and kept for the matrix's life, never per product.
+static void ensure_streams(GFBlock &blk, int extra)
+{
+  while ((int)blk.extra_streams.size() < extra) {
+    cudaStream_t s;
+    GPUFORMATS_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    blk.extra_streams.push_back(s);
+  }
+  while ((int)blk.events.size() < extra + 1) {
+    cudaEvent_t e;
+    GPUFORMATS_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    blk.events.push_back(e);
+  }
+}
+
+PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, PetscBool want_diag)
+{
+  PetscObjectState state, nzstate;
+  const PetscInt  *ai, *aj;
+  PetscScalar     *aa;
+  PetscMemType     mtype;
+  MPI_Comm         comm = PETSC_COMM_SELF;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)aij, &state));
+  PetscCall(MatGetNonzeroState(aij, &nzstate));
+  const bool rebuild = !blk.fmt || blk.backend != backend || nzstate != blk.nzstate;
+  if (!rebuild && state == blk.state && (!want_diag || blk.diag_pos.size() == (size_t)aij->rmap->n)) PetscFunctionReturn(PETSC_SUCCESS);
+
+  PetscCall(MatSeqAIJGetCSRAndMemType(aij, &ai, &aj, &aa, &mtype));
+  PetscCheck(PetscMemTypeHost(mtype), comm, PETSC_ERR_SUP, "gpuformats: the AIJ block must hold its values on the host");
+  CsrView csr;
+  csr.nrows  = (int32_t)aij->rmap->n;
+  csr.ncols  = (int32_t)aij->cmap->n;
+  csr.nnz    = csr.nrows ? ai[csr.nrows] : 0;
+  csr.rowptr = ai;
+  csr.colidx = aj;
+  csr.values = aa;
+
+  if (rebuild) {
+    PetscCall(PetscLogEventBegin(MAT_GPUFormatsBuild, aij, 0, 0, 0));
+    blk.reset(); // free the old layout first: the new one may need the memory
+    std::unique_ptr<FormatBlock> fmt;
+    if (backend == Backend::cuda) {
+      cudaStream_t s;
+      PetscCall(current_stream(&s));
+      GF_TRY(comm, ensure_streams(blk, gm.ops->extra_streams); fmt = gm.ops->build_cuda(csr, gm.params.data(), s));
+    } else {
+      GF_TRY(comm, fmt = gm.ops->build_host(csr, gm.params.data()));
+    }
+    PetscCheck(fmt, comm, PETSC_ERR_LIB, "gpuformats: format %s returned no layout", gm.ops->root);
+    blk.fmt     = std::move(fmt);
+    blk.backend = backend;
+    blk.nzstate = nzstate;
+    blk.diag_pos.clear();
+    blk.builds++;
+    PetscCall(PetscLogEventEnd(MAT_GPUFormatsBuild, aij, 0, 0, 0));
+  } else if (state != blk.state) {
+    PetscCall(PetscLogEventBegin(MAT_GPUFormatsRefresh, aij, 0, 0, 0));
+    if (backend == Backend::cuda) {
+      cudaStream_t s;
+      PetscCall(current_stream(&s));
+      GF_TRY(comm, refresh_values_cuda(*blk.fmt, csr.values, blk.staging, s));
+    } else {
+      refresh_values_host(*blk.fmt, csr.values);
+    }
+    blk.refreshes++;
+    PetscCall(PetscLogEventEnd(MAT_GPUFormatsRefresh, aij, 0, 0, 0));
+  }
+  blk.state = state;
+
+  if (want_diag && blk.diag_pos.size() != (size_t)csr.nrows) {
+    blk.diag_pos = diagonal_positions(csr);
+    if (backend == Backend::cuda) {
+      cudaStream_t s;
+      PetscCall(current_stream(&s));
+      GF_TRY(comm, blk.d_diag_pos.resize(blk.diag_pos.size()); blk.d_diag_pos.upload(blk.diag_pos.data(), blk.diag_pos.size(), s); GPUFORMATS_CUDA(cudaStreamSynchronize(s)));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GFBlockSpMV(const GFMat &gm, GFBlock &blk, PetscScalar alpha, const PetscScalar *x, PetscScalar beta, PetscScalar *y)
+{
+  const double flops = 2.0 * (double)blk.fmt->nnz + (beta != 0.0 ? 2.0 * blk.fmt->nrows : 0.0);
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(MAT_GPUFormatsSpMV, 0, 0, 0, 0));
+  if (blk.backend == Backend::host) {
+    GF_TRY(PETSC_COMM_SELF, blk.fmt->spmv(alpha, x, beta, y, StreamSet{}));
+    PetscCall(PetscLogFlops(flops));
+  } else {
+    cudaStream_t streams[16];
+    const int    extra = gm.ops->extra_streams;
+    PetscCheck(extra < 16, PETSC_COMM_SELF, PETSC_ERR_SUP, "gpuformats: at most 15 extra streams per format");
+    PetscCall(current_stream(&streams[0]));
+    for (int i = 0; i < extra; ++i) streams[i + 1] = blk.extra_streams[i];
+    PetscCall(PetscLogGpuTimeBegin());
+    GF_TRY(PETSC_COMM_SELF, {
+      if (extra) { // order the format's streams after PETSc's work on x and y ...
+        GPUFORMATS_CUDA(cudaEventRecord(blk.events[0], streams[0]));
+        for (int i = 1; i <= extra; ++i) GPUFORMATS_CUDA(cudaStreamWaitEvent(streams[i], blk.events[0]));
+      }
+      blk.fmt->spmv(alpha, x, beta, y, StreamSet{streams, extra + 1});
+      for (int i = 1; i <= extra; ++i) { // ... and PETSc's stream after all of them
+        GPUFORMATS_CUDA(cudaEventRecord(blk.events[i], streams[i]));
+        GPUFORMATS_CUDA(cudaStreamWaitEvent(streams[0], blk.events[i]));
+      }
+    });
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogGpuFlops(flops));
+  }
+  PetscCall(PetscLogEventEnd(MAT_GPUFormatsSpMV, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GFBlockGetDiagonal(GFBlock &blk, PetscScalar *d, PetscInt n)
+{
+  PetscFunctionBegin;
+  PetscCheck(blk.diag_pos.size() == (size_t)n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpuformats: diagonal map not built");
+  if (blk.backend == Backend::host) {
+    gather_diagonal_host(*blk.fmt, blk.diag_pos.data(), (int32_t)n, d);
+  } else {
+    cudaStream_t s;
+    PetscCall(current_stream(&s));
+    GF_TRY(PETSC_COMM_SELF, gather_diagonal_cuda(*blk.fmt, blk.d_diag_pos.data(), (int32_t)n, d, s));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *label, PetscViewer viewer)
+{
+  PetscFunctionBegin;
+  if (!blk.fmt) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "%s: %s layout not built yet (built at final assembly or first product)\n", label, gm.ops->root));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  const FormatBlock &f         = *blk.fmt;
+  const double       csr_bytes = 12.0 * (double)f.nnz + 4.0 * (f.nrows + 1);
+  PetscCall(PetscViewerASCIIPrintf(viewer, "%s: %s on %s, %d x %d, %" PetscInt64_FMT " nonzeros, %" PetscInt64_FMT " stored slots (%.1f%% padding)\n", label, gm.ops->root, blk.backend == Backend::cuda ? "cuda" : "host", f.nrows, f.ncols, (PetscInt64)f.nnz, (PetscInt64)f.nslots,
+                                   f.nslots ? 100.0 * (double)(f.nslots - f.nnz) / (double)f.nslots : 0.0));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "%s: %zu bytes read per product (%.3fx CSR), %zu bytes slot map for values-only refresh; %" PetscInt_FMT " builds, %" PetscInt_FMT " values-only refreshes\n", label, f.bytes(), csr_bytes > 0 ? (double)f.bytes() / csr_bytes : 0.0, f.map_bytes(), blk.builds, blk.refreshes));
+  std::vector<LayoutStat> stats;
+  f.describe(stats);
+  for (const LayoutStat &st : stats) PetscCall(PetscViewerASCIIPrintf(viewer, "%s:   %s: %s\n", label, st.key.c_str(), st.value.c_str()));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptionsObject)
+{
+  char                 title[128], opt[128];
+  PetscBool            changed = PETSC_FALSE;
+  MatGPUFormatsBackend backend = gm.backend_option;
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(title, sizeof(title), "%s matrix options (gpuformats: %s)", gm.ops->root, gm.ops->description));
+  PetscOptionsHeadBegin(PetscOptionsObject, title);
+  PetscCall(PetscOptionsEnum("-mat_gpuformats_backend", "Where products run: auto (cuda if a device is present), host (reference kernels), cuda", "MatGPUFormatsSetBackend", MatGPUFormatsBackends, (PetscEnum)backend, (PetscEnum *)&backend, NULL));
+  for (int p = 0; p < gm.ops->nparams; ++p) {
+    const FormatParam &fp  = gm.ops->params[p];
+    PetscInt           val = (PetscInt)gm.params[p];
+    PetscBool          set;
+    PetscCall(PetscSNPrintf(opt, sizeof(opt), "-mat_%s_%s", gm.ops->root, fp.name));
+    PetscCall(PetscOptionsRangeInt(opt, fp.help, "MatSetFromOptions", val, &val, &set, (PetscInt)fp.min_value, (PetscInt)fp.max_value));
+    if (set && val != gm.params[p]) {
+      gm.params[p] = val;
+      changed      = PETSC_TRUE;
+    }
+  }
+  PetscOptionsHeadEnd();
+  if (backend != gm.backend_option) PetscCall(MatGPUFormatsSetBackend(A, backend));
+  if (changed) { // a layout parameter changed: rebuild at the next sync
+    gm.diag.reset();
+    gm.offd.reset();
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+} // namespace gpuformats

@@ -1,0 +1,144 @@
+// The PETSc glue, written once for all formats. A gpuformats matrix IS a SeqAIJ / MPIAIJ matrix
+// (host AIJ stays the master copy, so everything we do not override - MatMultTranspose,
+// factorizations, MatGetRow, ... - works unchanged) that also keeps its block(s) in a format:
+//
+//   seq<fmt>:  Mat (SeqAIJ data) --spptr--> GFMat { diag: GFBlock }
+//   mpi<fmt>:  Mat (MPIAIJ data) --spptr--> GFMat { diag: GFBlock (local block A_d),
+//                                                   offd: GFBlock (off-process block A_o),
+//                                                   halo: VecScatter x -> ghost values }
+//
+// GFBlock tracks the AIJ block's object state and nonzero state: a new nonzero state rebuilds the
+// format, a new state alone refreshes the values through slot_of_csr (no rebuild).
+#pragma once
+#include <gpuformats.h>
+#include <petsc/private/matimpl.h>
+
+#include "core/device_buffer.hpp"
+#include "formats/format.hpp"
+
+#include <memory>
+#include <vector>
+
+// Exported by libpetsc but declared only in PETSc's source tree.
+PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJ(Mat);
+PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJ(Mat);
+
+namespace gpuformats {
+
+struct GFBlock {
+  std::unique_ptr<FormatBlock> fmt;
+  Backend                      backend  = Backend::host;
+  PetscObjectState             state    = -1; // AIJ block state when fmt was last synced
+  PetscObjectState             nzstate  = -1;
+  DeviceBuffer<double>         staging;       // host CSR values uploaded for a refresh
+  std::vector<int32_t>         diag_pos;      // CSR position of each diagonal entry (-1: none)
+  DeviceBuffer<int32_t>        d_diag_pos;
+  std::vector<cudaStream_t>    extra_streams; // created once per block, used by multi-stream formats
+  std::vector<cudaEvent_t>     events;        // [0] fork, [1..] joins
+  PetscInt                     builds = 0, refreshes = 0;
+
+  GFBlock() = default;
+  GFBlock(const GFBlock &) = delete;
+  ~GFBlock();
+  void reset(); // drop the format (next sync rebuilds); AIJ is untouched
+};
+
+// The Mat operations a gpuformats type overrides (and whose AIJ versions it keeps).
+struct GFOps {
+  PetscErrorCode (*assemblyend)(Mat, MatAssemblyType);
+  PetscErrorCode (*mult)(Mat, Vec, Vec);
+  PetscErrorCode (*multadd)(Mat, Vec, Vec, Vec);
+  PetscErrorCode (*getdiagonal)(Mat, Vec);
+  PetscErrorCode (*destroy)(Mat);
+  PetscErrorCode (*setfromoptions)(Mat, PetscOptionItems);
+  PetscErrorCode (*view)(Mat, PetscViewer);
+  PetscErrorCode (*duplicate)(Mat, MatDuplicateOption, Mat *);
+};
+
+struct GFMat {
+  const FormatOps     *ops = nullptr;
+  std::vector<int64_t> params;
+  MatGPUFormatsBackend backend_option = MAT_GPUFORMATS_BACKEND_AUTO;
+  GFBlock              diag, offd;
+  // MPI halo: ghost values of x gathered into lvec by our own scatter (MPIAIJ's is private).
+  Vec              lvec  = nullptr;
+  VecScatter       halo  = nullptr;
+  PetscObjectState halo_nzstate = -1;
+  GFOps aij{}; // the AIJ implementations we wrap or fall back to
+
+};
+
+inline GFMat &gf(Mat A) { return *static_cast<GFMat *>(A->spptr); }
+
+// --- gf_block.cpp: per-block work shared by the seq and mpi types ---
+bool           cuda_device_present();
+Backend        resolve_backend(const GFMat &gm);
+PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, PetscBool want_diag);
+PetscErrorCode GFBlockSpMV(const GFMat &gm, GFBlock &blk, PetscScalar alpha, const PetscScalar *x, PetscScalar beta, PetscScalar *y);
+PetscErrorCode GFBlockGetDiagonal(GFBlock &blk, PetscScalar *d, PetscInt n);
+PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *label, PetscViewer viewer);
+PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptionsObject);
+
+// --- gf_type.cpp: vector access ---
+PetscErrorCode GFVecOnDevice(Vec v, PetscBool *on);
+PetscErrorCode GFUseFormat(Mat A, GFMat &gm, Vec x, Vec y, Backend *backend, PetscBool *use);
+PetscErrorCode GFGetArrays(Backend backend, Vec x, const PetscScalar **xa, Vec y, PetscBool read_y, PetscScalar **ya);
+PetscErrorCode GFRestoreArrays(Backend backend, Vec x, const PetscScalar **xa, Vec y, PetscBool read_y, PetscScalar **ya);
+
+// --- gf_seq.cpp / gf_mpi.cpp ---
+PetscErrorCode MatConvert_SeqAIJ_SeqGF(Mat A, MatType type, MatReuse reuse, Mat *newmat);
+PetscErrorCode MatConvert_MPIAIJ_MPIGF(Mat A, MatType type, MatReuse reuse, Mat *newmat);
+PetscErrorCode MatCreate_SeqGF(Mat B, const FormatOps *ops);
+PetscErrorCode MatCreate_MPIGF(Mat B, const FormatOps *ops);
+PetscErrorCode GFSyncMPI(Mat A); // both blocks and the halo, now
+
+// --- gf_type.cpp: what seq and mpi types share ---
+using GFConvertFn = PetscErrorCode (*)(Mat, MatType, MatReuse, Mat *);
+// Turns the AIJ matrix B (of type aij_type, "seqaij" or "mpiaij") into new_type: attaches a
+// GFMat, saves B's AIJ ops and installs `ours` (the NULL entries of `ours` take the shared
+// versions: setfromoptions, duplicate), composes the converter and the MatGPUFormats* functions.
+PetscErrorCode GFInstall(Mat B, const FormatOps *ops, GFOps ours, const char *aij_type, const char *new_type, GFConvertFn conv);
+// Undoes GFInstall's attachments (frees the GFMat) and runs the AIJ destroy.
+PetscErrorCode GFDestroy(Mat A, const char *aij_type);
+// MatConvert's first steps for both types: REUSE copies values; INITIAL duplicates; INPLACE keeps A.
+PetscErrorCode GFConvertBegin(Mat A, MatType type, MatReuse reuse, Mat *newmat, const FormatOps **ops, PetscBool *done);
+
+// --- gf_register.cpp ---
+const FormatOps *format_of_type(const char *type); // "evchyb", "seqevchyb", "mpievchyb" -> ops
+const char      *seq_type_name(const FormatOps *ops);
+const char      *mpi_type_name(const FormatOps *ops);
+PetscErrorCode   GFComposeCommon(Mat B, PetscBool compose); // the MatGPUFormats*_C functions
+
+} // namespace gpuformats
+
+// Runs a statement of the layers below (which throw gpuformats::Error) and turns an exception into
+// a PETSc error with the right class. Leaves the AIJ matrix untouched: formats build aside and are
+// installed only when complete.
+#define GF_TRY(comm, stmt) \
+  do { \
+    try { \
+      stmt; \
+    } catch (const ::gpuformats::Error &gf_e) { \
+      SETERRQ((comm), ::gpuformats::petsc_error_class(gf_e.kind), "gpuformats: %s", gf_e.what()); \
+    } catch (const std::bad_alloc &) { \
+      SETERRQ((comm), PETSC_ERR_MEM, "gpuformats: host memory exhausted; the AIJ matrix is unchanged"); \
+    } catch (const std::exception &gf_e) { \
+      SETERRQ((comm), PETSC_ERR_LIB, "gpuformats: %s", gf_e.what()); \
+    } \
+  } while (0)
+
+namespace gpuformats {
+inline PetscErrorCode petsc_error_class(ErrorKind k)
+{
+  switch (k) {
+  case ErrorKind::out_of_memory:
+    return PETSC_ERR_MEM;
+  case ErrorKind::unsupported:
+    return PETSC_ERR_SUP;
+  case ErrorKind::bad_input:
+    return PETSC_ERR_ARG_OUTOFRANGE;
+  default:
+    return PETSC_ERR_GPU;
+  }
+}
+} // namespace gpuformats

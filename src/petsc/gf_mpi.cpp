@@ -1,0 +1,233 @@
+// mpi<fmt>: an MPIAIJ matrix whose local (diagonal) and off-process blocks both run in a
+// gpuformats layout. Product order, as PETSc's MPIAIJ but with our own halo scatter:
+//
+//   VecScatterBegin(x -> ghosts)   packs on PETSc's stream and posts MPI
+//   y  = A_d x                     launched while the messages travel
+//   VecScatterEnd                  waits, unpacks on the stream
+//   y += A_o ghosts                rows with no off-process entries cost nothing in the format
+#include "gf_mat.hpp"
+
+namespace gpuformats {
+
+// The SeqAIJ blocks of the MPIAIJ data. MatMPIAIJGetSeqAIJ() insists on a type name beginning
+// with "mpiaij"; our matrix is an MPIAIJ under another name, so it answers as one for this call.
+static PetscErrorCode GetBlocks(Mat A, Mat *Ad, Mat *Ao)
+{
+  char          *name = ((PetscObject)A)->type_name;
+  char           aij[] = MATMPIAIJ;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  ((PetscObject)A)->type_name = aij;
+  ierr                        = MatMPIAIJGetSeqAIJ(A, Ad, Ao, NULL);
+  ((PetscObject)A)->type_name = name;
+  PetscCall(ierr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Ghost vector and scatter for the off-process block, rebuilt when the nonzero pattern (and so
+// the ghost list) or the backend changes.
+static PetscErrorCode EnsureHalo(Mat A, GFMat &gm, Backend backend)
+{
+  PetscObjectState nz;
+  PetscInt         nghost;
+  const PetscInt  *ghosts;
+  IS               is;
+  Vec              xt;
+  PetscBool        lcuda = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetNonzeroState(A, &nz));
+  if (gm.lvec) PetscCall(PetscObjectTypeCompare((PetscObject)gm.lvec, VECSEQCUDA, &lcuda));
+  if (gm.halo && nz == gm.halo_nzstate && (lcuda == PETSC_TRUE) == (backend == Backend::cuda)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecScatterDestroy(&gm.halo));
+  PetscCall(VecDestroy(&gm.lvec));
+  PetscCall(MatGetGhosts(A, &nghost, &ghosts));
+  PetscCall(VecCreate(PETSC_COMM_SELF, &gm.lvec));
+  PetscCall(VecSetSizes(gm.lvec, nghost, nghost));
+  PetscCall(VecSetType(gm.lvec, backend == Backend::cuda ? VECSEQCUDA : VECSEQ));
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nghost, ghosts, PETSC_COPY_VALUES, &is));
+  PetscCall(VecCreateMPIWithArray(PetscObjectComm((PetscObject)A), 1, A->cmap->n, A->cmap->N, NULL, &xt));
+  PetscCall(VecScatterCreate(xt, is, gm.lvec, NULL, &gm.halo));
+  PetscCall(VecDestroy(&xt));
+  PetscCall(ISDestroy(&is));
+  gm.halo_nzstate = nz;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SyncMPI(Mat A, GFMat &gm, Backend backend, PetscBool want_diag, Mat *Ad, Mat *Ao)
+{
+  PetscFunctionBegin;
+  PetscCall(GetBlocks(A, Ad, Ao));
+  PetscCall(GFBlockSync(gm, gm.diag, *Ad, backend, want_diag));
+  PetscCall(GFBlockSync(gm, gm.offd, *Ao, backend, PETSC_FALSE));
+  PetscCall(EnsureHalo(A, gm, backend));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// y (= or +=) A x with the halo exchange overlapped with the local product.
+static PetscErrorCode MultMPI(Mat A, GFMat &gm, Backend backend, Vec x, PetscScalar beta, Vec y)
+{
+  Mat                Ad, Ao;
+  const PetscScalar *xa, *ga;
+  PetscScalar       *ya;
+  const PetscBool    read_y = beta != 0.0 ? PETSC_TRUE : PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(SyncMPI(A, gm, backend, PETSC_FALSE, &Ad, &Ao));
+  PetscCall(VecScatterBegin(gm.halo, x, gm.lvec, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(GFGetArrays(backend, x, &xa, y, read_y, &ya));
+  PetscCall(GFBlockSpMV(gm, gm.diag, 1.0, xa, beta, ya));
+  PetscCall(GFRestoreArrays(backend, x, &xa, y, read_y, &ya));
+  PetscCall(VecScatterEnd(gm.halo, x, gm.lvec, INSERT_VALUES, SCATTER_FORWARD));
+  if (gm.offd.fmt->nnz > 0) {
+    PetscCall(GFGetArrays(backend, gm.lvec, &ga, y, PETSC_TRUE, &ya));
+    PetscCall(GFBlockSpMV(gm, gm.offd, 1.0, ga, 1.0, ya));
+    PetscCall(GFRestoreArrays(backend, gm.lvec, &ga, y, PETSC_TRUE, &ya));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMult_MPIGF(Mat A, Vec x, Vec y)
+{
+  GFMat    &gm = gf(A);
+  Backend   backend;
+  PetscBool use;
+
+  PetscFunctionBegin;
+  PetscCall(GFUseFormat(A, gm, x, y, &backend, &use));
+  if (!use) PetscCall(gm.aij.mult(A, x, y));
+  else PetscCall(MultMPI(A, gm, backend, x, 0.0, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultAdd_MPIGF(Mat A, Vec x, Vec y, Vec z)
+{
+  GFMat    &gm = gf(A);
+  Backend   backend;
+  PetscBool use;
+
+  PetscFunctionBegin;
+  PetscCall(GFUseFormat(A, gm, x, z, &backend, &use));
+  if (!use) {
+    PetscCall(gm.aij.multadd(A, x, y, z));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (z != y) PetscCall(VecCopy(y, z));
+  PetscCall(MultMPI(A, gm, backend, x, 1.0, z));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGetDiagonal_MPIGF(Mat A, Vec d)
+{
+  GFMat       &gm = gf(A);
+  Backend      backend;
+  PetscBool    use;
+  Mat          Ad, Ao;
+  PetscScalar *da;
+  PetscMemType mt;
+
+  PetscFunctionBegin;
+  PetscCall(GFUseFormat(A, gm, d, d, &backend, &use));
+  // The diagonal lies in the local block only when row and column ownership agree.
+  if (!use || A->rmap->rstart != A->cmap->rstart || A->rmap->n != A->cmap->n) {
+    PetscCall(gm.aij.getdiagonal(A, d));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(SyncMPI(A, gm, backend, PETSC_TRUE, &Ad, &Ao));
+  if (backend == Backend::cuda) PetscCall(VecGetArrayWriteAndMemType(d, &da, &mt));
+  else PetscCall(VecGetArrayWrite(d, &da));
+  PetscCall(GFBlockGetDiagonal(gm.diag, da, A->rmap->n));
+  if (backend == Backend::cuda) PetscCall(VecRestoreArrayWriteAndMemType(d, &da));
+  else PetscCall(VecRestoreArrayWrite(d, &da));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAssemblyEnd_MPIGF(Mat A, MatAssemblyType mode)
+{
+  GFMat &gm = gf(A);
+  Mat    Ad, Ao;
+
+  PetscFunctionBegin;
+  PetscCall(gm.aij.assemblyend(A, mode));
+  if (mode == MAT_FINAL_ASSEMBLY && !A->boundtocpu) PetscCall(SyncMPI(A, gm, resolve_backend(gm), PETSC_FALSE, &Ad, &Ao));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDestroy_MPIGF(Mat A)
+{
+  GFMat &gm = gf(A);
+
+  PetscFunctionBegin;
+  PetscCall(VecScatterDestroy(&gm.halo));
+  PetscCall(VecDestroy(&gm.lvec));
+  PetscCall(GFDestroy(A, MATMPIAIJ));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_MPIGF(Mat A, PetscViewer viewer)
+{
+  GFMat            &gm = gf(A);
+  PetscBool         ascii;
+  PetscViewerFormat format;
+  PetscMPIInt       rank;
+  char              label[64];
+
+  PetscFunctionBegin;
+  PetscCall(gm.aij.view(A, viewer));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
+  if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerGetFormat(viewer, &format));
+  if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
+  PetscCall(PetscViewerASCIIPushSynchronized(viewer));
+  PetscCall(PetscSNPrintf(label, sizeof(label), "[%d] gpuformats local block", rank));
+  PetscCall(GFBlockView(gm, gm.diag, label, viewer));
+  PetscCall(PetscSNPrintf(label, sizeof(label), "[%d] gpuformats off-process block", rank));
+  PetscCall(GFBlockView(gm, gm.offd, label, viewer));
+  PetscCall(PetscViewerFlush(viewer));
+  PetscCall(PetscViewerASCIIPopSynchronized(viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Used by MatGPUFormatsSync / MatGPUFormatsGetBytes (gf_register.cpp).
+PetscErrorCode GFSyncMPI(Mat A)
+{
+  GFMat &gm = gf(A);
+  Mat    Ad, Ao;
+
+  PetscFunctionBegin;
+  PetscCall(SyncMPI(A, gm, resolve_backend(gm), PETSC_FALSE, &Ad, &Ao));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatConvert_MPIAIJ_MPIGF(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  const FormatOps *ops;
+  PetscBool        done;
+  GFOps            ours{};
+
+  PetscFunctionBegin;
+  PetscCall(GFConvertBegin(A, type, reuse, newmat, &ops, &done));
+  if (done) PetscFunctionReturn(PETSC_SUCCESS);
+  ours.assemblyend = MatAssemblyEnd_MPIGF;
+  ours.mult        = MatMult_MPIGF;
+  ours.multadd     = MatMultAdd_MPIGF;
+  ours.getdiagonal = MatGetDiagonal_MPIGF;
+  ours.destroy     = MatDestroy_MPIGF;
+  ours.view        = MatView_MPIGF;
+  PetscCall(GFInstall(*newmat, ops, ours, MATMPIAIJ, mpi_type_name(ops), MatConvert_MPIAIJ_MPIGF));
+  if ((*newmat)->assembled && !(*newmat)->boundtocpu) PetscCall(GFSyncMPI(*newmat));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCreate_MPIGF(Mat B, const FormatOps *ops)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate_MPIAIJ(B));
+  PetscCall(MatConvert_MPIAIJ_MPIGF(B, mpi_type_name(ops), MAT_INPLACE_MATRIX, &B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+
+} // namespace gpuformats

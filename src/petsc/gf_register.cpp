@@ -1,0 +1,304 @@
+// Package registration: matrix types, root names, log events, PETSc's factorizations for the new
+// seq types, and the public MatGPUFormats* API.
+#include "gf_mat.hpp"
+
+#include <array>
+#include <string>
+#include <utility>
+
+using namespace gpuformats;
+
+PetscLogEvent      MAT_GPUFormatsBuild, MAT_GPUFormatsRefresh, MAT_GPUFormatsSpMV;
+const char *const  MatGPUFormatsBackends[] = {"auto", "host", "cuda", "MatGPUFormatsBackend", "MAT_GPUFORMATS_BACKEND_", NULL};
+static PetscBool   GPUFormatsPackageInitialized = PETSC_FALSE;
+static constexpr int kMaxFormats             = 8; // create functions are instantiated per slot
+
+namespace {
+std::string seq_names[kMaxFormats], mpi_names[kMaxFormats];
+
+int index_of(const FormatOps *ops)
+{
+  int                     n;
+  const FormatOps *const *all = all_formats(&n);
+  for (int i = 0; i < n; ++i)
+    if (all[i] == ops) return i;
+  return -1;
+}
+
+// MatRegister takes a plain function per type: one instantiation per format slot.
+template <int I>
+PetscErrorCode MatCreate_SeqSlot(Mat B)
+{
+  int n;
+  return MatCreate_SeqGF(B, all_formats(&n)[I]);
+}
+template <int I>
+PetscErrorCode MatCreate_MPISlot(Mat B)
+{
+  int n;
+  return MatCreate_MPIGF(B, all_formats(&n)[I]);
+}
+template <int... I>
+constexpr auto seq_creators(std::integer_sequence<int, I...>)
+{
+  return std::array<PetscErrorCode (*)(Mat), sizeof...(I)>{{&MatCreate_SeqSlot<I>...}};
+}
+template <int... I>
+constexpr auto mpi_creators(std::integer_sequence<int, I...>)
+{
+  return std::array<PetscErrorCode (*)(Mat), sizeof...(I)>{{&MatCreate_MPISlot<I>...}};
+}
+constexpr auto kSeqCreate = seq_creators(std::make_integer_sequence<int, kMaxFormats>{});
+constexpr auto kMPICreate = mpi_creators(std::make_integer_sequence<int, kMaxFormats>{});
+
+bool is_mpi(Mat A)
+{
+  PetscBool flg = PETSC_FALSE;
+  PetscStrbeginswith(((PetscObject)A)->type_name, "mpi", &flg);
+  return flg;
+}
+
+PetscErrorCode GFSync_Private(Mat A)
+{
+  GFMat &gm = gf(A);
+
+  PetscFunctionBegin;
+  if (A->boundtocpu || !A->assembled) PetscFunctionReturn(PETSC_SUCCESS);
+  if (is_mpi(A)) PetscCall(GFSyncMPI(A));
+  else PetscCall(GFBlockSync(gm, gm.diag, A, resolve_backend(gm), PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GFGetBytes_Private(Mat A, PetscInt64 *bytes)
+{
+  GFMat &gm = gf(A);
+
+  PetscFunctionBegin;
+  PetscCall(GFSync_Private(A));
+  *bytes = 0;
+  if (gm.diag.fmt) *bytes += (PetscInt64)gm.diag.fmt->bytes();
+  if (gm.offd.fmt) *bytes += (PetscInt64)gm.offd.fmt->bytes();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GFSetBackend_Private(Mat A, MatGPUFormatsBackend b)
+{
+  GFMat &gm = gf(A);
+
+  PetscFunctionBegin;
+  if (b == gm.backend_option) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(b != MAT_GPUFORMATS_BACKEND_CUDA || cuda_device_present(), PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "gpuformats: -mat_gpuformats_backend cuda needs a CUDA device and none is visible; use auto or host");
+  gm.backend_option = b;
+  gm.diag.reset();
+  gm.offd.reset();
+  PetscCall(MatSetVecType(A, resolve_backend(gm) == Backend::cuda ? VECCUDA : VECSTANDARD));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GFGetBackend_Private(Mat A, MatGPUFormatsBackend *b)
+{
+  PetscFunctionBegin;
+  *b = gf(A).backend_option;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+} // namespace
+
+namespace gpuformats {
+
+const FormatOps *format_of_type(const char *type)
+{
+  int                     n;
+  const FormatOps *const *all = all_formats(&n);
+  std::string             t(type ? type : "");
+  for (int i = 0; i < n; ++i) {
+    const std::string root = all[i]->root;
+    if (t == root || t == "seq" + root || t == "mpi" + root) return all[i];
+  }
+  return nullptr;
+}
+const char *seq_type_name(const FormatOps *ops) { return seq_names[index_of(ops)].c_str(); }
+const char *mpi_type_name(const FormatOps *ops) { return mpi_names[index_of(ops)].c_str(); }
+
+PetscErrorCode GFComposeCommon(Mat B, PetscBool compose)
+{
+  PetscObject o = (PetscObject)B;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectComposeFunction(o, "MatGPUFormatsSync_C", compose ? GFSync_Private : NULL));
+  PetscCall(PetscObjectComposeFunction(o, "MatGPUFormatsGetBytes_C", compose ? GFGetBytes_Private : NULL));
+  PetscCall(PetscObjectComposeFunction(o, "MatGPUFormatsSetBackend_C", compose ? GFSetBackend_Private : NULL));
+  PetscCall(PetscObjectComposeFunction(o, "MatGPUFormatsGetBackend_C", compose ? GFGetBackend_Private : NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+} // namespace gpuformats
+
+/*@C
+  GPUFormatsFinalizePackage - called by `PetscFinalize()`; frees what `GPUFormatsInitializePackage()` set up
+
+  Level: developer
+
+.seealso: `GPUFormatsInitializePackage()`
+@*/
+PetscErrorCode GPUFormatsFinalizePackage(void)
+{
+  PetscFunctionBegin;
+  GPUFormatsPackageInitialized = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  GPUFormatsInitializePackage - registers the gpuformats matrix types (`MATEVCHYB`, `MATPJDS`,
+  `MATPELLR`, `MATSURAA` and their seq/mpi variants), their log events, and PETSc's own LU, Cholesky,
+  ILU and ICC factorizations for the new sequential types (so default preconditioners behave as with AIJ).
+
+  Not Collective
+
+  Level: beginner
+
+  Note:
+  Called automatically when the library is loaded with `-dll_append /path/libgpuformats.so`;
+  applications that link the library call it once after `PetscInitialize()`.
+
+.seealso: `PetscDLLibraryRegister_gpuformats()`, `MatSetType()`, `MATEVCHYB`
+@*/
+PetscErrorCode GPUFormatsInitializePackage(void)
+{
+  int                     n;
+  const FormatOps *const *all = all_formats(&n);
+  const MatFactorType     factors[] = {MAT_FACTOR_LU, MAT_FACTOR_CHOLESKY, MAT_FACTOR_ILU, MAT_FACTOR_ICC};
+
+  PetscFunctionBegin;
+  if (GPUFormatsPackageInitialized) PetscFunctionReturn(PETSC_SUCCESS);
+  GPUFormatsPackageInitialized = PETSC_TRUE;
+  PetscCheck(n <= kMaxFormats, PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpuformats: raise kMaxFormats to %d", n);
+  PetscCall(MatInitializePackage());
+  PetscCall(PetscLogEventRegister("GFBuild", MAT_CLASSID, &MAT_GPUFormatsBuild));
+  PetscCall(PetscLogEventRegister("GFRefresh", MAT_CLASSID, &MAT_GPUFormatsRefresh));
+  PetscCall(PetscLogEventRegister("GFSpMV", MAT_CLASSID, &MAT_GPUFormatsSpMV));
+  for (int i = 0; i < n; ++i) {
+    seq_names[i] = std::string("seq") + all[i]->root;
+    mpi_names[i] = std::string("mpi") + all[i]->root;
+    PetscCall(MatRegister(seq_names[i].c_str(), kSeqCreate[i]));
+    PetscCall(MatRegister(mpi_names[i].c_str(), kMPICreate[i]));
+    PetscCall(MatRegisterRootName(all[i]->root, seq_names[i].c_str(), mpi_names[i].c_str()));
+    for (MatFactorType ft : factors) {
+      PetscBool    has_type, has_solver;
+      MatSolverFn *getfactor = NULL;
+      PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQAIJ, ft, &has_type, &has_solver, &getfactor));
+      if (getfactor) PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, seq_names[i].c_str(), ft, getfactor));
+    }
+  }
+  PetscCall(PetscRegisterFinalize(GPUFormatsFinalizePackage));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PetscDLLibraryRegister_gpuformats - entry point PETSc calls when it loads libgpuformats.so
+  (`-dll_append`, `PETSC_OPTIONS`, or `~/.petscrc`)
+
+  Level: developer
+
+.seealso: `GPUFormatsInitializePackage()`
+@*/
+PetscErrorCode PetscDLLibraryRegister_gpuformats(void)
+{
+  PetscFunctionBegin;
+  PetscCall(GPUFormatsInitializePackage());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatGPUFormatsSetBackend - chooses where the products of a gpuformats matrix run
+
+  Logically Collective
+
+  Input Parameters:
++ A - a gpuformats matrix (`MATEVCHYB`, `MATPJDS`, ...)
+- b - `MAT_GPUFORMATS_BACKEND_AUTO` (cuda if a device is present), `MAT_GPUFORMATS_BACKEND_HOST`
+      (the format's host reference kernels) or `MAT_GPUFORMATS_BACKEND_CUDA`
+
+  Options Database Key:
+. -mat_gpuformats_backend <auto,host,cuda> - the backend
+
+  Level: intermediate
+
+  Note:
+  On the cuda backend, products with host vectors (and matrices bound to the CPU) run PETSc's AIJ product.
+
+.seealso: `MatGPUFormatsGetBackend()`, `MatBindToCPU()`
+@*/
+PetscErrorCode MatGPUFormatsSetBackend(Mat A, MatGPUFormatsBackend b)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatGPUFormatsSetBackend_C", (Mat, MatGPUFormatsBackend), (A, b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatGPUFormatsGetBackend - the backend option of a gpuformats matrix
+
+  Not Collective
+
+  Input Parameter:
+. A - a gpuformats matrix
+
+  Output Parameter:
+. b - the backend option
+
+  Level: intermediate
+
+.seealso: `MatGPUFormatsSetBackend()`
+@*/
+PetscErrorCode MatGPUFormatsGetBackend(Mat A, MatGPUFormatsBackend *b)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatGPUFormatsGetBackend_C", (Mat, MatGPUFormatsBackend *), (A, b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatGPUFormatsSync - brings the format up to date with the host AIJ data now (a rebuild after a
+  nonzero-pattern change, a values-only refresh otherwise), as the next product would
+
+  Collective
+
+  Input Parameter:
+. A - a gpuformats matrix
+
+  Level: advanced
+
+.seealso: `MatGPUFormatsGetBytes()`
+@*/
+PetscErrorCode MatGPUFormatsSync(Mat A)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatGPUFormatsSync_C", (Mat), (A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatGPUFormatsGetBytes - bytes one product reads from the stored format(s) on this rank
+
+  Not Collective
+
+  Input Parameter:
+. A - a gpuformats matrix
+
+  Output Parameter:
+. bytes - values, indices and metadata of the local and off-process blocks
+
+  Level: intermediate
+
+.seealso: `MatGPUFormatsSync()`
+@*/
+PetscErrorCode MatGPUFormatsGetBytes(Mat A, PetscInt64 *bytes)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatGPUFormatsGetBytes_C", (Mat, PetscInt64 *), (A, bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,77 @@
+// Checks every format must pass, on any backend: the product against the CSR oracle for several
+// (alpha, beta), the slot map, padding, values-only refresh and the diagonal. The host test runs
+// them on build_host; the GPU test on build_cuda (through download helpers).
+#pragma once
+#include "check.hpp"
+#include "core/row_stats.hpp"
+#include "core/slot_map.hpp"
+#include "formats/format.hpp"
+#include "test_matrices.hpp"
+
+#include <cmath>
+#include <vector>
+
+namespace gftest {
+
+using namespace gpuformats;
+
+inline std::vector<int64_t> default_params(const FormatOps &ops)
+{
+  std::vector<int64_t> p;
+  for (int i = 0; i < ops.nparams; ++i) p.push_back(ops.params[i].default_value);
+  return p;
+}
+
+inline std::vector<double> test_vector(size_t n, uint64_t seed)
+{
+  std::mt19937_64                        rng(seed);
+  std::uniform_real_distribution<double> d(-1, 1);
+  std::vector<double>                    v(n);
+  for (double &e : v) e = d(rng);
+  return v;
+}
+
+// Tolerance for FP64 products summed in another order: relative to the row sums of |a||x|.
+inline bool close_products(const CsrView &A, const std::vector<double> &x, const std::vector<double> &got, const std::vector<double> &want, double alpha, double beta, const std::vector<double> &y0, std::string &why)
+{
+  for (int32_t i = 0; i < A.nrows; ++i) {
+    double scale = std::abs(beta * (beta != 0.0 ? y0[i] : 0.0));
+    for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) scale += std::abs(alpha * A.values[k] * x[A.colidx[k]]);
+    const double tol = 1e-13 * (A.row_length(i) + 4) * std::max(scale, 1e-300);
+    if (!(std::abs(got[i] - want[i]) <= tol)) {
+      why = "row " + std::to_string(i) + ": got " + std::to_string(got[i]) + " want " + std::to_string(want[i]);
+      return false;
+    }
+  }
+  return true;
+}
+
+// The (values, slot_of_csr) contract, read from host copies of the two arrays.
+inline bool check_slot_map(const CsrView &A, const std::vector<double> &values, const std::vector<int32_t> &slot_of_csr, std::string &why)
+{
+  if ((int64_t)slot_of_csr.size() != A.nnz) return why = "slot map size", false;
+  std::vector<char> used(values.size(), 0);
+  for (int64_t k = 0; k < A.nnz; ++k) {
+    const int32_t s = slot_of_csr[k];
+    if (s < 0 || (size_t)s >= values.size()) return why = "slot out of range at " + std::to_string(k), false;
+    if (used[s]) return why = "slot used twice: " + std::to_string(s), false;
+    used[s] = 1;
+    if (values[s] != A.values[k]) return why = "value of CSR entry " + std::to_string(k) + " not at its slot", false;
+  }
+  for (size_t s = 0; s < values.size(); ++s)
+    if (!used[s] && values[s] != 0.0) return why = "padding slot " + std::to_string(s) + " is not zero", false;
+  return true;
+}
+
+// (alpha, beta) cases; beta == 0 runs with y full of NaN (y must be write-only then).
+struct ProductCase {
+  double      alpha, beta;
+  const char *name;
+};
+inline const std::vector<ProductCase> &product_cases()
+{
+  static const std::vector<ProductCase> c = {{1.0, 0.0, "mult"}, {1.0, 1.0, "multadd"}, {-2.5, 0.5, "axpby"}};
+  return c;
+}
+
+} // namespace gftest

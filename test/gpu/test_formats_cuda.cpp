@@ -1,0 +1,120 @@
+// GPU suite: every format's device builder and CUDA kernels against its host builder and the CSR
+// oracle (same layout array by array, products, refresh, diagonal), and the device row
+// permutation against the host one. Runs only where a CUDA device is present.
+#include "common/format_checks.hpp"
+#include "core/device_buffer.hpp"
+#include "core/row_permutation.hpp"
+
+using namespace gftest;
+
+template <class T>
+static std::vector<T> download(const T *d, size_t n)
+{
+  std::vector<T> h(n);
+  if (n) GPUFORMATS_CUDA(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+static void check_device_permutation(const NamedMatrix &m)
+{
+  const CsrView A = m.A.view();
+  DeviceCsr     d = upload_csr(A, 0);
+  for (RowOrder order : {RowOrder::longest_first, RowOrder::shortest_first})
+    for (int32_t window : {0, 32, 1000}) {
+      DeviceBuffer<int32_t> perm(std::max<int32_t>(A.nrows, 1));
+      sorted_row_permutation_cuda(d.rowptr.data(), d.colidx.data(), A.nrows, A.ncols, order, window, perm.data(), 0);
+      check(download(perm.data(), A.nrows) == sorted_row_permutation(A, order, window), "device_permutation." + m.name + ".w" + std::to_string(window) + (order == RowOrder::longest_first ? ".desc" : ".asc"));
+    }
+}
+
+static void check_cuda_format_on(const FormatOps &ops, const NamedMatrix &m)
+{
+  const CsrView              A      = m.A.view();
+  const std::string          name   = std::string(ops.root) + ".cuda." + m.name;
+  const std::vector<int64_t> params = default_params(ops);
+  std::unique_ptr<FormatBlock> hb, db;
+  try {
+    hb = ops.build_host(A, params.data());
+  } catch (const Error &e) {
+    check(e.kind == ErrorKind::unsupported, name + ".host_build", e.what());
+    return;
+  }
+  try {
+    db = ops.build_cuda(A, params.data(), 0);
+  } catch (const Error &e) {
+    check(false, name + ".build", e.what());
+    return;
+  }
+  GPUFORMATS_CUDA(cudaDeviceSynchronize());
+  check(db->backend == Backend::cuda && db->nslots == hb->nslots && db->nnz == hb->nnz, name + ".same_shape_as_host", std::to_string(db->nslots) + " vs " + std::to_string(hb->nslots));
+  const std::vector<double>  dvals  = download(db->values, db->nslots);
+  const std::vector<int32_t> dslots = download(db->slot_of_csr, db->nnz);
+  std::string                why;
+  check(check_slot_map(A, dvals, dslots, why), name + ".slots", why);
+  check(dslots == std::vector<int32_t>(hb->slot_of_csr, hb->slot_of_csr + hb->nnz), name + ".same_slots_as_host");
+  check(db->bytes() == hb->bytes(), name + ".same_bytes_as_host");
+
+  const std::vector<double> x = test_vector(A.ncols, 3), y0 = test_vector(A.nrows, 4);
+  DeviceBuffer<double>      dx(std::max<int32_t>(A.ncols, 1)), dy(std::max<int32_t>(A.nrows, 1));
+  dx.upload(x.data(), A.ncols, 0);
+  cudaStream_t streams[16] = {0};
+  for (int i = 1; i <= ops.extra_streams && i < 16; ++i) GPUFORMATS_CUDA(cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking));
+  const StreamSet ss{streams, 1 + ops.extra_streams};
+  auto            run = [&](double alpha, double beta, const std::vector<double> &yin) {
+    dy.upload(yin.data(), A.nrows, 0);
+    GPUFORMATS_CUDA(cudaDeviceSynchronize());
+    db->spmv(alpha, dx.data(), beta, dy.data(), ss);
+    GPUFORMATS_CUDA(cudaDeviceSynchronize()); // joins the extra streams too
+    return download(dy.data(), A.nrows);
+  };
+  for (const ProductCase &pc : product_cases()) {
+    std::vector<double> want = y0;
+    csr_spmv_host(A, pc.alpha, x.data(), pc.beta, want.data());
+    std::vector<double> got = run(pc.alpha, pc.beta, pc.beta == 0.0 ? std::vector<double>(A.nrows, NAN) : y0);
+    check(close_products(A, x, got, want, pc.alpha, pc.beta, y0, why), name + "." + pc.name, why);
+  }
+  CsrMatrix B = m.A;
+  for (size_t k = 0; k < B.values.size(); ++k) B.values[k] = 0.25 * B.values[k] + 0.001 * (double)(k % 17);
+  DeviceBuffer<double> staging;
+  refresh_values_cuda(*db, B.values.data(), staging, 0);
+  std::vector<double> want(A.nrows);
+  csr_spmv_host(B.view(), 1.0, x.data(), 0.0, want.data());
+  check(close_products(B.view(), x, run(1.0, 0.0, std::vector<double>(A.nrows, NAN)), want, 1.0, 0.0, y0, why), name + ".refresh", why);
+
+  std::vector<int32_t>  pos = diagonal_positions(B.view());
+  DeviceBuffer<int32_t> dpos(std::max<size_t>(pos.size(), 1));
+  dpos.upload(pos.data(), pos.size(), 0);
+  gather_diagonal_cuda(*db, dpos.data(), A.nrows, dy.data(), 0);
+  std::vector<double> dw(A.nrows, 0.0);
+  for (int32_t i = 0; i < A.nrows; ++i)
+    if (pos[i] >= 0) dw[i] = B.values[pos[i]];
+  check(download(dy.data(), A.nrows) == dw, name + ".diagonal");
+  for (int i = 1; i <= ops.extra_streams && i < 16; ++i) cudaStreamDestroy(streams[i]);
+}
+
+int main(int argc, char **argv)
+{
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::printf("ok gpu_suite_skipped_no_device\n");
+    return 0;
+  }
+  const std::string dir = argc > 1 ? argv[1] : "test/matrices";
+  int               n;
+  const FormatOps *const *all = all_formats(&n);
+  std::vector<NamedMatrix> ms  = edge_case_matrices(true), real = real_matrices(dir);
+  ms.insert(ms.end(), real.begin(), real.end());
+  ms.push_back({"stencil7_64", stencil7(64)});
+  ms.push_back({"dense_row_1e6", random_rows(3000, 1000000, 21, [](std::mt19937_64 &r, int32_t i) { return i == 5 ? 1000000 : std::uniform_int_distribution<int32_t>(0, 12)(r); })});
+  ms.push_back({"all_rows_long", uniform_rows(64, 50000, 5000, 20000, 22)});
+  for (const NamedMatrix &m : ms) check_device_permutation(m);
+  for (int f = 0; f < n; ++f)
+    for (const NamedMatrix &m : ms) {
+      try {
+        check_cuda_format_on(*all[f], m);
+      } catch (const Error &e) {
+        check(false, std::string(all[f]->root) + ".cuda." + m.name, e.what());
+      }
+    }
+  return gftest::finish();
+}

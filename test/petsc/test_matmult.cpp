@@ -1,0 +1,210 @@
+// PETSc integration: every gpuformats type against PETSc's AIJ on 1..n ranks (run under mpiexec):
+// MatMult / MatMultAdd / MatMultTranspose / MatGetDiagonal, values-only refresh, nonzero-pattern
+// change, MatDuplicate, MatConvert reuse, -mat_view ::ascii_info. Matrices: the edge cases
+// (empty local parts, rectangular off-process blocks, one dense row, 1x1, ...) and test/matrices.
+// Vectors come from the gpuformats matrix, so on a GPU machine the CUDA path is what is checked.
+#include "common/check.hpp"
+#include "common/test_matrices.hpp"
+#include "formats/format.hpp"
+
+#include <gpuformats.h>
+#include <petscmat.h>
+
+using namespace gftest;
+
+static PetscMPIInt rank_;
+
+// Reports on rank 0 whether the check held on every rank.
+static PetscErrorCode report(PetscBool local_ok, const std::string &name)
+{
+  PetscBool all;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPIU_Allreduce(&local_ok, &all, 1, MPI_C_BOOL, MPI_LAND, PETSC_COMM_WORLD));
+  if (rank_ == 0) check(all, name);
+  else if (!all) failures()++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// A parallel AIJ copy of a global host CSR, rows split evenly (ranks may own none).
+static PetscErrorCode create_aij(const CsrMatrix &G, Mat *A)
+{
+  PetscMPIInt size;
+  PetscInt    rstart, rend;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, G.nrows, G.ncols));
+  PetscCall(MatSetType(*A, MATAIJ));
+  PetscCall(MatSetUp(*A));
+  PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(MatGetOwnershipRange(*A, &rstart, &rend));
+  for (PetscInt i = rstart; i < rend; ++i) {
+    const PetscInt n = G.rowptr[i + 1] - G.rowptr[i];
+    if (n) PetscCall(MatSetValues(*A, 1, &i, n, G.colidx.data() + G.rowptr[i], G.values.data() + G.rowptr[i], INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode rel_diff(Vec a, Vec b, PetscReal *d)
+{
+  Vec       t;
+  PetscReal nb;
+
+  PetscFunctionBegin;
+  PetscCall(VecDuplicate(a, &t));
+  PetscCall(VecCopy(a, t));
+  PetscCall(VecAXPY(t, -1.0, b));
+  PetscCall(VecNorm(t, NORM_2, d));
+  PetscCall(VecNorm(b, NORM_2, &nb));
+  *d = nb > 0 ? *d / nb : *d;
+  PetscCall(VecDestroy(&t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// B x, B x + y, B^T y and diag(B) against A's, with vectors of B's own type.
+static PetscErrorCode compare_products(Mat A, Mat B, const std::string &name)
+{
+  Vec       x, y, z, za, w, wa;
+  PetscReal d;
+  PetscInt  M, N;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A, &M, &N));
+  PetscCall(MatCreateVecs(B, &x, &y));
+  PetscCall(VecDuplicate(y, &z));
+  PetscCall(VecDuplicate(y, &za));
+  PetscCall(VecSetRandom(x, NULL));
+  PetscCall(VecSetRandom(y, NULL));
+  PetscCall(MatMult(B, x, z));
+  PetscCall(MatMult(A, x, za));
+  PetscCall(rel_diff(z, za, &d));
+  PetscCall(report(d < 1e-12 ? PETSC_TRUE : PETSC_FALSE, name + ".mult"));
+  PetscCall(MatMultAdd(B, x, y, z));
+  PetscCall(MatMultAdd(A, x, y, za));
+  PetscCall(rel_diff(z, za, &d));
+  PetscCall(report(d < 1e-12 ? PETSC_TRUE : PETSC_FALSE, name + ".multadd"));
+  PetscCall(MatMultAdd(B, x, z, z)); // in place: z = z + B x
+  PetscCall(MatMultAdd(A, x, za, za));
+  PetscCall(rel_diff(z, za, &d));
+  PetscCall(report(d < 1e-12 ? PETSC_TRUE : PETSC_FALSE, name + ".multadd_inplace"));
+  PetscCall(MatCreateVecs(B, &w, NULL));
+  PetscCall(VecDuplicate(w, &wa));
+  PetscCall(MatMultTranspose(B, y, w));
+  PetscCall(MatMultTranspose(A, y, wa));
+  PetscCall(rel_diff(w, wa, &d));
+  PetscCall(report(d < 1e-12 ? PETSC_TRUE : PETSC_FALSE, name + ".multtranspose"));
+  if (M == N) {
+    PetscCall(MatGetDiagonal(B, z));
+    PetscCall(MatGetDiagonal(A, za));
+    PetscCall(rel_diff(z, za, &d));
+    PetscCall(report(d == 0 ? PETSC_TRUE : PETSC_FALSE, name + ".diagonal"));
+  }
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&za));
+  PetscCall(VecDestroy(&w));
+  PetscCall(VecDestroy(&wa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode test_type(const char *type, const NamedMatrix &m)
+{
+  Mat               A, B, C;
+  const std::string name = std::string(type) + "." + m.name;
+  PetscInt          M, N, rstart, rend;
+  PetscMPIInt       size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(create_aij(m.A, &A));
+  PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, &B));
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, size > 1 ? (std::string("mpi") + type).c_str() : (std::string("seq") + type).c_str(), (PetscBool *)&M));
+  PetscCall(report(M ? PETSC_TRUE : PETSC_FALSE, name + ".convert_type"));
+  PetscCall(compare_products(A, B, name));
+
+  // Values-only refresh: the same change on both (B's MatScale is AIJ's; the format refreshes).
+  PetscCall(MatScale(A, -0.5));
+  PetscCall(MatScale(B, -0.5));
+  PetscCall(compare_products(A, B, name + ".after_scale"));
+
+  // Nonzero-pattern change: one new entry per rank that owns rows -> rebuild.
+  PetscCall(MatGetSize(A, &M, &N));
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  PetscCall(MatSetOption(B, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  if (rend > rstart && N > 0) {
+    const PetscInt    i = rstart, j = (rstart * 7 + 3) % N;
+    const PetscScalar v = 3.25;
+    PetscCall(MatSetValues(A, 1, &i, 1, &j, &v, ADD_VALUES));
+    PetscCall(MatSetValues(B, 1, &i, 1, &j, &v, ADD_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(compare_products(A, B, name + ".after_new_nonzero"));
+
+  PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &C));
+  PetscCall(compare_products(A, C, name + ".duplicate"));
+  PetscCall(MatShift(A, 1.5));
+  PetscCall(MatConvert(A, type, MAT_REUSE_MATRIX, &C));
+  PetscCall(compare_products(A, C, name + ".convert_reuse"));
+  PetscCall(MatDestroy(&C));
+  PetscCall(MatDestroy(&B));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  char      dir[PETSC_MAX_PATH_LEN] = "test/matrices", types[1024] = "";
+  PetscBool view = PETSC_FALSE, quick = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, "gpuformats: every type against AIJ\n"));
+  PetscCall(GPUFormatsInitializePackage());
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank_));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-dir", dir, sizeof(dir), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-types", types, sizeof(types), NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-view", &view, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-quick", &quick, NULL));
+
+  std::vector<std::string> tl;
+  if (types[0]) {
+    std::string s = types;
+    for (size_t p = 0; p != std::string::npos;) {
+      size_t q = s.find(',', p);
+      tl.push_back(s.substr(p, q == std::string::npos ? q : q - p));
+      p = q == std::string::npos ? q : q + 1;
+    }
+  } else {
+    int                                n;
+    const gpuformats::FormatOps *const *all = gpuformats::all_formats(&n);
+    for (int i = 0; i < n; ++i) tl.push_back(all[i]->root);
+  }
+  std::vector<NamedMatrix> ms = edge_case_matrices(!quick);
+  if (!quick) {
+    std::vector<NamedMatrix> real = real_matrices(dir);
+    ms.insert(ms.end(), real.begin(), real.end());
+  }
+  for (const std::string &t : tl)
+    for (const NamedMatrix &m : ms) PetscCall(test_type(t.c_str(), m));
+
+  if (view && !tl.empty()) { // -mat_view ::ascii_info shows the layout statistics
+    Mat A, B;
+    PetscCall(create_aij(stencil7(10), &A));
+    PetscCall(MatConvert(A, tl[0].c_str(), MAT_INITIAL_MATRIX, &B));
+    PetscCall(PetscViewerPushFormat(PETSC_VIEWER_STDOUT_WORLD, PETSC_VIEWER_ASCII_INFO));
+    PetscCall(MatView(B, PETSC_VIEWER_STDOUT_WORLD));
+    PetscCall(PetscViewerPopFormat(PETSC_VIEWER_STDOUT_WORLD));
+    PetscCall(MatDestroy(&B));
+    PetscCall(MatDestroy(&A));
+  }
+  const int rc = gftest::finish();
+  PetscCall(PetscFinalize());
+  return rc;
+}

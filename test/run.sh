@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The test suite (make test). Three levels, one harness:
+#   unit   host tests of src/core and every format's host builder + reference (bin/test/test_*)
+#   petsc  the plugin inside PETSc: every type vs AIJ on 1, 2, 3 ranks (test_matmult), and PETSc's
+#          own SNES ex14 and KSP ex2, unmodified, loading the plugin with -dll_append
+#   gpu    test/gpu: device builders and kernels vs the host references, and the PETSc runs on
+#          CUDA vectors; only where a CUDA device is present
+# Prints "ok"/"not ok" per check and ends with "N passed, M failed".
+# Environment: GPUFORMATS_TEST_RANKS (default "1 2 3"), GPUFORMATS_TEST_TYPES (default: all).
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+LIB=$ROOT/lib/libgpuformats.so
+OUTDIR=${GPUFORMATS_TEST_OUT:-$ROOT/build/test-output}
+mkdir -p "$OUTDIR"
+RANKS=${GPUFORMATS_TEST_RANKS:-"1 2 3"}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+MPIEXEC=${MPIEXEC:-mpiexec}
+
+has_gpu=0
+if [ -e /dev/nvidia0 ] || [ -e /dev/nvidiactl ]; then
+  command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 && has_gpu=1
+fi
+if [ $has_gpu = 0 ]; then
+  # libpetsc links the CUDA driver: resolve it to the toolkit's link stub (CI only, never on a GPU).
+  cuda=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")")
+  mkdir -p "$ROOT/build/stubs"
+  ln -sf "$cuda/lib64/stubs/libcuda.so" "$ROOT/build/stubs/libcuda.so.1"
+  export LD_LIBRARY_PATH=$ROOT/build/stubs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+else
+  # The GPU machines' MPI is not GPU-aware.
+  export PETSC_OPTIONS="${PETSC_OPTIONS:-} -use_gpu_aware_mpi 0"
+fi
+
+passed=0; failed=0
+pass() { echo "ok $1"; passed=$((passed + 1)); }
+fail() { echo "not ok $1${2:+: $2}"; failed=$((failed + 1)); }
+
+# A test program: each of its "ok"/"not ok" lines counts; a crash counts as one failure.
+run_checks() {
+  local name=$1; shift
+  local log=$OUTDIR/$name.log
+  "$@" >"$log" 2>&1; local rc=$?
+  local p f
+  p=$(grep -c '^ok ' "$log"); f=$(grep -c '^not ok ' "$log")
+  grep '^not ok ' "$log" | head -20
+  passed=$((passed + p)); failed=$((failed + f))
+  if [ $rc != 0 ] && [ "$f" = 0 ]; then fail "$name" "exit $rc (log $log)"; tail -15 "$log"; fi
+  echo "# $name: $p passed, $f failed"
+}
+
+TYPES=${GPUFORMATS_TEST_TYPES:-$(bin/test/list_types 2>/dev/null)}
+
+# --- unit ---
+run_checks unit.core bin/test/test_core
+run_checks unit.formats bin/test/test_formats test/matrices
+
+# --- petsc: every type against AIJ, on 1..3 ranks ---
+for np in $RANKS; do
+  quick=""; [ "$np" != 1 ] && quick="-quick"
+  run_checks "petsc.matmult.np$np" $MPIEXEC -n "$np" bin/test/test_matmult -dir test/matrices $quick
+done
+
+# --- petsc: the plugin inside PETSc's own tutorials, unmodified ---
+if bin/petsc/snes_ex14 -dll_append "$LIB" -help 2>&1 | grep -q "seqevchyb\|mpievchyb\|evchyb"; then pass petsc.ex14_help_lists_types; else
+  if [ -z "$TYPES" ]; then pass "petsc.ex14_help_lists_types # no formats registered yet"; else fail petsc.ex14_help_lists_types; fi
+fi
+
+# Runs a tutorial with one type and with the reference type; the solver histories must agree.
+compare_solver() { # name np ref_type type vec_opts -- tutorial args
+  local name=$1 np=$2 ref=$3 type=$4 vecopt=$5; shift 5
+  local a=$OUTDIR/$name.ours.log b=$OUTDIR/$name.ref.log
+  $MPIEXEC -n "$np" "$@" -dll_append "$LIB" -mat_type "$type" $vecopt >"$a" 2>&1 || { fail "$name" "$type run failed"; tail -15 "$a"; return; }
+  $MPIEXEC -n "$np" "$@" -mat_type "$ref" $vecopt >"$b" 2>&1 || { fail "$name" "$ref run failed"; tail -15 "$b"; return; }
+  local msg; msg=$(python3 test/petsc/compare_runs.py "$a" "$b") && pass "$name # $msg" || fail "$name" "$msg"
+}
+EX14="bin/petsc/snes_ex14 -da_grid_x 10 -da_grid_y 10 -da_grid_z 10 -snes_monitor -ksp_converged_reason"
+EX2="bin/petsc/ksp_ex2 -m 40 -n 37 -ksp_monitor -ksp_converged_reason"
+for t in $TYPES; do
+  for np in $RANKS; do
+    compare_solver "petsc.ex14.$t.np$np" "$np" aij "$t" "" $EX14
+    compare_solver "petsc.ex2.$t.np$np" "$np" aij "$t" "" $EX2
+  done
+  # Layout statistics in -mat_view ::ascii_info
+  out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -mat_view ::ascii_info 2>&1)
+  echo "$out" | grep -q "stored slots" && pass "petsc.view_info.$t" || { fail "petsc.view_info.$t"; echo "$out" | tail -5; }
+  # -help shows the format's options
+  bin/petsc/ksp_ex2 -m 4 -n 4 -dll_append "$LIB" -mat_type "$t" -help 2>&1 | grep -q -- "-mat_${t}_" && pass "petsc.help_options.$t" || fail "petsc.help_options.$t"
+  # An out-of-range option is a clear PETSc error, not a crash
+  out=$(bin/petsc/ksp_ex2 -m 4 -n 4 -dll_append "$LIB" -mat_type "$t" -mat_gpuformats_backend nonsense 2>&1); rc=$?
+  [ $rc != 0 ] && echo "$out" | grep -qi "unknown\|nonsense\|not a" && pass "petsc.bad_option_error.$t" || { fail "petsc.bad_option_error.$t" "rc=$rc"; echo "$out" | tail -5; }
+done
+if [ $has_gpu = 0 ] && [ -n "$TYPES" ]; then
+  t=$(echo $TYPES | cut -d' ' -f1)
+  out=$(bin/petsc/ksp_ex2 -m 4 -n 4 -dll_append "$LIB" -mat_type "$t" -mat_gpuformats_backend cuda 2>&1); rc=$?
+  [ $rc != 0 ] && echo "$out" | grep -q "needs a CUDA device" && pass petsc.cuda_backend_without_gpu_error || { fail petsc.cuda_backend_without_gpu_error "rc=$rc"; echo "$out" | tail -5; }
+fi
+
+# --- benchmark driver smoke run (host types, small suite) ---
+if [ -x bin/bench_spmv ] && [ -f bench/suites/small.txt ]; then
+  run_checks bench.smoke test/bench_smoke.sh
+fi
+
+# --- gpu ---
+if [ $has_gpu = 1 ]; then
+  run_checks gpu.formats bin/test/test_formats_cuda test/matrices
+  for np in 1 2; do
+    run_checks "gpu.matmult.np$np" $MPIEXEC -n "$np" bin/test/test_matmult -dir test/matrices -quick
+  done
+  for t in $TYPES; do
+    for np in 1 2; do
+      compare_solver "gpu.ex14.$t.np$np" "$np" aijcusparse "$t" "-dm_vec_type cuda" $EX14
+      compare_solver "gpu.ex2.$t.np$np" "$np" aijcusparse "$t" "-vec_type cuda" $EX2
+    done
+  done
+else
+  echo "# gpu suite skipped: no CUDA device on this machine"
+fi
+
+echo "$passed passed, $failed failed"
+[ $failed = 0 ]

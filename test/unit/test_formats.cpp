@@ -1,0 +1,76 @@
+// Every registered format's host builder and host reference product against the CSR oracle, on the
+// edge cases and the real matrices in test/matrices: products, slot map, padding, values-only
+// refresh, diagonal. The GPU suite (test/gpu/test_formats_cuda.cpp) holds the cuda builds to these.
+#include "common/format_checks.hpp"
+
+using namespace gftest;
+
+static void check_format_on(const FormatOps &ops, const std::vector<int64_t> &params, const std::string &tag, const NamedMatrix &m)
+{
+  const CsrView                A    = m.A.view();
+  const std::string            name = std::string(ops.root) + tag + "." + m.name;
+  std::unique_ptr<FormatBlock> blk;
+  try {
+    blk = ops.build_host(A, params.data());
+  } catch (const Error &e) {
+    check(e.kind == ErrorKind::unsupported, name + ".build", e.what()); // a documented refusal is fine
+    return;
+  }
+  std::string why;
+  check(blk && blk->nrows == A.nrows && blk->ncols == A.ncols && blk->nnz == A.nnz && blk->backend == Backend::host, name + ".shape");
+  check(check_slot_map(A, std::vector<double>(blk->values, blk->values + blk->nslots), std::vector<int32_t>(blk->slot_of_csr, blk->slot_of_csr + blk->nnz), why), name + ".slots", why);
+
+  const std::vector<double> x = test_vector(A.ncols, 1), y0 = test_vector(A.nrows, 2);
+  for (const ProductCase &pc : product_cases()) {
+    std::vector<double> want = y0, got(A.nrows, pc.beta == 0.0 ? NAN : 0.0);
+    if (pc.beta != 0.0) got = y0;
+    csr_spmv_host(A, pc.alpha, x.data(), pc.beta, want.data());
+    blk->spmv(pc.alpha, x.data(), pc.beta, got.data(), StreamSet{});
+    check(close_products(A, x, got, want, pc.alpha, pc.beta, y0, why), name + "." + pc.name, why);
+  }
+
+  // Values-only refresh: new values, same pattern.
+  CsrMatrix B = m.A;
+  for (size_t k = 0; k < B.values.size(); ++k) B.values[k] = 0.25 * B.values[k] + 0.001 * (double)(k % 17);
+  refresh_values_host(*blk, B.values.data());
+  std::vector<double> want(A.nrows), got(A.nrows, NAN);
+  csr_spmv_host(B.view(), 1.0, x.data(), 0.0, want.data());
+  blk->spmv(1.0, x.data(), 0.0, got.data(), StreamSet{});
+  check(close_products(B.view(), x, got, want, 1.0, 0.0, y0, why), name + ".refresh", why);
+
+  // Diagonal through the slot map.
+  std::vector<int32_t> pos = diagonal_positions(B.view());
+  std::vector<double>  d(A.nrows, NAN), dw(A.nrows, 0.0);
+  for (int32_t i = 0; i < A.nrows; ++i)
+    if (pos[i] >= 0) dw[i] = B.values[pos[i]];
+  gather_diagonal_host(*blk, pos.data(), A.nrows, d.data());
+  check(d == dw, name + ".diagonal");
+  check(blk->bytes() > 0 || A.nrows == 0 || A.nnz == 0, name + ".bytes");
+  std::vector<LayoutStat> st;
+  blk->describe(st);
+  check(!st.empty(), name + ".describe");
+}
+
+int main(int argc, char **argv)
+{
+  const std::string dir = argc > 1 ? argv[1] : "test/matrices";
+  int               n;
+  const FormatOps *const *all = all_formats(&n);
+  std::vector<NamedMatrix> ms  = edge_case_matrices(true), real = real_matrices(dir);
+  ms.insert(ms.end(), real.begin(), real.end());
+  check(real.size() >= 10, "real_matrices_found", dir);
+  for (int f = 0; f < n; ++f) {
+    const FormatOps &ops = *all[f];
+    for (const NamedMatrix &m : ms) check_format_on(ops, default_params(ops), "", m);
+    // Each parameter at its smallest allowed value too (e.g. tiny slices, windows), on a few shapes.
+    for (int p = 0; p < ops.nparams; ++p) {
+      std::vector<int64_t> params = default_params(ops);
+      if (params[p] == ops.params[p].min_value) continue;
+      params[p] = ops.params[p].min_value;
+      for (const char *which : {"mixed_1_to_600", "empty_rows_mixed", "rect_100x7", "stencil7_12"})
+        for (const NamedMatrix &m : ms)
+          if (m.name == which) check_format_on(ops, params, std::string("[") + ops.params[p].name + "=min]", m);
+    }
+  }
+  return gftest::finish();
+}
