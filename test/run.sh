@@ -62,9 +62,11 @@ for np in $RANKS; do
 done
 
 # --- petsc: the plugin inside PETSc's own tutorials, unmodified ---
-if bin/petsc/snes_ex14 -dll_append "$LIB" -help 2>&1 | grep -q "seqevchyb\|mpievchyb\|evchyb"; then pass petsc.ex14_help_lists_types; else
-  if [ -z "$TYPES" ]; then pass "petsc.ex14_help_lists_types # no formats registered yet"; else fail petsc.ex14_help_lists_types; fi
-fi
+help=$(bin/petsc/snes_ex14 -dll_append "$LIB" -help 2>&1)
+echo "$help" | grep -q "Sparse matrix-vector\|mat_type" || fail petsc.ex14_help_runs
+for t in $TYPES; do
+  echo "$help" | grep -q "seq$t" && echo "$help" | grep -q "mpi$t" && pass "petsc.ex14_help_lists.$t" || fail "petsc.ex14_help_lists.$t"
+done
 
 # Runs a tutorial with one type and with the reference type; the solver histories must agree.
 compare_solver() { # name np ref_type type vec_opts -- tutorial args
@@ -84,6 +86,9 @@ for t in $TYPES; do
   # Layout statistics in -mat_view ::ascii_info
   out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -mat_view ::ascii_info 2>&1)
   echo "$out" | grep -q "stored slots" && pass "petsc.view_info.$t" || { fail "petsc.view_info.$t"; echo "$out" | tail -5; }
+  # The products really ran in the format (not PETSc's AIJ fallback)
+  n=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -log_view 2>&1 | awk '$1 == "GFSpMV" {print $2}')
+  [ "${n:-0}" -gt 0 ] && pass "petsc.products_in_format.$t # $n GFSpMV" || fail "petsc.products_in_format.$t" "no GFSpMV events"
   # -help shows the format's options
   bin/petsc/ksp_ex2 -m 4 -n 4 -dll_append "$LIB" -mat_type "$t" -help 2>&1 | grep -q -- "-mat_${t}_" && pass "petsc.help_options.$t" || fail "petsc.help_options.$t"
   # An out-of-range option is a clear PETSc error, not a crash

@@ -165,6 +165,7 @@ PetscErrorCode GFBlockSpMV(const GFMat &gm, GFBlock &blk, PetscScalar alpha, con
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogGpuFlops(flops));
   }
+  blk.products++;
   PetscCall(PetscLogEventEnd(MAT_GPUFormatsSpMV, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -194,7 +195,7 @@ PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *labe
   const double       csr_bytes = 12.0 * (double)f.nnz + 4.0 * (f.nrows + 1);
   PetscCall(PetscViewerASCIIPrintf(viewer, "%s: %s on %s, %d x %d, %" PetscInt64_FMT " nonzeros, %" PetscInt64_FMT " stored slots (%.1f%% padding)\n", label, gm.ops->root, blk.backend == Backend::cuda ? "cuda" : "host", f.nrows, f.ncols, (PetscInt64)f.nnz, (PetscInt64)f.nslots,
                                    f.nslots ? 100.0 * (double)(f.nslots - f.nnz) / (double)f.nslots : 0.0));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "%s: %zu bytes read per product (%.3fx CSR), %zu bytes slot map for values-only refresh; %" PetscInt_FMT " builds, %" PetscInt_FMT " values-only refreshes\n", label, f.bytes(), csr_bytes > 0 ? (double)f.bytes() / csr_bytes : 0.0, f.map_bytes(), blk.builds, blk.refreshes));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "%s: %zu bytes read per product (%.3fx CSR), %zu bytes slot map for values-only refresh; %" PetscInt_FMT " builds, %" PetscInt_FMT " values-only refreshes, %" PetscInt_FMT " products\n", label, f.bytes(), csr_bytes > 0 ? (double)f.bytes() / csr_bytes : 0.0, f.map_bytes(), blk.builds, blk.refreshes, blk.products));
   std::vector<LayoutStat> stats;
   f.describe(stats);
   for (const LayoutStat &st : stats) PetscCall(PetscViewerASCIIPrintf(viewer, "%s:   %s: %s\n", label, st.key.c_str(), st.value.c_str()));

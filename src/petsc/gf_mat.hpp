@@ -35,7 +35,7 @@ struct GFBlock {
   DeviceBuffer<int32_t>        d_diag_pos;
   std::vector<cudaStream_t>    extra_streams; // created once per block, used by multi-stream formats
   std::vector<cudaEvent_t>     events;        // [0] fork, [1..] joins
-  PetscInt                     builds = 0, refreshes = 0;
+  PetscInt                     builds = 0, refreshes = 0, products = 0;
 
   GFBlock() = default;
   GFBlock(const GFBlock &) = delete;

@@ -55,13 +55,15 @@ static PetscErrorCode EnsureHalo(Mat A, GFMat &gm, Backend backend)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode SyncMPI(Mat A, GFMat &gm, Backend backend, PetscBool want_diag, Mat *Ad, Mat *Ao)
+// Both blocks, and the halo when asked (not inside MatAssemblyEnd: the ghost list needs an
+// assembled matrix, so the halo is set up by the first product).
+static PetscErrorCode SyncMPI(Mat A, GFMat &gm, Backend backend, PetscBool want_diag, PetscBool with_halo, Mat *Ad, Mat *Ao)
 {
   PetscFunctionBegin;
   PetscCall(GetBlocks(A, Ad, Ao));
   PetscCall(GFBlockSync(gm, gm.diag, *Ad, backend, want_diag));
   PetscCall(GFBlockSync(gm, gm.offd, *Ao, backend, PETSC_FALSE));
-  PetscCall(EnsureHalo(A, gm, backend));
+  if (with_halo) PetscCall(EnsureHalo(A, gm, backend));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -74,7 +76,7 @@ static PetscErrorCode MultMPI(Mat A, GFMat &gm, Backend backend, Vec x, PetscSca
   const PetscBool    read_y = beta != 0.0 ? PETSC_TRUE : PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(SyncMPI(A, gm, backend, PETSC_FALSE, &Ad, &Ao));
+  PetscCall(SyncMPI(A, gm, backend, PETSC_FALSE, PETSC_TRUE, &Ad, &Ao));
   PetscCall(VecScatterBegin(gm.halo, x, gm.lvec, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(GFGetArrays(backend, x, &xa, y, read_y, &ya));
   PetscCall(GFBlockSpMV(gm, gm.diag, 1.0, xa, beta, ya));
@@ -134,7 +136,7 @@ static PetscErrorCode MatGetDiagonal_MPIGF(Mat A, Vec d)
     PetscCall(gm.aij.getdiagonal(A, d));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(SyncMPI(A, gm, backend, PETSC_TRUE, &Ad, &Ao));
+  PetscCall(SyncMPI(A, gm, backend, PETSC_TRUE, PETSC_FALSE, &Ad, &Ao));
   if (backend == Backend::cuda) PetscCall(VecGetArrayWriteAndMemType(d, &da, &mt));
   else PetscCall(VecGetArrayWrite(d, &da));
   PetscCall(GFBlockGetDiagonal(gm.diag, da, A->rmap->n));
@@ -150,7 +152,7 @@ static PetscErrorCode MatAssemblyEnd_MPIGF(Mat A, MatAssemblyType mode)
 
   PetscFunctionBegin;
   PetscCall(gm.aij.assemblyend(A, mode));
-  if (mode == MAT_FINAL_ASSEMBLY && !A->boundtocpu) PetscCall(SyncMPI(A, gm, resolve_backend(gm), PETSC_FALSE, &Ad, &Ao));
+  if (mode == MAT_FINAL_ASSEMBLY && !A->boundtocpu) PetscCall(SyncMPI(A, gm, resolve_backend(gm), PETSC_FALSE, PETSC_FALSE, &Ad, &Ao));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -197,7 +199,7 @@ PetscErrorCode GFSyncMPI(Mat A)
   Mat    Ad, Ao;
 
   PetscFunctionBegin;
-  PetscCall(SyncMPI(A, gm, resolve_backend(gm), PETSC_FALSE, &Ad, &Ao));
+  PetscCall(SyncMPI(A, gm, resolve_backend(gm), PETSC_FALSE, A->assembled, &Ad, &Ao));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -134,6 +134,7 @@ PetscErrorCode GFInstall(Mat B, const FormatOps *ops, GFOps ours, const char *ai
   PetscCall(PetscObjectComposeFunction((PetscObject)B, name, conv));
   PetscCall(GFComposeCommon(B, PETSC_TRUE));
   if (cuda_device_present()) PetscCall(MatSetVecType(B, VECCUDA));
+  B->boundtocpu = PETSC_FALSE; // MatCreate binds every matrix to the CPU where PETSc has devices
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, new_type));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -126,6 +126,11 @@ static PetscErrorCode test_type(const char *type, const NamedMatrix &m)
   PetscCall(PetscObjectTypeCompare((PetscObject)B, size > 1 ? (std::string("mpi") + type).c_str() : (std::string("seq") + type).c_str(), (PetscBool *)&M));
   PetscCall(report(M ? PETSC_TRUE : PETSC_FALSE, name + ".convert_type"));
   PetscCall(compare_products(A, B, name));
+  {
+    PetscInt64 bytes;
+    PetscCall(MatGPUFormatsGetBytes(B, &bytes)); // built, and the products above ran in the format
+    PetscCall(report(bytes > 0 || m.A.colidx.empty() ? PETSC_TRUE : PETSC_FALSE, name + ".format_built"));
+  }
 
   // Values-only refresh: the same change on both (B's MatScale is AIJ's; the format refreshes).
   PetscCall(MatScale(A, -0.5));
@@ -150,7 +155,7 @@ static PetscErrorCode test_type(const char *type, const NamedMatrix &m)
 
   PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &C));
   PetscCall(compare_products(A, C, name + ".duplicate"));
-  PetscCall(MatShift(A, 1.5));
+  PetscCall(MatScale(A, 1.5));
   PetscCall(MatConvert(A, type, MAT_REUSE_MATRIX, &C));
   PetscCall(compare_products(A, C, name + ".convert_reuse"));
   PetscCall(MatDestroy(&C));
