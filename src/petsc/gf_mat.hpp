@@ -59,6 +59,7 @@ struct GFMat {
   const FormatOps     *ops = nullptr;
   std::vector<int64_t> params;
   MatGPUFormatsBackend backend_option = MAT_GPUFORMATS_BACKEND_AUTO;
+  bool                 mpi            = false; // mpi<fmt>: diag + offd + halo; seq<fmt>: diag only
   GFBlock              diag, offd;
   // MPI halo: ghost values of x gathered into lvec by our own scatter (MPIAIJ's is private).
   Vec              lvec  = nullptr;
@@ -85,23 +86,22 @@ PetscErrorCode GFUseFormat(Mat A, GFMat &gm, Vec x, Vec y, Backend *backend, Pet
 PetscErrorCode GFGetArrays(Backend backend, Vec x, const PetscScalar **xa, Vec y, PetscBool read_y, PetscScalar **ya);
 PetscErrorCode GFRestoreArrays(Backend backend, Vec x, const PetscScalar **xa, Vec y, PetscBool read_y, PetscScalar **ya);
 
-// --- gf_seq.cpp / gf_mpi.cpp ---
+// --- gf_type.cpp: the Mat operations, conversion, and what both types share ---
+using GFConvertFn = PetscErrorCode (*)(Mat, MatType, MatReuse, Mat *);
+PetscErrorCode GFConvert(Mat A, MatType type, MatReuse reuse, Mat *newmat, PetscBool mpi, GFConvertFn self);
+PetscErrorCode GFSyncNow(Mat A); // rebuild or refresh now, as the next product would
+
+// --- gf_seq.cpp / gf_mpi.cpp: what differs ---
+PetscErrorCode GFSeqSync(Mat A, Backend backend, PetscBool want_diag);
+PetscErrorCode GFSeqProduct(Mat A, Backend backend, Vec x, PetscScalar beta, Vec y); // y = A x + beta y
+PetscErrorCode GFMPISync(Mat A, Backend backend, PetscBool want_diag, PetscBool with_halo);
+PetscErrorCode GFMPIProduct(Mat A, Backend backend, Vec x, PetscScalar beta, Vec y);
+PetscErrorCode GFMPIView(Mat A, PetscViewer viewer);
+PetscErrorCode GFMPIDestroy(Mat A);
 PetscErrorCode MatConvert_SeqAIJ_SeqGF(Mat A, MatType type, MatReuse reuse, Mat *newmat);
 PetscErrorCode MatConvert_MPIAIJ_MPIGF(Mat A, MatType type, MatReuse reuse, Mat *newmat);
 PetscErrorCode MatCreate_SeqGF(Mat B, const FormatOps *ops);
 PetscErrorCode MatCreate_MPIGF(Mat B, const FormatOps *ops);
-PetscErrorCode GFSyncMPI(Mat A); // both blocks and the halo, now
-
-// --- gf_type.cpp: what seq and mpi types share ---
-using GFConvertFn = PetscErrorCode (*)(Mat, MatType, MatReuse, Mat *);
-// Turns the AIJ matrix B (of type aij_type, "seqaij" or "mpiaij") into new_type: attaches a
-// GFMat, saves B's AIJ ops and installs `ours` (the NULL entries of `ours` take the shared
-// versions: setfromoptions, duplicate), composes the converter and the MatGPUFormats* functions.
-PetscErrorCode GFInstall(Mat B, const FormatOps *ops, GFOps ours, const char *aij_type, const char *new_type, GFConvertFn conv);
-// Undoes GFInstall's attachments (frees the GFMat) and runs the AIJ destroy.
-PetscErrorCode GFDestroy(Mat A, const char *aij_type);
-// MatConvert's first steps for both types: REUSE copies values; INITIAL duplicates; INPLACE keeps A.
-PetscErrorCode GFConvertBegin(Mat A, MatType type, MatReuse reuse, Mat *newmat, const FormatOps **ops, PetscBool *done);
 
 // --- gf_register.cpp ---
 const FormatOps *format_of_type(const char *type); // "evchyb", "seqevchyb", "mpievchyb" -> ops

@@ -57,26 +57,29 @@ static PetscErrorCode EnsureHalo(Mat A, GFMat &gm, Backend backend)
 
 // Both blocks, and the halo when asked (not inside MatAssemblyEnd: the ghost list needs an
 // assembled matrix, so the halo is set up by the first product).
-static PetscErrorCode SyncMPI(Mat A, GFMat &gm, Backend backend, PetscBool want_diag, PetscBool with_halo, Mat *Ad, Mat *Ao)
+PetscErrorCode GFMPISync(Mat A, Backend backend, PetscBool want_diag, PetscBool with_halo)
 {
+  GFMat &gm = gf(A);
+  Mat    Ad, Ao;
+
   PetscFunctionBegin;
-  PetscCall(GetBlocks(A, Ad, Ao));
-  PetscCall(GFBlockSync(gm, gm.diag, *Ad, backend, want_diag));
-  PetscCall(GFBlockSync(gm, gm.offd, *Ao, backend, PETSC_FALSE));
+  PetscCall(GetBlocks(A, &Ad, &Ao));
+  PetscCall(GFBlockSync(gm, gm.diag, Ad, backend, want_diag));
+  PetscCall(GFBlockSync(gm, gm.offd, Ao, backend, PETSC_FALSE));
   if (with_halo) PetscCall(EnsureHalo(A, gm, backend));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// y (= or +=) A x with the halo exchange overlapped with the local product.
-static PetscErrorCode MultMPI(Mat A, GFMat &gm, Backend backend, Vec x, PetscScalar beta, Vec y)
+// y = A x + beta y, with the halo exchange overlapped with the local product.
+PetscErrorCode GFMPIProduct(Mat A, Backend backend, Vec x, PetscScalar beta, Vec y)
 {
-  Mat                Ad, Ao;
+  GFMat             &gm     = gf(A);
+  const PetscBool    read_y = beta != 0.0 ? PETSC_TRUE : PETSC_FALSE;
   const PetscScalar *xa, *ga;
   PetscScalar       *ya;
-  const PetscBool    read_y = beta != 0.0 ? PETSC_TRUE : PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(SyncMPI(A, gm, backend, PETSC_FALSE, PETSC_TRUE, &Ad, &Ao));
+  PetscCall(GFMPISync(A, backend, PETSC_FALSE, PETSC_TRUE));
   PetscCall(VecScatterBegin(gm.halo, x, gm.lvec, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(GFGetArrays(backend, x, &xa, y, read_y, &ya));
   PetscCall(GFBlockSpMV(gm, gm.diag, 1.0, xa, beta, ya));
@@ -90,97 +93,13 @@ static PetscErrorCode MultMPI(Mat A, GFMat &gm, Backend backend, Vec x, PetscSca
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatMult_MPIGF(Mat A, Vec x, Vec y)
+PetscErrorCode GFMPIView(Mat A, PetscViewer viewer)
 {
-  GFMat    &gm = gf(A);
-  Backend   backend;
-  PetscBool use;
+  GFMat      &gm = gf(A);
+  PetscMPIInt rank;
+  char        label[64];
 
   PetscFunctionBegin;
-  PetscCall(GFUseFormat(A, gm, x, y, &backend, &use));
-  if (!use) PetscCall(gm.aij.mult(A, x, y));
-  else PetscCall(MultMPI(A, gm, backend, x, 0.0, y));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatMultAdd_MPIGF(Mat A, Vec x, Vec y, Vec z)
-{
-  GFMat    &gm = gf(A);
-  Backend   backend;
-  PetscBool use;
-
-  PetscFunctionBegin;
-  PetscCall(GFUseFormat(A, gm, x, z, &backend, &use));
-  if (!use) {
-    PetscCall(gm.aij.multadd(A, x, y, z));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (z != y) PetscCall(VecCopy(y, z));
-  PetscCall(MultMPI(A, gm, backend, x, 1.0, z));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatGetDiagonal_MPIGF(Mat A, Vec d)
-{
-  GFMat       &gm = gf(A);
-  Backend      backend;
-  PetscBool    use;
-  Mat          Ad, Ao;
-  PetscScalar *da;
-  PetscMemType mt;
-
-  PetscFunctionBegin;
-  PetscCall(GFUseFormat(A, gm, d, d, &backend, &use));
-  // The diagonal lies in the local block only when row and column ownership agree.
-  if (!use || A->rmap->rstart != A->cmap->rstart || A->rmap->n != A->cmap->n) {
-    PetscCall(gm.aij.getdiagonal(A, d));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(SyncMPI(A, gm, backend, PETSC_TRUE, PETSC_FALSE, &Ad, &Ao));
-  if (backend == Backend::cuda) PetscCall(VecGetArrayWriteAndMemType(d, &da, &mt));
-  else PetscCall(VecGetArrayWrite(d, &da));
-  PetscCall(GFBlockGetDiagonal(gm.diag, da, A->rmap->n));
-  if (backend == Backend::cuda) PetscCall(VecRestoreArrayWriteAndMemType(d, &da));
-  else PetscCall(VecRestoreArrayWrite(d, &da));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatAssemblyEnd_MPIGF(Mat A, MatAssemblyType mode)
-{
-  GFMat &gm = gf(A);
-  Mat    Ad, Ao;
-
-  PetscFunctionBegin;
-  PetscCall(gm.aij.assemblyend(A, mode));
-  if (mode == MAT_FINAL_ASSEMBLY && !A->boundtocpu) PetscCall(SyncMPI(A, gm, resolve_backend(gm), PETSC_FALSE, PETSC_FALSE, &Ad, &Ao));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatDestroy_MPIGF(Mat A)
-{
-  GFMat &gm = gf(A);
-
-  PetscFunctionBegin;
-  PetscCall(VecScatterDestroy(&gm.halo));
-  PetscCall(VecDestroy(&gm.lvec));
-  PetscCall(GFDestroy(A, MATMPIAIJ));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatView_MPIGF(Mat A, PetscViewer viewer)
-{
-  GFMat            &gm = gf(A);
-  PetscBool         ascii;
-  PetscViewerFormat format;
-  PetscMPIInt       rank;
-  char              label[64];
-
-  PetscFunctionBegin;
-  PetscCall(gm.aij.view(A, viewer));
-  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
-  if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscViewerGetFormat(viewer, &format));
-  if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
   PetscCall(PetscViewerASCIIPushSynchronized(viewer));
   PetscCall(PetscSNPrintf(label, sizeof(label), "[%d] gpuformats local block", rank));
@@ -192,34 +111,20 @@ static PetscErrorCode MatView_MPIGF(Mat A, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// Used by MatGPUFormatsSync / MatGPUFormatsGetBytes (gf_register.cpp).
-PetscErrorCode GFSyncMPI(Mat A)
+PetscErrorCode GFMPIDestroy(Mat A)
 {
   GFMat &gm = gf(A);
-  Mat    Ad, Ao;
 
   PetscFunctionBegin;
-  PetscCall(SyncMPI(A, gm, resolve_backend(gm), PETSC_FALSE, A->assembled, &Ad, &Ao));
+  PetscCall(VecScatterDestroy(&gm.halo));
+  PetscCall(VecDestroy(&gm.lvec));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatConvert_MPIAIJ_MPIGF(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
-  const FormatOps *ops;
-  PetscBool        done;
-  GFOps            ours{};
-
   PetscFunctionBegin;
-  PetscCall(GFConvertBegin(A, type, reuse, newmat, &ops, &done));
-  if (done) PetscFunctionReturn(PETSC_SUCCESS);
-  ours.assemblyend = MatAssemblyEnd_MPIGF;
-  ours.mult        = MatMult_MPIGF;
-  ours.multadd     = MatMultAdd_MPIGF;
-  ours.getdiagonal = MatGetDiagonal_MPIGF;
-  ours.destroy     = MatDestroy_MPIGF;
-  ours.view        = MatView_MPIGF;
-  PetscCall(GFInstall(*newmat, ops, ours, MATMPIAIJ, mpi_type_name(ops), MatConvert_MPIAIJ_MPIGF));
-  if ((*newmat)->assembled && !(*newmat)->boundtocpu) PetscCall(GFSyncMPI(*newmat));
+  PetscCall(GFConvert(A, type, reuse, newmat, PETSC_TRUE, MatConvert_MPIAIJ_MPIGF));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -230,6 +135,5 @@ PetscErrorCode MatCreate_MPIGF(Mat B, const FormatOps *ops)
   PetscCall(MatConvert_MPIAIJ_MPIGF(B, mpi_type_name(ops), MAT_INPLACE_MATRIX, &B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-
 
 } // namespace gpuformats

@@ -51,21 +51,10 @@ constexpr auto mpi_creators(std::integer_sequence<int, I...>)
 constexpr auto kSeqCreate = seq_creators(std::make_integer_sequence<int, kMaxFormats>{});
 constexpr auto kMPICreate = mpi_creators(std::make_integer_sequence<int, kMaxFormats>{});
 
-bool is_mpi(Mat A)
-{
-  PetscBool flg = PETSC_FALSE;
-  PetscStrbeginswith(((PetscObject)A)->type_name, "mpi", &flg);
-  return flg;
-}
-
 PetscErrorCode GFSync_Private(Mat A)
 {
-  GFMat &gm = gf(A);
-
   PetscFunctionBegin;
-  if (A->boundtocpu || !A->assembled) PetscFunctionReturn(PETSC_SUCCESS);
-  if (is_mpi(A)) PetscCall(GFSyncMPI(A));
-  else PetscCall(GFBlockSync(gm, gm.diag, A, resolve_backend(gm), PETSC_FALSE));
+  PetscCall(GFSyncNow(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -74,7 +63,7 @@ PetscErrorCode GFGetBytes_Private(Mat A, PetscInt64 *bytes)
   GFMat &gm = gf(A);
 
   PetscFunctionBegin;
-  PetscCall(GFSync_Private(A));
+  PetscCall(GFSyncNow(A));
   *bytes = 0;
   if (gm.diag.fmt) *bytes += (PetscInt64)gm.diag.fmt->bytes();
   if (gm.offd.fmt) *bytes += (PetscInt64)gm.offd.fmt->bytes();

@@ -1,5 +1,5 @@
-// What seq<fmt> and mpi<fmt> share: installing a format on an AIJ matrix, converting, duplicating,
-// options, destroying, and vector access for the chosen backend.
+// What seq<fmt> and mpi<fmt> share: the Mat operations themselves, conversion from AIJ, and vector
+// access for the chosen backend. The types differ only in GF{Seq,MPI}{Sync,Product}.
 #include "gf_mat.hpp"
 
 namespace gpuformats {
@@ -70,6 +70,124 @@ PetscErrorCode GFRestoreArrays(Backend backend, Vec x, const PetscScalar **xa, V
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// --- the Mat operations, once for seq and mpi; the two differ only in sync and product ---
+
+static PetscErrorCode GFSync(Mat A, Backend backend, PetscBool want_diag, PetscBool with_halo)
+{
+  PetscFunctionBegin;
+  if (gf(A).mpi) PetscCall(GFMPISync(A, backend, want_diag, with_halo));
+  else PetscCall(GFSeqSync(A, backend, want_diag));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GFSyncNow(Mat A)
+{
+  PetscFunctionBegin;
+  if (!A->boundtocpu && A->assembled) PetscCall(GFSync(A, resolve_backend(gf(A)), PETSC_FALSE, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode GFProduct(Mat A, Backend backend, Vec x, PetscScalar beta, Vec y)
+{
+  PetscFunctionBegin;
+  if (gf(A).mpi) PetscCall(GFMPIProduct(A, backend, x, beta, y));
+  else PetscCall(GFSeqProduct(A, backend, x, beta, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMult_GF(Mat A, Vec x, Vec y)
+{
+  Backend   backend;
+  PetscBool use;
+
+  PetscFunctionBegin;
+  PetscCall(GFUseFormat(A, gf(A), x, y, &backend, &use));
+  if (use) PetscCall(GFProduct(A, backend, x, 0.0, y));
+  else PetscCall(gf(A).aij.mult(A, x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultAdd_GF(Mat A, Vec x, Vec y, Vec z)
+{
+  Backend   backend;
+  PetscBool use;
+
+  PetscFunctionBegin;
+  PetscCall(GFUseFormat(A, gf(A), x, z, &backend, &use));
+  if (!use) {
+    PetscCall(gf(A).aij.multadd(A, x, y, z));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (z != y) PetscCall(VecCopy(y, z));
+  PetscCall(GFProduct(A, backend, x, 1.0, z));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGetDiagonal_GF(Mat A, Vec d)
+{
+  GFMat       &gm = gf(A);
+  Backend      backend;
+  PetscBool    use;
+  PetscScalar *da;
+  PetscMemType mt;
+
+  PetscFunctionBegin;
+  PetscCall(GFUseFormat(A, gm, d, d, &backend, &use));
+  // The diagonal lies in the local block only when row and column ownership agree.
+  if (!use || A->rmap->rstart != A->cmap->rstart || A->rmap->n != A->cmap->n) {
+    PetscCall(gm.aij.getdiagonal(A, d));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(GFSync(A, backend, PETSC_TRUE, PETSC_FALSE));
+  if (backend == Backend::cuda) PetscCall(VecGetArrayWriteAndMemType(d, &da, &mt));
+  else PetscCall(VecGetArrayWrite(d, &da));
+  PetscCall(GFBlockGetDiagonal(gm.diag, da, A->rmap->n));
+  if (backend == Backend::cuda) PetscCall(VecRestoreArrayWriteAndMemType(d, &da));
+  else PetscCall(VecRestoreArrayWrite(d, &da));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAssemblyEnd_GF(Mat A, MatAssemblyType mode)
+{
+  PetscFunctionBegin;
+  PetscCall(gf(A).aij.assemblyend(A, mode));
+  // Convert on assembly, so products find the layout current; MatBindToCPU defers it.
+  if (mode == MAT_FINAL_ASSEMBLY && !A->boundtocpu) PetscCall(GFSync(A, resolve_backend(gf(A)), PETSC_FALSE, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_GF(Mat A, PetscViewer viewer)
+{
+  PetscBool         ascii;
+  PetscViewerFormat format;
+
+  PetscFunctionBegin;
+  PetscCall(gf(A).aij.view(A, viewer));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
+  if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerGetFormat(viewer, &format));
+  if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS);
+  if (gf(A).mpi) PetscCall(GFMPIView(A, viewer));
+  else PetscCall(GFBlockView(gf(A), gf(A).diag, "gpuformats", viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDestroy_GF(Mat A)
+{
+  PetscErrorCode (*aij_destroy)(Mat) = gf(A).aij.destroy;
+  char name[256];
+
+  PetscFunctionBegin;
+  if (gf(A).mpi) PetscCall(GFMPIDestroy(A));
+  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", gf(A).mpi ? MATMPIAIJ : MATSEQAIJ, ((PetscObject)A)->type_name));
+  delete &gf(A);
+  A->spptr = nullptr;
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, name, NULL));
+  PetscCall(GFComposeCommon(A, PETSC_FALSE));
+  PetscCall(aij_destroy(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatSetFromOptions_GF(Mat A, PetscOptionItems PetscOptionsObject)
 {
   GFMat &gm = gf(A);
@@ -89,68 +207,52 @@ static PetscErrorCode MatDuplicate_GF(Mat A, MatDuplicateOption op, Mat *B)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode GFConvertBegin(Mat A, MatType type, MatReuse reuse, Mat *newmat, const FormatOps **ops, PetscBool *done)
+// Turns the AIJ matrix A (seqaij or mpiaij) into seq<fmt> / mpi<fmt>: REUSE copies the values
+// (a values-only refresh follows), INITIAL converts a duplicate, INPLACE converts A. The AIJ ops
+// are kept in GFMat::aij for the fallbacks; an assembled matrix is converted at once.
+PetscErrorCode GFConvert(Mat A, MatType type, MatReuse reuse, Mat *newmat, PetscBool mpi, GFConvertFn self)
 {
+  const FormatOps *ops      = format_of_type(type);
+  const char      *aij_type = mpi ? MATMPIAIJ : MATSEQAIJ;
+  const char      *new_type;
+  char             name[256];
+  Mat              B;
+
   PetscFunctionBegin;
-  *ops  = format_of_type(type);
-  *done = PETSC_FALSE;
-  PetscCheck(*ops, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_UNKNOWN_TYPE, "gpuformats: no format for matrix type %s", type);
+  PetscCheck(ops, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_UNKNOWN_TYPE, "gpuformats: no format for matrix type %s", type);
+  new_type = mpi ? mpi_type_name(ops) : seq_type_name(ops);
   if (reuse == MAT_REUSE_MATRIX) {
-    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN)); // a values-only refresh at the next sync
-    *done = PETSC_TRUE;
-  } else if (reuse == MAT_INITIAL_MATRIX) {
-    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, newmat));
-  } else {
-    *newmat = A;
+    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode GFInstall(Mat B, const FormatOps *ops, GFOps ours, const char *aij_type, const char *new_type, GFConvertFn conv)
-{
-  char name[256];
-
-  PetscFunctionBegin;
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  else B = A;
   PetscCheck(!B->spptr, PetscObjectComm((PetscObject)B), PETSC_ERR_SUP, "gpuformats: cannot convert a %s matrix that carries another device layout; convert from %s", ((PetscObject)B)->type_name, aij_type);
-  ours.setfromoptions = MatSetFromOptions_GF;
-  ours.duplicate      = MatDuplicate_GF;
 
   GFMat *gm = new GFMat;
   gm->ops   = ops;
+  gm->mpi   = mpi;
   for (int p = 0; p < ops->nparams; ++p) gm->params.push_back(ops->params[p].default_value);
-  gm->aij = GFOps{B->ops->assemblyend, B->ops->mult, B->ops->multadd, B->ops->getdiagonal, B->ops->destroy, B->ops->setfromoptions, B->ops->view, B->ops->duplicate};
+  gm->aij  = GFOps{B->ops->assemblyend, B->ops->mult, B->ops->multadd, B->ops->getdiagonal, B->ops->destroy, B->ops->setfromoptions, B->ops->view, B->ops->duplicate};
   B->spptr = gm;
-  B->ops->assemblyend    = ours.assemblyend;
-  B->ops->mult           = ours.mult;
-  B->ops->multadd        = ours.multadd;
-  B->ops->getdiagonal    = ours.getdiagonal;
-  B->ops->destroy        = ours.destroy;
-  B->ops->setfromoptions = ours.setfromoptions;
-  B->ops->view           = ours.view;
-  B->ops->duplicate      = ours.duplicate;
+  B->ops->assemblyend    = MatAssemblyEnd_GF;
+  B->ops->mult           = MatMult_GF;
+  B->ops->multadd        = MatMultAdd_GF;
+  B->ops->getdiagonal    = MatGetDiagonal_GF;
+  B->ops->destroy        = MatDestroy_GF;
+  B->ops->setfromoptions = MatSetFromOptions_GF;
+  B->ops->view           = MatView_GF;
+  B->ops->duplicate      = MatDuplicate_GF;
 
   // MatConvert(aij, new_type) finds the converter on a matrix of the new type (its step 2).
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", aij_type, new_type));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, name, conv));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, name, self));
   PetscCall(GFComposeCommon(B, PETSC_TRUE));
   if (cuda_device_present()) PetscCall(MatSetVecType(B, VECCUDA));
   B->boundtocpu = PETSC_FALSE; // MatCreate binds every matrix to the CPU where PETSc has devices
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, new_type));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode GFDestroy(Mat A, const char *aij_type)
-{
-  PetscErrorCode (*aij_destroy)(Mat) = gf(A).aij.destroy;
-  char name[256];
-
-  PetscFunctionBegin;
-  delete &gf(A);
-  A->spptr = nullptr;
-  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", aij_type, ((PetscObject)A)->type_name));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, name, NULL));
-  PetscCall(GFComposeCommon(A, PETSC_FALSE));
-  PetscCall(aij_destroy(A));
+  PetscCall(GFSyncNow(B));
+  *newmat = B;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
