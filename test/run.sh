@@ -109,6 +109,7 @@ fi
 # --- gpu ---
 if [ $has_gpu = 1 ]; then
   run_checks gpu.formats bin/test/test_formats_cuda test/matrices
+  run_checks gpu.oom bin/test/test_oom -types "$(echo $TYPES | tr ' ' ',')"
   for np in 1 2; do
     run_checks "gpu.matmult.np$np" $MPIEXEC -n "$np" bin/test/test_matmult -dir test/matrices -quick
   done

@@ -119,9 +119,9 @@ PetscErrorCode   GFComposeCommon(Mat B, PetscBool compose); // the MatGPUFormats
     try { \
       stmt; \
     } catch (const ::gpuformats::Error &gf_e) { \
-      SETERRQ((comm), ::gpuformats::petsc_error_class(gf_e.kind), "gpuformats: %s", gf_e.what()); \
+      SETERRQ((comm), ::gpuformats::petsc_error_class(gf_e.kind), "gpuformats: %s%s", gf_e.what(), ::gpuformats::petsc_error_hint(gf_e.kind)); \
     } catch (const std::bad_alloc &) { \
-      SETERRQ((comm), PETSC_ERR_MEM, "gpuformats: host memory exhausted; the AIJ matrix is unchanged"); \
+      SETERRQ((comm), PETSC_ERR_MEM, "gpuformats: out of memory (host, or device inside Thrust)%s", ::gpuformats::petsc_error_hint(::gpuformats::ErrorKind::out_of_memory)); \
     } catch (const std::exception &gf_e) { \
       SETERRQ((comm), PETSC_ERR_LIB, "gpuformats: %s", gf_e.what()); \
     } \
@@ -140,5 +140,9 @@ inline PetscErrorCode petsc_error_class(ErrorKind k)
   default:
     return PETSC_ERR_GPU;
   }
+}
+inline const char *petsc_error_hint(ErrorKind k)
+{
+  return k == ErrorKind::out_of_memory ? ". The AIJ matrix is unchanged and usable: free device memory, put fewer ranks on this GPU, or use -mat_type aij / -mat_gpuformats_backend host" : "";
 }
 } // namespace gpuformats

@@ -251,7 +251,9 @@ PetscErrorCode GFConvert(Mat A, MatType type, MatReuse reuse, Mat *newmat, Petsc
   if (cuda_device_present()) PetscCall(MatSetVecType(B, VECCUDA));
   B->boundtocpu = PETSC_FALSE; // MatCreate binds every matrix to the CPU where PETSc has devices
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, new_type));
-  PetscCall(GFSyncNow(B));
+  PetscErrorCode ierr = GFSyncNow(B); // e.g. out of device memory: a converted copy is not kept
+  if (ierr && reuse == MAT_INITIAL_MATRIX) (void)MatDestroy(&B);
+  PetscCall(ierr);
   *newmat = B;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
