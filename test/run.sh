@@ -103,7 +103,7 @@ fi
 
 # --- benchmark driver smoke run (host types, small suite) ---
 if [ -x bin/bench_spmv ] && [ -f bench/suites/small.txt ]; then
-  run_checks bench.smoke test/bench_smoke.sh
+  run_checks bench.smoke bench/smoke.sh
 fi
 
 # --- gpu ---

@@ -1,9 +1,14 @@
 // The formats this library carries, in the order PETSc registers them.
+#include "evchyb/evchyb.hpp"
 #include "format.hpp"
+#include "pellr/pellr.hpp"
+#include "pjds/pjds.hpp"
+#include "suraa/suraa.hpp"
 
 namespace gpuformats {
 
 static const FormatOps *const kFormats[] = {
+  &evchyb_ops, &pjds_ops, &pellr_ops, &suraa_ops,
   nullptr, // end mark (keeps the array non-empty)
 };
 

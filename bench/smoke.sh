@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Smoke test of the benchmark instrument (no GPU needed): bench_spmv over the small suite with the
+# host types and every gpuformats type (host backend on a machine without a GPU), its JSON, error
+# handling, an MPI run, and the charts. Prints "ok"/"not ok" lines (test/run.sh counts them).
+#   bench/smoke.sh [outdir]
+set -u
+cd "$(dirname "$0")/.." || exit 1
+OUT=${1:-build/bench-smoke}
+mkdir -p "$OUT"
+MPIEXEC=${MPIEXEC:-mpiexec}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+ok() { echo "ok $1"; }
+notok() { echo "not ok $1${2:+: $2}"; }
+
+BIN=${BENCH_SPMV:-bin/bench_spmv}
+# gpuformats types: $GPUFORMATS_TEST_TYPES (as test/run.sh) or every type this build carries
+ours=$(echo "${GPUFORMATS_TEST_TYPES:-$( [ -x bin/test/list_types ] && bin/test/list_types)}" | tr ' \n' ',,' | sed 's/,,*/,/g; s/^,//')
+types="aij,sell,${ours}nosuchtype"
+
+# 1. the small suite, every type: runs, every product verified
+"$BIN" -suite bench/suites/small.txt -types "$types" -reps 3 -warmup 1 -refresh_reps 2 -json "$OUT/small.json" >"$OUT/small.log" 2>&1
+rc=$?
+[ $rc = 0 ] && ok "bench.small_suite_runs" || { notok "bench.small_suite_runs" "exit $rc"; tail -20 "$OUT/small.log"; }
+python3 - "$OUT/small.json" "$types" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+types = sys.argv[2].split(",")
+suite = [l.split()[0] for l in open("bench/suites/small.txt") if l.strip() and not l.startswith("#")]
+got = [m["label"] for m in d["matrices"]]
+print(("ok" if got == suite else "not ok") + " bench.json_has_every_matrix" + ("" if got == suite else f": {got}"))
+for k in ("date", "commit", "petsc_version", "host_copy_gbs", "settings"):
+    print(("ok" if k in d else "not ok") + f" bench.json_field.{k}")
+for m in d["matrices"]:
+    res = {r["type"]: r for r in m.get("results", [])}
+    bad = [t for t in types if t != "nosuchtype" and (t not in res or res[t]["status"] != "ok" or not res[t]["relerr"] <= 1e-10 or not res[t]["relerr_refresh"] <= 1e-10)]
+    print(("ok" if m["status"] == "ok" and not bad else "not ok") + f" bench.verified.{m['label']}" + (f": {bad}" if bad else ""))
+    figs = all(res[t].get(f) is not None for t in types if t in res and res[t]["status"] == "ok" for f in ("gflops", "gbs", "setup_s", "refresh_s", "bytes"))
+    print(("ok" if figs else "not ok") + f" bench.figures.{m['label']}")
+    na = res.get("nosuchtype", {})
+    print(("ok" if na.get("status") == "n/a" and "nosuchtype" in na.get("reason", "") else "not ok") + f" bench.unknown_type_is_na.{m['label']}")
+EOF
+
+# 2. a bad matrix spec is a clear error, not a crash
+out=$("$BIN" -matrix "fem:rows=100,nonsense=3" -types aij 2>&1); rc=$?
+[ $rc != 0 ] && echo "$out" | grep -q "unknown parameter 'nonsense'" && ok "bench.bad_spec_error" || { notok "bench.bad_spec_error" "exit $rc"; echo "$out" | tail -5; }
+out=$("$BIN" -matrix /nonexistent.mtx -types aij 2>&1); rc=$?
+[ $rc != 0 ] && echo "$out" | grep -q "cannot open" && ok "bench.missing_file_error" || { notok "bench.missing_file_error" "exit $rc"; echo "$out" | tail -5; }
+
+# 3. MPI: 2 ranks, rows split, same checks
+$MPIEXEC -n 2 "$BIN" -suite bench/suites/small.txt -only st7,rmat,long,ship -types "aij,${ours%,}" -reps 2 -warmup 1 -json "$OUT/np2.json" >"$OUT/np2.log" 2>&1
+rc=$?
+[ $rc = 0 ] && grep -q '"mpi_ranks": 2' "$OUT/np2.json" && ! grep -q '"status": "wrong"' "$OUT/np2.json" && ok "bench.mpi_np2" || { notok "bench.mpi_np2" "exit $rc"; tail -20 "$OUT/np2.log"; }
+
+# 4. the charts (where matplotlib is installed)
+if python3 -c "import matplotlib" 2>/dev/null; then
+  python3 bench/plot.py "$OUT/small.json" -o "$OUT/plots" --markdown >"$OUT/plots.md" 2>"$OUT/plots.log" && [ -s "$OUT/plots/gflops.png" ] && [ -s "$OUT/plots/roofline.png" ] && [ -s "$OUT/plots/speedup.png" ] && ok "bench.plots" || { notok "bench.plots"; cat "$OUT/plots.log"; }
+else
+  echo "# bench.plots skipped: no matplotlib"
+fi

@@ -1,0 +1,220 @@
+// EVC-HYB (Guo, Gropp, Olson: "A Hybrid Format for Better Performance of SpMV on a GPU", section 2):
+// rows sorted by length (shortest first), short rows in per-length ELL groups of S-row slices, long
+// rows in warp-aligned vectorized CSR, adaptive threads per row, ONE kernel launch.
+//
+//  permuted position (perm[pos] = original row; core sorted_row_permutation, RowOrder::shortest_first)
+//  0 ........ nempty ................................. csr_first ........................ nrows
+//  | empty rows | ELL part: groups of equal width      | vCSR part: rows padded to 32      |
+//  | (no slots) | g0: w=1 | g1: w=2 | ... | gk: w<=M   | leftover<S | TPR 32 | 64 |..| split |
+//
+//  ELL group of width w (M = ell_max_row, S = slice_rows): every group holds a multiple of S rows.
+//  The last (t mod S) rows of length i (t = rows of length i plus the rows carried into it) are
+//  carried into the next present length (paper: "merged into the sub part with length i+1"); the
+//  rows carried out of the widest ELL length become the first rows of the vCSR part.
+//
+//  One slice = S consecutive ELL rows x w entries, at slots [slice_ptr[s], slice_ptr[s] + S*w).
+//  Column-major, but columns are taken two at a time and interleaved per row, so that a thread
+//  reads two entries of its row with one 16-byte load (double2 / int2):
+//
+//     S = 4, w = 5           pair 0 (entries 0,1)      pair 1 (entries 2,3)      single column (4)
+//     row r entries a..e:  a0 b0 a1 b1 a2 b2 a3 b3  | c0 d0 c1 d1 c2 d2 c3 d3 | e0 e1 e2 e3
+//
+//     slot(r, j) = base + (j/2)*2S + 2r + (j%2)   for j < 2*floor(w/2)
+//                = base + (w-1)*S + r             for the last entry of an odd width
+//     (S = 1 degenerates to base + j: plain per-row storage, read with scalar loads.)
+//
+//  vCSR part: starts at slot csr_base = ell_slots rounded up to 32 (every row 256-byte aligned);
+//  row c holds its entries at [csr_row_start[c], csr_row_start[c] + roundup(len, 32)).
+//
+//  Padding: value 0.0, column = the row's last real column (same x cache line, no extra traffic).
+//  The gap [ell_slots, csr_base) holds value 0.0, column 0 and is never read.
+//
+//  Product plan (bands; the paper's rmark/gbmark): one launch, blocks split into consecutive
+//  bands of one kind each:
+//     empty      rows [first,end) of perm: y = beta*y (0 if beta == 0); skipped when beta == 1
+//     ell        ELL rows [first,end): one row per lane, a warp takes `param` (rows per thread)
+//                consecutive runs of 32 rows; rows per thread by width band as in the paper
+//     csr_team   vCSR rows [first,end): a team of `param` threads (32..block) per row
+//     csr_split  split-table entries [first,end): one block per chunk of a very long row, the last
+//                chunk's block adds the partial sums in a fixed order (deterministic)
+//
+// Files: evchyb_host.cpp (plan, host builder = the specification, host reference product, ops),
+// evchyb_cuda.cu (device builder, the kernel), evchyb_rows.cuh (per-thread row arithmetic and
+// block -> work mapping, compiled for the device and the host so tests can emulate the kernel).
+//
+// Invariants: groups widths strictly increase; sum of group rows = ell_rows (multiple of S);
+// nslots <= INT32_MAX; host and cuda builders produce identical perm/slice_ptr/csr_row_start/
+// colidx/values/slot_of_csr and the same plan (they share plan_* below and slot_of()).
+#pragma once
+#include "../format.hpp"
+
+#include <cstdint>
+#include <vector>
+
+#ifdef __CUDACC__
+#define EVCHYB_HD __host__ __device__ __forceinline__
+#else
+#define EVCHYB_HD inline
+#endif
+
+namespace gpuformats {
+
+extern const FormatOps evchyb_ops;
+
+namespace evchyb {
+
+// Rows of the vCSR part are padded to a multiple of this (paper: one warp of lanes).
+constexpr int32_t kCsrAlign = 32;
+// vCSR threads per row: the largest power of two in [32, block_threads] that still leaves each
+// thread this many entries (8 16-byte loads): enough independent loads in flight per thread.
+constexpr int32_t kCsrEntriesPerThread = 16;
+// Rows longer than block_threads * this are cut into chunks of that size, one block each
+// (not in the paper: a 10^6-entry row on one block would leave the rest of the GPU idle).
+constexpr int32_t kCsrSplitEntriesPerThread = 32;
+// ELL rows per thread: the paper's bands [LRmax/2, LRmax] -> 1, [LRmax/4, LRmax/2] -> 2 ..., with
+// LRmax capped at this many entries and at most kEllMaxRowsPerThread rows, so a matrix whose
+// widest ELL rows are 128 does not give its 1-entry rows 64 rows per thread (too few warps to
+// fill an H100's 132 SMs).
+constexpr int32_t kEllLaneWork         = 16;
+constexpr int32_t kEllMaxRowsPerThread = 8;
+// Empty rows handled per thread (each is one 4-byte perm load and one 8-byte store).
+constexpr int32_t kEmptyRowsPerThread = 4;
+// Bands fit the kernel's parameter block: 1 empty + <= 4 ELL (rows per thread 8,4,2,1) +
+// <= 6 team sizes (32..1024) + 1 split = 12.
+constexpr int32_t kMaxBands = 16;
+
+struct Params {
+  int32_t ell_max_row   = 128; // M: rows of length <= M go to ELL
+  int32_t slice_rows    = 32;  // S: power of two
+  int32_t log2_slice    = 5;
+  int32_t block_threads = 256; // power of two in [64, 1024]
+};
+// Reads and checks the params array in the order of evchyb_ops.params; throws Error(bad_input).
+Params read_params(const int64_t *params);
+
+struct Group {       // one ELL row length
+  int32_t first_row; // ELL row index (ELL row e is perm position ell_first + e)
+  int32_t nrows;     // multiple of S
+  int32_t width;     // the length i of the group (carried rows are shorter)
+  int32_t first_slice;
+  int64_t first_slot;
+};
+
+enum BandKind : int32_t { band_empty = 0, band_ell = 1, band_csr_team = 2, band_csr_split = 3 };
+
+struct Band {
+  int32_t kind;
+  int32_t first_block; // blocks [first_block, next band's first_block)
+  int32_t first, end;  // perm positions / ELL rows / vCSR rows / split-table entries
+  int32_t param;       // ell: rows per thread; csr_team: threads per row; csr_split: block_threads; empty: 0
+};
+
+// One block of a split row: vCSR row, chunk index, chunks of the row, split entry of chunk 0.
+struct alignas(16) SplitBlock {
+  int32_t row, chunk, nchunks, first;
+};
+
+// The whole layout and plan as scalars + small tables (arrays live in the blocks).
+struct Shape {
+  int32_t nrows = 0, ncols = 0;
+  int64_t nnz = 0;
+  Params  prm;
+
+  int32_t nempty    = 0; // perm positions [0, nempty): empty rows
+  int32_t ell_first = 0; // == nempty
+  int32_t ell_rows  = 0; // multiple of S
+  int32_t csr_first = 0; // == nempty + ell_rows
+  int32_t csr_rows  = 0;
+  int32_t nslices   = 0;
+  int32_t ell_width = 0; // LRmax: widest ELL group (0 if none)
+  int64_t ell_slots = 0, csr_base = 0, csr_slots = 0, nslots = 0;
+  int64_t ell_nnz = 0, csr_nnz = 0; // real entries per part
+
+  std::vector<Group> groups;
+
+  int32_t nsplit_rows = 0, nsplit_blocks = 0;
+  std::vector<Band> bands;
+  int32_t nblocks = 0, empty_blocks = 0;
+
+  int32_t split_chunk() const { return prm.block_threads * kCsrSplitEntriesPerThread; }
+};
+
+// Planning, shared verbatim by both builders. Input is the ascending sorted row lengths, seen
+// only through lower_bound counts (the cuda builder gets them with one thrust::lower_bound):
+//   1. thresholds = plan_thresholds(prm)
+//   2. lb[t] = number of rows whose length < thresholds[t]
+//   3. plan_groups(shape, lb)            -> empty rows, ELL groups, csr_first
+//   4. csr_slots = sum over vCSR rows of roundup(len, 32); split_blocks = sum over split rows of
+//      ceil(roundup(len, 32) / split_chunk)
+//   5. plan_finish(shape, lb, csr_slots, split_blocks) -> slots, bands (throws unsupported if the
+//      slots exceed INT32_MAX)
+std::vector<int32_t> plan_thresholds(const Params &prm);
+void                 plan_groups(Shape &sh, const std::vector<int64_t> &lb);
+void                 plan_finish(Shape &sh, const std::vector<int64_t> &lb, int64_t csr_slots, int64_t split_blocks);
+// Index into thresholds/lb of the length threshold of threads-per-row `tpr` (64..block) and of
+// the split threshold.
+int team_threshold_index(const Params &prm, int32_t tpr);
+int split_threshold_index(const Params &prm);
+
+// Per-row helpers used by both builders (and the device scatter).
+EVCHYB_HD int64_t csr_padded(int64_t len) { return (len + kCsrAlign - 1) / kCsrAlign * kCsrAlign; }
+EVCHYB_HD int64_t split_chunks(int64_t len, int32_t chunk) { return (csr_padded(len) + chunk - 1) / chunk; }
+EVCHYB_HD bool    is_split_row(int64_t len, int32_t chunk) { return csr_padded(len) > chunk; }
+
+// Slot of entry j of ELL row r (0..S-1) of a slice at `base` of width w (see the picture).
+EVCHYB_HD int32_t ell_slot(int32_t base, int32_t w, int32_t S, int32_t r, int32_t j)
+{
+  return j < (w & ~1) ? base + (j >> 1) * 2 * S + 2 * r + (j & 1) : base + j * S + r;
+}
+
+// The layout seen through raw pointers (host or device memory): slot of entry j of the row at
+// permuted position pos, and the padded length of that row.
+struct LayoutView {
+  const int32_t *slice_ptr     = nullptr; // nslices + 1
+  const int32_t *csr_row_start = nullptr; // csr_rows + 1
+  int32_t        ell_first = 0, csr_first = 0, log2_slice = 0;
+
+  EVCHYB_HD int32_t slot_of(int32_t pos, int32_t j) const
+  {
+    if (pos < csr_first) {
+      const int32_t e = pos - ell_first, s = e >> log2_slice, r = e & ((1 << log2_slice) - 1);
+      const int32_t base = slice_ptr[s], w = (slice_ptr[s + 1] - base) >> log2_slice;
+      return ell_slot(base, w, 1 << log2_slice, r, j);
+    }
+    return csr_row_start[pos - csr_first] + j;
+  }
+  EVCHYB_HD int32_t padded_length(int32_t pos) const
+  {
+    if (pos < csr_first) {
+      const int32_t s = (pos - ell_first) >> log2_slice;
+      return (slice_ptr[s + 1] - slice_ptr[s]) >> log2_slice;
+    }
+    const int32_t c = pos - csr_first;
+    return csr_row_start[c + 1] - csr_row_start[c];
+  }
+};
+
+// Bytes the product reads: values, column indices, perm, slice_ptr, csr_row_start, split table.
+std::size_t shape_bytes(const Shape &sh);
+// -mat_view ::ascii_info lines.
+void describe_shape(const Shape &sh, std::vector<LayoutStat> &out);
+
+// The host block: arrays in host memory (tests read them to compare with the cuda build).
+class HostBlock final : public FormatBlock {
+public:
+  Shape                   sh;
+  std::vector<int32_t>    perm, slice_ptr, csr_row_start, colidx, slots;
+  std::vector<double>     vals;
+  std::vector<SplitBlock> split;
+
+  LayoutView  view() const;
+  void        spmv(double alpha, const double *x, double beta, double *y, const StreamSet &streams) const override;
+  std::size_t bytes() const override { return shape_bytes(sh); }
+  void        describe(std::vector<LayoutStat> &out) const override;
+};
+
+// Device builder (evchyb_cuda.cu).
+std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream);
+
+} // namespace evchyb
+} // namespace gpuformats

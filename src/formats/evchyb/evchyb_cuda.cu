@@ -1,0 +1,433 @@
+// EVC-HYB on the GPU: the device builder (Thrust from the CSR uploaded once; same layout and plan
+// as the host builder) and the single-launch product kernel (Algorithm 1 with Listings 1-2 of the
+// paper, modernised as said at each point).
+#include "evchyb.hpp"
+#include "evchyb_rows.cuh"
+
+#include "../../core/device_buffer.hpp"
+#include "../../core/row_permutation.hpp"
+
+#include <thrust/binary_search.h>
+#include <thrust/execution_policy.h>
+#include <thrust/fill.h>
+#include <thrust/for_each.h>
+#include <thrust/functional.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/scan.h>
+#include <thrust/scatter.h>
+#include <thrust/system_error.h>
+#include <thrust/transform.h>
+#include <thrust/transform_reduce.h>
+
+#include <new>
+
+namespace gpuformats {
+namespace evchyb {
+
+// ------------------------------------------------------------------------------------------------
+// The product kernel
+// ------------------------------------------------------------------------------------------------
+
+__device__ __forceinline__ void store_y(const KernelArgs &a, int32_t out, double sum)
+{
+  double v = a.alpha * sum;
+  if (a.beta != 0.0) v = fma(a.beta, a.y[out], v); // beta == 0: y is write-only (may hold NaN)
+  a.y[out] = v;
+}
+
+// Lane 0 gets the warp's sum (shuffles instead of the paper's shared-memory tree).
+__device__ __forceinline__ double warp_sum(double v)
+{
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
+}
+
+// Sum over a team of tpr (> 32) threads of the warp sums in lane 0; valid in the team's thread 0.
+// Every thread of the block must call it (it synchronises).
+__device__ __forceinline__ double team_sum(double v, int32_t tpr, double *red)
+{
+  const int32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31, wpt = tpr >> 5;
+  if (lane == 0) red[warp] = v;
+  __syncthreads();
+  if (lane == 0 && (warp & (wpt - 1)) == 0) {
+    v = 0.0;
+    for (int32_t i = 0; i < wpt; ++i) v += red[warp + i];
+  }
+  return v;
+}
+
+// Listing 1, modernised: a warp owns `rpt` consecutive runs of 32 ELL rows, a row per lane. The
+// slice (and so the width and data offset) comes from slice_ptr per row, so a warp may cross a
+// group boundary and no block idles at the end of a group.
+// MODE: 0 = scalar rows (S == 1), 1 = pairs with S at run time, 32 = pairs with S == 32.
+template <int BLOCK, int MODE>
+__device__ __forceinline__ void ell_band(const KernelArgs &a, const Band &band, int32_t blk)
+{
+  const int32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int32_t log2S = a.log2_slice, S = 1 << log2S;
+  for (int32_t k = 0; k < band.param; ++k) {
+    const int64_t e0 = ell_run_first(band, blk, BLOCK, warp, k);
+    if (e0 >= band.end) break;
+    const int32_t e = (int32_t)e0 + lane;
+    if (e >= band.end) break;
+    const int32_t out  = ld_stream(a.perm + a.ell_first + e);
+    const int32_t s    = e >> log2S, r = e & (S - 1);
+    const int32_t base = __ldg(a.slice_ptr + s), w = (__ldg(a.slice_ptr + s + 1) - base) >> log2S;
+    constexpr int SC = MODE == 1 ? 0 : MODE;
+    store_y(a, out, MODE == 0 ? ell_row_scalar(a, base, w) : ell_row_paired<SC>(a, base, w, S, r));
+  }
+}
+
+// Listing 2, modernised: teams of tpr threads (32..BLOCK, one band per team size), one row per
+// team, warp shuffles then (tpr > 32) one shared-memory step.
+template <int BLOCK>
+__device__ __forceinline__ void csr_team_band(const KernelArgs &a, const Band &band, int32_t blk, double *red)
+{
+  const int32_t tpr = band.param, t = threadIdx.x & (tpr - 1);
+  const int64_t c   = csr_team_row(band, blk, BLOCK, threadIdx.x);
+  const bool    own = c < band.end;
+  int32_t       out = 0;
+  double        sum = 0.0;
+  if (own) {
+    if (t == 0) out = ld_stream(a.perm + a.csr_first + c); // in flight during the row
+    sum = csr_range(a, __ldg(a.csr_row_start + c), __ldg(a.csr_row_start + c + 1), t, tpr);
+  }
+  sum = warp_sum(sum);
+  if (tpr > 32) sum = team_sum(sum, tpr, red); // uniform: the whole block is in this band
+  if (own && t == 0) store_y(a, out, sum);
+}
+
+// Rows longer than the split chunk: one block per chunk; the block that finishes a row's last
+// chunk adds the row's partial sums in chunk order (deterministic) and writes y.
+template <int BLOCK>
+__device__ __forceinline__ void csr_split_band(const KernelArgs &a, const Band &band, int32_t blk, double *red, int32_t *last)
+{
+  const int32_t    j   = split_entry(band, blk);
+  const int4       raw = __ldg(reinterpret_cast<const int4 *>(a.split) + j);
+  const SplitBlock sb{raw.x, raw.y, raw.z, raw.w};
+  int32_t          start, end;
+  split_range(a, sb, start, end);
+  double sum = warp_sum(csr_range(a, start, end, threadIdx.x, band.param)); // runtime stride: a constant one unrolls into spills
+  sum                    = team_sum(sum, BLOCK, red);
+  if (threadIdx.x == 0) {
+    a.split_partial[j] = sum;
+    __threadfence(); // the partial is visible device-wide before the count says so
+    *last = atomicAdd(a.split_counter + sb.first, 1) == sb.nchunks - 1;
+  }
+  __syncthreads();
+  if (*last && threadIdx.x < 32) {
+    __threadfence();
+    double v = 0.0;
+    for (int32_t i = threadIdx.x; i < sb.nchunks; i += 32) v += __ldcg(a.split_partial + sb.first + i); // L2, not a stale L1 line
+    v = warp_sum(v);
+    if (threadIdx.x == 0) {
+      store_y(a, ld_stream(a.perm + a.csr_first + sb.row), v);
+      a.split_counter[sb.first] = 0; // ready for the next product (stream order)
+    }
+  }
+}
+
+template <int BLOCK>
+__device__ __forceinline__ void empty_band(const KernelArgs &a, const Band &band, int32_t blk)
+{
+#pragma unroll
+  for (int32_t k = 0; k < kEmptyRowsPerThread; ++k) {
+    const int64_t pos = empty_row(band, blk, BLOCK, threadIdx.x, k);
+    if (pos < band.end) {
+      const int32_t out = ld_stream(a.perm + pos);
+      a.y[out]          = a.beta == 0.0 ? 0.0 : a.beta * a.y[out];
+    }
+  }
+}
+
+// Occupancy: 1024 threads per SM (32 of 64 warps), i.e. at most 64 registers: the kernel needs
+// ~64 to keep a batch of 4 pairs and their 8 x gathers in flight (a 48-register cap spills ~100
+// bytes). With 16-byte loads and 8 entries per thread in flight, 32 warps per SM hold more than the
+// ~25-30 KB per SM that H100/H200 DRAM latency x bandwidth requires. (Tuning knob: measure 5*256/BLOCK.)
+template <int BLOCK>
+constexpr int kMinBlocksPerSm = 1024 / BLOCK;
+
+// Algorithm 1: one launch; each block finds its band (the paper's gbmark search, here a scan of
+// <= 16 entries of the parameter block, uniform per block) and runs that band's device function.
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK, kMinBlocksPerSm<BLOCK>) evchyb_spmv(const __grid_constant__ KernelArgs a)
+{
+  __shared__ double  red[BLOCK / 32];
+  __shared__ int32_t last;
+  const int32_t      blk  = (int32_t)blockIdx.x + a.block_offset;
+  const Band         band = a.bands[band_of_block(a, blk)];
+  switch (band.kind) {
+  case band_ell: // separate instantiations: inlining all row kinds into one loop costs ~30 registers
+    if (a.log2_slice == 5) ell_band<BLOCK, 32>(a, band, blk);
+    else if (a.log2_slice) ell_band<BLOCK, 1>(a, band, blk);
+    else ell_band<BLOCK, 0>(a, band, blk);
+    break;
+  case band_csr_team: csr_team_band<BLOCK>(a, band, blk, red); break;
+  case band_csr_split: csr_split_band<BLOCK>(a, band, blk, red, &last); break;
+  default: empty_band<BLOCK>(a, band, blk); break;
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// The block
+// ------------------------------------------------------------------------------------------------
+
+namespace {
+
+class CudaBlock final : public FormatBlock {
+public:
+  Shape                          sh;
+  DeviceBuffer<int32_t>          perm, slice_ptr, csr_row_start, colidx, slots;
+  DeviceBuffer<double>           vals;
+  DeviceBuffer<SplitBlock>       split;
+  mutable DeviceBuffer<double>   split_partial; // scratch of the product (one product at a time)
+  mutable DeviceBuffer<int32_t>  split_counter;
+
+  void spmv(double alpha, const double *x, double beta, double *y, const StreamSet &streams) const override
+  {
+    if (sh.nrows == 0) return;
+    KernelArgs a{};
+    a.values        = vals.data();
+    a.colidx        = colidx.data();
+    a.perm          = perm.data();
+    a.slice_ptr     = slice_ptr.data();
+    a.csr_row_start = csr_row_start.data();
+    a.split         = split.data();
+    a.split_partial = split_partial.data();
+    a.split_counter = split_counter.data();
+    a.x             = x;
+    a.y             = y;
+    a.alpha         = alpha;
+    a.beta          = beta;
+    a.ell_first     = sh.ell_first;
+    a.csr_first     = sh.csr_first;
+    a.log2_slice    = sh.prm.log2_slice;
+    a.split_chunk   = sh.split_chunk();
+    a.block_offset  = beta == 1.0 ? sh.empty_blocks : 0;
+    a.nbands        = (int32_t)sh.bands.size();
+    for (size_t i = 0; i < sh.bands.size(); ++i) a.bands[i] = sh.bands[i];
+    const int32_t grid = sh.nblocks - a.block_offset;
+    if (grid <= 0) return;
+    cudaStream_t s = streams.main();
+    switch (sh.prm.block_threads) {
+    case 64: evchyb_spmv<64><<<grid, 64, 0, s>>>(a); break;
+    case 128: evchyb_spmv<128><<<grid, 128, 0, s>>>(a); break;
+    case 256: evchyb_spmv<256><<<grid, 256, 0, s>>>(a); break;
+    case 512: evchyb_spmv<512><<<grid, 512, 0, s>>>(a); break;
+    default: evchyb_spmv<1024><<<grid, 1024, 0, s>>>(a); break;
+    }
+    GPUFORMATS_CUDA(cudaGetLastError());
+  }
+  std::size_t bytes() const override { return shape_bytes(sh); }
+  void        describe(std::vector<LayoutStat> &out) const override
+  {
+    out.push_back({"backend", "cuda"});
+    describe_shape(sh, out);
+  }
+};
+
+// ------------------------------------------------------------------------------------------------
+// Device builder functors
+// ------------------------------------------------------------------------------------------------
+
+struct RowLength {
+  const int32_t *rowptr;
+  __device__ int32_t operator()(int32_t row) const { return rowptr[row + 1] - rowptr[row]; }
+};
+
+struct CsrPaddedLength64 {
+  __device__ int64_t operator()(int32_t len) const { return csr_padded(len); }
+};
+
+struct SplitChunkCount {
+  int32_t chunk;
+  __device__ int64_t operator()(int32_t len) const { return is_split_row(len, chunk) ? split_chunks(len, chunk) : 0; }
+};
+
+// Slots of slice s: S * (length of its last row) -- the group's width, since carried rows come
+// first in a group and fewer than S of them; 0 past the end (gives the total in the scan).
+struct SliceSlots {
+  const int32_t *len;
+  int32_t        ell_first, S, nslices;
+  __device__ int32_t operator()(int32_t s) const { return s < nslices ? S * len[ell_first + s * S + S - 1] : 0; }
+};
+
+struct CsrRowSlots {
+  const int32_t *len;
+  int32_t        csr_first, csr_rows;
+  __device__ int32_t operator()(int32_t c) const { return c < csr_rows ? (int32_t)csr_padded(len[csr_first + c]) : 0; }
+};
+
+struct SplitRowChunks {
+  const int32_t *len;
+  int32_t        first_pos, nsplit, chunk;
+  __device__ int32_t operator()(int32_t k) const { return k < nsplit ? (int32_t)split_chunks(len[first_pos + k], chunk) : 0; }
+};
+
+struct FillSplitTable {
+  const int32_t *first_entry; // per split row
+  int32_t        first_row;   // vCSR index of the first split row
+  SplitBlock    *table;
+  __device__ void operator()(int32_t k) const
+  {
+    const int32_t f = first_entry[k], n = first_entry[k + 1] - f;
+    for (int32_t c = 0; c < n; ++c) table[f + c] = SplitBlock{first_row + k, c, n, f};
+  }
+};
+
+// mark[rowptr[i]] = i for non-empty rows; a max-scan then gives the row of every entry.
+struct MarkRowStart {
+  const int32_t *rowptr;
+  int32_t       *mark;
+  __device__ void operator()(int32_t i) const
+  {
+    if (rowptr[i + 1] > rowptr[i]) mark[rowptr[i]] = i;
+  }
+};
+
+struct ScatterEntries {
+  LayoutView     v;
+  const int32_t *rowptr, *colidx_in, *row_of_entry, *pos_of_row;
+  const double  *values_in;
+  double        *values;
+  int32_t       *colidx, *slots;
+  __device__ void operator()(int32_t k) const
+  {
+    const int32_t i = row_of_entry[k], s = v.slot_of(pos_of_row[i], k - rowptr[i]);
+    values[s]       = values_in[k];
+    colidx[s]       = colidx_in[k];
+    slots[k]        = s;
+  }
+};
+
+struct FillPaddingColumns {
+  LayoutView     v;
+  const int32_t *perm, *len, *rowptr, *colidx_in;
+  int32_t       *colidx;
+  __device__ void operator()(int32_t pos) const
+  {
+    const int32_t l = len[pos], w = v.padded_length(pos);
+    if (w <= l) return;
+    const int32_t last = colidx_in[rowptr[perm[pos]] + l - 1];
+    for (int32_t j = l; j < w; ++j) colidx[v.slot_of(pos, j)] = last;
+  }
+};
+
+std::unique_ptr<FormatBlock> build_device(const CsrView &A, const int64_t *params, cudaStream_t stream)
+{
+  auto   blk = std::make_unique<CudaBlock>();
+  Shape &sh  = blk->sh;
+  sh.prm     = read_params(params);
+  sh.nrows   = A.nrows;
+  sh.ncols   = A.ncols;
+  sh.nnz     = A.nnz;
+  const int32_t n = A.nrows;
+  const auto    pol = thrust::cuda::par.on(stream);
+  using thrust::counting_iterator;
+  using thrust::make_transform_iterator;
+
+  DeviceCsr d = upload_csr(A, stream);
+
+  // Sort (core), then the sorted lengths and their lower_bound counts: the only numbers the plan needs.
+  blk->perm.resize(n);
+  DeviceBuffer<int32_t> len(n);
+  const std::vector<int32_t> thr = plan_thresholds(sh.prm);
+  std::vector<int64_t>       lb(thr.size(), 0);
+  if (n > 0) {
+    sorted_row_permutation_cuda(d.rowptr.data(), d.colidx.data(), n, A.ncols, RowOrder::shortest_first, 0, blk->perm.data(), stream);
+    thrust::transform(pol, blk->perm.data(), blk->perm.data() + n, len.data(), RowLength{d.rowptr.data()});
+    DeviceBuffer<int32_t> dthr(thr.size());
+    DeviceBuffer<int64_t> dlb(thr.size());
+    dthr.upload(thr.data(), thr.size(), stream);
+    thrust::lower_bound(pol, len.data(), len.data() + n, dthr.data(), dthr.data() + thr.size(), dlb.data());
+    dlb.download(lb.data(), lb.size(), stream);
+    GPUFORMATS_CUDA(cudaStreamSynchronize(stream));
+  }
+  plan_groups(sh, lb);
+  const int32_t chunk     = sh.split_chunk();
+  int64_t       csr_slots = 0, split_blocks = 0;
+  if (sh.csr_rows) {
+    csr_slots    = thrust::transform_reduce(pol, len.data() + sh.csr_first, len.data() + n, CsrPaddedLength64{}, (int64_t)0, thrust::plus<int64_t>());
+    split_blocks = thrust::transform_reduce(pol, len.data() + sh.csr_first, len.data() + n, SplitChunkCount{chunk}, (int64_t)0, thrust::plus<int64_t>());
+  }
+  plan_finish(sh, lb, csr_slots, split_blocks);
+
+  // Layout metadata.
+  const int32_t S = sh.prm.slice_rows;
+  if (sh.nslices) {
+    blk->slice_ptr.resize(sh.nslices + 1);
+    auto it = make_transform_iterator(counting_iterator<int32_t>(0), SliceSlots{len.data(), sh.ell_first, S, sh.nslices});
+    thrust::exclusive_scan(pol, it, it + sh.nslices + 1, blk->slice_ptr.data(), (int32_t)0);
+  }
+  if (sh.csr_rows) {
+    blk->csr_row_start.resize(sh.csr_rows + 1);
+    auto it = make_transform_iterator(counting_iterator<int32_t>(0), CsrRowSlots{len.data(), sh.csr_first, sh.csr_rows});
+    thrust::exclusive_scan(pol, it, it + sh.csr_rows + 1, blk->csr_row_start.data(), (int32_t)sh.csr_base);
+  }
+  if (sh.nsplit_blocks) {
+    const int32_t         first_row = sh.csr_rows - sh.nsplit_rows;
+    DeviceBuffer<int32_t> first_entry(sh.nsplit_rows + 1);
+    auto it = make_transform_iterator(counting_iterator<int32_t>(0), SplitRowChunks{len.data(), sh.csr_first + first_row, sh.nsplit_rows, chunk});
+    thrust::exclusive_scan(pol, it, it + sh.nsplit_rows + 1, first_entry.data(), (int32_t)0);
+    blk->split.resize(sh.nsplit_blocks);
+    thrust::for_each_n(pol, counting_iterator<int32_t>(0), sh.nsplit_rows, FillSplitTable{first_entry.data(), first_row, blk->split.data()});
+    blk->split_partial.resize(sh.nsplit_blocks);
+    blk->split_counter.resize(sh.nsplit_blocks);
+    GPUFORMATS_CUDA(cudaMemsetAsync(blk->split_counter.data(), 0, blk->split_counter.bytes(), stream));
+    GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // first_entry dies here
+  }
+
+  // Values, columns, slot map: zeroed slots (padding value 0.0, gap column 0), entries scattered
+  // by their row's permuted position, then the padding columns.
+  blk->vals.resize(sh.nslots);
+  blk->colidx.resize(sh.nslots);
+  blk->slots.resize(A.nnz);
+  if (sh.nslots) {
+    GPUFORMATS_CUDA(cudaMemsetAsync(blk->vals.data(), 0, blk->vals.bytes(), stream));
+    GPUFORMATS_CUDA(cudaMemsetAsync(blk->colidx.data(), 0, blk->colidx.bytes(), stream));
+  }
+  const LayoutView v{blk->slice_ptr.data(), blk->csr_row_start.data(), sh.ell_first, sh.csr_first, sh.prm.log2_slice};
+  if (A.nnz) {
+    DeviceBuffer<int32_t> pos_of_row(n), row_of_entry(A.nnz);
+    thrust::scatter(pol, counting_iterator<int32_t>(0), counting_iterator<int32_t>(n), blk->perm.data(), pos_of_row.data());
+    GPUFORMATS_CUDA(cudaMemsetAsync(row_of_entry.data(), 0, row_of_entry.bytes(), stream));
+    thrust::for_each_n(pol, counting_iterator<int32_t>(0), n, MarkRowStart{d.rowptr.data(), row_of_entry.data()});
+    thrust::inclusive_scan(pol, row_of_entry.data(), row_of_entry.data() + A.nnz, row_of_entry.data(), thrust::maximum<int32_t>());
+    thrust::for_each_n(pol, counting_iterator<int32_t>(0), (int32_t)A.nnz,
+                       ScatterEntries{v, d.rowptr.data(), d.colidx.data(), row_of_entry.data(), pos_of_row.data(), d.values.data(), blk->vals.data(), blk->colidx.data(), blk->slots.data()});
+    thrust::for_each_n(pol, counting_iterator<int32_t>(sh.nempty), n - sh.nempty, FillPaddingColumns{v, blk->perm.data(), len.data(), d.rowptr.data(), d.colidx.data(), blk->colidx.data()});
+  }
+  GPUFORMATS_CUDA(cudaGetLastError());
+  GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the uploaded CSR and the temporaries die here
+
+  blk->backend     = Backend::cuda;
+  blk->nrows       = A.nrows;
+  blk->ncols       = A.ncols;
+  blk->nnz         = A.nnz;
+  blk->values      = blk->vals.data();
+  blk->nslots      = sh.nslots;
+  blk->slot_of_csr = blk->slots.data();
+  return blk;
+}
+
+} // namespace
+
+std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream)
+{
+  try {
+    return build_device(A, params, stream);
+  } catch (const Error &) {
+    throw;
+  } catch (const thrust::system_error &e) { // Thrust's own temporaries
+    cudaGetLastError();
+    throw Error(e.code().value() == cudaErrorMemoryAllocation ? ErrorKind::out_of_memory : ErrorKind::device, std::string("evchyb device build: ") + e.what());
+  } catch (const std::bad_alloc &e) {
+    cudaGetLastError();
+    throw Error(ErrorKind::out_of_memory, std::string("evchyb device build: out of memory (") + e.what() + "); the AIJ matrix is unchanged");
+  }
+}
+
+} // namespace evchyb
+} // namespace gpuformats

@@ -1,0 +1,303 @@
+// EVC-HYB host side: parameters, the plan shared by both builders, the host builder (the
+// specification of the layout), the host reference product (the test oracle for the kernels),
+// and the FormatOps table.
+#include "evchyb.hpp"
+
+#include "../../core/row_permutation.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+
+namespace gpuformats {
+namespace evchyb {
+
+namespace {
+
+bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+int32_t ilog2(int64_t v)
+{
+  int32_t l = 0;
+  while ((int64_t(1) << (l + 1)) <= v) ++l;
+  return l;
+}
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Rows of the vCSR part whose threads-per-row is at least tpr, from the lower_bound counts.
+int64_t csr_rows_at_least(const Shape &sh, const std::vector<int64_t> &lb, int idx) { return sh.nrows - std::max<int64_t>(lb[idx], sh.csr_first); }
+
+// Paper's ELL bands: rows per thread 2^k for widths in (LR/2^(k+1), LR/2^k].
+int32_t ell_rows_per_thread(int32_t width, int32_t ell_width)
+{
+  const int32_t lr  = std::min(ell_width, kEllLaneWork);
+  int32_t       rpt = 1;
+  while (rpt * 2 <= kEllMaxRowsPerThread && (int64_t)width * rpt * 2 <= lr) rpt *= 2;
+  return rpt;
+}
+
+} // namespace
+
+Params read_params(const int64_t *p)
+{
+  Params prm;
+  if (!p) return prm;
+  if (p[0] < 0 || p[0] > 1024) throw Error(ErrorKind::bad_input, "evchyb: ell_max_row must be in [0, 1024], got " + std::to_string(p[0]));
+  if (!is_pow2(p[1]) || p[1] > 1024) throw Error(ErrorKind::bad_input, "evchyb: slice_rows must be a power of two in [1, 1024], got " + std::to_string(p[1]));
+  if (!is_pow2(p[2]) || p[2] < 64 || p[2] > 1024) throw Error(ErrorKind::bad_input, "evchyb: block_threads must be a power of two in [64, 1024], got " + std::to_string(p[2]));
+  prm.ell_max_row   = (int32_t)p[0];
+  prm.slice_rows    = (int32_t)p[1];
+  prm.log2_slice    = ilog2(p[1]);
+  prm.block_threads = (int32_t)p[2];
+  return prm;
+}
+
+// [0, 1, ..., M+1] (row counts per length), then the threads-per-row thresholds 64..block, then
+// the split threshold. A vCSR row gets >= tpr threads when roundup(len,32) >= tpr*16, i.e.
+// len >= tpr*16 - 31; it is split when roundup(len,32) > chunk, i.e. len >= chunk + 1.
+std::vector<int32_t> plan_thresholds(const Params &prm)
+{
+  std::vector<int32_t> t;
+  for (int32_t i = 0; i <= prm.ell_max_row + 1; ++i) t.push_back(i);
+  for (int32_t tpr = 64; tpr <= prm.block_threads; tpr *= 2) t.push_back(tpr * kCsrEntriesPerThread - (kCsrAlign - 1));
+  t.push_back(prm.block_threads * kCsrSplitEntriesPerThread + 1);
+  return t;
+}
+
+int team_threshold_index(const Params &prm, int32_t tpr) { return prm.ell_max_row + 2 + ilog2(tpr / 64); }
+int split_threshold_index(const Params &prm) { return prm.ell_max_row + 2 + ilog2(prm.block_threads / 32); }
+
+void plan_groups(Shape &sh, const std::vector<int64_t> &lb)
+{
+  const Params &prm = sh.prm;
+  const int32_t S   = prm.slice_rows, M = prm.ell_max_row;
+  auto          count = [&](int32_t len) { return lb[len + 1] - lb[len]; };
+  sh.nempty           = (int32_t)count(0);
+  sh.ell_first        = sh.nempty;
+  sh.groups.clear();
+  int64_t carry = 0, rows = 0, slot = 0, nnz_all = 0;
+  for (int32_t i = 1; i <= M; ++i) {
+    nnz_all += (int64_t)i * count(i);
+    const int64_t t = carry + count(i), take = t / S * S;
+    if (take > 0) {
+      if (slot + take * i > INT32_MAX) throw Error(ErrorKind::unsupported, "evchyb: the ELL part needs more than 2^31 slots; use a smaller -mat_evchyb_ell_max_row or split the matrix over more ranks");
+      sh.groups.push_back({(int32_t)rows, (int32_t)take, i, (int32_t)(rows / S), slot});
+      rows += take;
+      slot += take * i;
+    }
+    carry = t - take;
+  }
+  // The carried-out rows are the longest rows of length <= M: they go to the vCSR part.
+  int64_t carried_nnz = 0;
+  for (int32_t i = M, left = (int32_t)carry; i >= 1 && left > 0; --i) {
+    const int64_t take = std::min<int64_t>(left, count(i));
+    carried_nnz += take * i;
+    left -= (int32_t)take;
+  }
+  sh.ell_rows  = (int32_t)rows;
+  sh.nslices   = (int32_t)(rows / S);
+  sh.ell_slots = slot;
+  sh.ell_nnz   = nnz_all - carried_nnz;
+  sh.csr_nnz   = sh.nnz - sh.ell_nnz;
+  sh.ell_width = sh.groups.empty() ? 0 : sh.groups.back().width;
+  sh.csr_first = sh.nempty + sh.ell_rows;
+  sh.csr_rows  = sh.nrows - sh.csr_first;
+}
+
+void plan_finish(Shape &sh, const std::vector<int64_t> &lb, int64_t csr_slots, int64_t split_blocks)
+{
+  const Params &prm = sh.prm;
+  const int32_t B   = prm.block_threads;
+  sh.csr_slots      = csr_slots;
+  sh.csr_base       = sh.csr_rows ? ceil_div(sh.ell_slots, kCsrAlign) * kCsrAlign : sh.ell_slots;
+  sh.nslots         = sh.csr_base + csr_slots;
+  if (sh.nslots > INT32_MAX)
+    throw Error(ErrorKind::unsupported, "evchyb: " + std::to_string(sh.nslots) + " slots exceed 2^31-1 (32-bit slot map); split the matrix over more ranks");
+  sh.nsplit_rows   = sh.csr_rows ? (int32_t)csr_rows_at_least(sh, lb, split_threshold_index(prm)) : 0;
+  sh.nsplit_blocks = (int32_t)split_blocks;
+
+  sh.bands.clear();
+  int64_t nblocks = 0;
+  auto    add     = [&](int32_t kind, int64_t first, int64_t end, int32_t param, int64_t blocks) {
+    if (end <= first || blocks <= 0) return;
+    sh.bands.push_back({kind, (int32_t)nblocks, (int32_t)first, (int32_t)end, param});
+    nblocks += blocks;
+  };
+  add(band_empty, 0, sh.nempty, 0, ceil_div(sh.nempty, (int64_t)B * kEmptyRowsPerThread));
+  sh.empty_blocks = (int32_t)nblocks;
+  for (size_t g = 0; g < sh.groups.size();) {
+    const int32_t rpt = ell_rows_per_thread(sh.groups[g].width, sh.ell_width);
+    size_t        h   = g;
+    while (h < sh.groups.size() && ell_rows_per_thread(sh.groups[h].width, sh.ell_width) == rpt) ++h;
+    const int64_t first = sh.groups[g].first_row, end = (int64_t)sh.groups[h - 1].first_row + sh.groups[h - 1].nrows;
+    add(band_ell, first, end, rpt, ceil_div(end - first, (int64_t)B * rpt));
+    g = h;
+  }
+  if (sh.csr_rows) {
+    const int64_t team_end = sh.csr_rows - sh.nsplit_rows;
+    int64_t       first    = 0;
+    for (int32_t tpr = 32; tpr <= B; tpr *= 2) {
+      const int64_t end = tpr == B ? team_end : std::min<int64_t>(team_end, sh.csr_rows - csr_rows_at_least(sh, lb, team_threshold_index(prm, tpr * 2)));
+      add(band_csr_team, first, end, tpr, ceil_div(end - first, B / tpr));
+      first = std::max(first, end);
+    }
+    add(band_csr_split, 0, sh.nsplit_blocks, B, sh.nsplit_blocks); // param: threads per chunk
+  }
+  if (nblocks > INT32_MAX) throw Error(ErrorKind::unsupported, "evchyb: the product needs more than 2^31 blocks");
+  if ((int)sh.bands.size() > kMaxBands) throw Error(ErrorKind::device, "evchyb: internal error, too many bands");
+  sh.nblocks = (int32_t)nblocks;
+}
+
+std::size_t shape_bytes(const Shape &sh)
+{
+  return (std::size_t)sh.nslots * (sizeof(double) + sizeof(int32_t)) + (std::size_t)sh.nrows * sizeof(int32_t) + (sh.nslices ? (std::size_t)(sh.nslices + 1) * sizeof(int32_t) : 0) +
+         (sh.csr_rows ? (std::size_t)(sh.csr_rows + 1) * sizeof(int32_t) : 0) + (std::size_t)sh.nsplit_blocks * sizeof(SplitBlock);
+}
+
+void describe_shape(const Shape &sh, std::vector<LayoutStat> &out)
+{
+  auto pct = [](double a, double b) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f%%", b > 0 ? 100.0 * a / b : 0.0);
+    return std::string(buf);
+  };
+  const int64_t csr_bytes = 12 * sh.nnz + 4 * ((int64_t)sh.nrows + 1);
+  const int64_t ell_pad = sh.ell_slots - sh.ell_nnz, csr_pad = sh.csr_slots - sh.csr_nnz;
+  out.push_back({"layout", "EVC-HYB: rows sorted shortest first; ELL groups of " + std::to_string(sh.prm.slice_rows) + "-row slices for lengths <= " + std::to_string(sh.prm.ell_max_row) + ", vectorized CSR above"});
+  out.push_back({"empty rows", std::to_string(sh.nempty) + " (no storage)"});
+  out.push_back({"ELL part", std::to_string(sh.ell_rows) + " rows, " + std::to_string(sh.ell_nnz) + " nonzeros (" + pct((double)sh.ell_nnz, (double)sh.nnz) + "), " + std::to_string(sh.groups.size()) + " groups, " + std::to_string(sh.nslices) + " slices, widest " + std::to_string(sh.ell_width) + ", padding " + pct((double)ell_pad, (double)std::max<int64_t>(sh.ell_nnz, 1))});
+  out.push_back({"vCSR part", std::to_string(sh.csr_rows) + " rows, " + std::to_string(sh.csr_nnz) + " nonzeros (" + pct((double)sh.csr_nnz, (double)sh.nnz) + "), " + std::to_string(sh.nsplit_rows) + " rows split over " + std::to_string(sh.nsplit_blocks) + " blocks, padding " + pct((double)csr_pad, (double)std::max<int64_t>(sh.csr_nnz, 1))});
+  out.push_back({"slots", std::to_string(sh.nslots) + " (padding " + pct((double)(sh.nslots - sh.nnz), (double)std::max<int64_t>(sh.nnz, 1)) + " of nonzeros)"});
+  std::string bands;
+  static const char *kind_name[] = {"empty", "ell", "csr_team", "csr_split"};
+  for (const Band &b : sh.bands) {
+    if (!bands.empty()) bands += ", ";
+    bands += std::string(kind_name[b.kind]) + "[" + std::to_string(b.first) + "," + std::to_string(b.end) + ")";
+    if (b.kind == band_ell) bands += " rpt=" + std::to_string(b.param);
+    if (b.kind == band_csr_team) bands += " tpr=" + std::to_string(b.param);
+    bands += " @" + std::to_string(b.first_block);
+  }
+  out.push_back({"launch", std::to_string(sh.nblocks) + " blocks of " + std::to_string(sh.prm.block_threads) + " threads in one launch; bands: " + (bands.empty() ? "none" : bands)});
+  out.push_back({"bytes", std::to_string(shape_bytes(sh)) + " (CSR " + std::to_string(csr_bytes) + ", ratio " + pct((double)shape_bytes(sh), (double)std::max<int64_t>(csr_bytes, 1)) + ")"});
+}
+
+LayoutView HostBlock::view() const { return {slice_ptr.data(), csr_row_start.data(), sh.ell_first, sh.csr_first, sh.prm.log2_slice}; }
+
+// The reference: every stored slot of every row, padding included, in layout order.
+void HostBlock::spmv(double alpha, const double *x, double beta, double *y, const StreamSet &) const
+{
+  auto store = [&](int32_t row, double sum) { y[row] = beta == 0.0 ? alpha * sum : alpha * sum + beta * y[row]; };
+  for (int32_t pos = 0; pos < sh.nempty; ++pos) y[perm[pos]] = beta == 0.0 ? 0.0 : beta * y[perm[pos]];
+  const LayoutView v = view();
+  for (int32_t pos = sh.nempty; pos < sh.nrows; ++pos) {
+    double        sum = 0.0;
+    const int32_t w   = v.padded_length(pos);
+    for (int32_t j = 0; j < w; ++j) {
+      const int32_t s = v.slot_of(pos, j);
+      sum += vals[s] * x[colidx[s]];
+    }
+    store(perm[pos], sum);
+  }
+}
+
+void HostBlock::describe(std::vector<LayoutStat> &out) const
+{
+  out.push_back({"backend", "host"});
+  describe_shape(sh, out);
+}
+
+namespace {
+
+std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
+{
+  auto blk = std::make_unique<HostBlock>();
+  Shape &sh = blk->sh;
+  sh.prm    = read_params(params);
+  sh.nrows  = A.nrows;
+  sh.ncols  = A.ncols;
+  sh.nnz    = A.nnz;
+
+  blk->perm = sorted_row_permutation(A, RowOrder::shortest_first);
+  std::vector<int32_t> len(A.nrows);
+  for (int32_t k = 0; k < A.nrows; ++k) len[k] = A.row_length(blk->perm[k]);
+  const std::vector<int32_t> thr = plan_thresholds(sh.prm);
+  std::vector<int64_t>       lb(thr.size());
+  for (size_t t = 0; t < thr.size(); ++t) lb[t] = std::lower_bound(len.begin(), len.end(), thr[t]) - len.begin();
+  plan_groups(sh, lb);
+
+  const int32_t chunk     = sh.split_chunk();
+  int64_t       csr_slots = 0, split_blocks = 0;
+  for (int32_t pos = sh.csr_first; pos < sh.nrows; ++pos) {
+    csr_slots += csr_padded(len[pos]);
+    if (is_split_row(len[pos], chunk)) split_blocks += split_chunks(len[pos], chunk);
+  }
+  plan_finish(sh, lb, csr_slots, split_blocks);
+
+  // slice_ptr from the groups, csr_row_start from the padded lengths, the split table.
+  const int32_t S = sh.prm.slice_rows;
+  blk->slice_ptr.reserve(sh.nslices + 1);
+  for (const Group &g : sh.groups)
+    for (int32_t k = 0; k < g.nrows / S; ++k) blk->slice_ptr.push_back((int32_t)(g.first_slot + (int64_t)k * S * g.width));
+  if (sh.nslices) blk->slice_ptr.push_back((int32_t)sh.ell_slots);
+  if (sh.csr_rows) {
+    blk->csr_row_start.resize(sh.csr_rows + 1);
+    int64_t s = sh.csr_base;
+    for (int32_t c = 0; c < sh.csr_rows; ++c) {
+      blk->csr_row_start[c] = (int32_t)s;
+      s += csr_padded(len[sh.csr_first + c]);
+    }
+    blk->csr_row_start[sh.csr_rows] = (int32_t)s;
+    for (int32_t c = sh.csr_rows - sh.nsplit_rows; c < sh.csr_rows; ++c) {
+      const int32_t n = (int32_t)split_chunks(len[sh.csr_first + c], chunk), first = (int32_t)blk->split.size();
+      for (int32_t k = 0; k < n; ++k) blk->split.push_back({c, k, n, first});
+    }
+  }
+
+  // Scatter the CSR entries to their slots; padding gets 0.0 and the row's last column.
+  blk->vals.assign(sh.nslots, 0.0);
+  blk->colidx.assign(sh.nslots, 0);
+  blk->slots.resize(A.nnz);
+  const LayoutView v = blk->view();
+  for (int32_t pos = sh.nempty; pos < sh.nrows; ++pos) {
+    const int32_t i = blk->perm[pos], w = v.padded_length(pos), l = len[pos];
+    for (int32_t j = 0; j < w; ++j) {
+      const int32_t s = v.slot_of(pos, j);
+      if (j < l) {
+        blk->vals[s]                  = A.values[A.rowptr[i] + j];
+        blk->colidx[s]                = A.colidx[A.rowptr[i] + j];
+        blk->slots[A.rowptr[i] + j] = s;
+      } else blk->colidx[s] = A.colidx[A.rowptr[i] + l - 1];
+    }
+  }
+
+  blk->backend     = Backend::host;
+  blk->nrows       = A.nrows;
+  blk->ncols       = A.ncols;
+  blk->nnz         = A.nnz;
+  blk->values      = blk->vals.data();
+  blk->nslots      = sh.nslots;
+  blk->slot_of_csr = blk->slots.data();
+  return blk;
+}
+
+const FormatParam kParams[] = {
+  {"ell_max_row", "rows of length <= this go to the ELL part (paper: 128); longer rows to the vectorized-CSR part", 128, 0, 1024},
+  {"slice_rows", "rows per ELL slice, a power of two (paper: 32 = one warp; a row per lane)", 32, 1, 1024},
+  {"block_threads", "threads per block of the single SpMV launch, a power of two in [64,1024] (paper: 256)", 256, 64, 1024},
+};
+
+} // namespace
+} // namespace evchyb
+
+const FormatOps evchyb_ops = {
+  "evchyb",
+  "EVC-HYB (Guo, Gropp, Olson): length-sorted rows, per-length ELL slices for short rows, warp-aligned vectorized CSR for long rows, adaptive threads per row, one launch",
+  evchyb::kParams,
+  (int)(sizeof(evchyb::kParams) / sizeof(evchyb::kParams[0])),
+  0,
+  evchyb::build_host,
+  evchyb::build_cuda,
+};
+
+} // namespace gpuformats

@@ -1,0 +1,176 @@
+// EVC-HYB per-thread row kernels: the arithmetic of one thread over its slots, with no
+// cross-thread operation, compiled for the device (evchyb_cuda.cu) and for the host (the kernel
+// emulation in the tests runs these very functions; loads become plain reads there).
+#pragma once
+#include "evchyb.hpp"
+
+#include <cmath>
+#include <vector_types.h>
+
+namespace gpuformats {
+namespace evchyb {
+
+// 16-byte pairs loaded per thread before their x gathers are issued: 4 pairs = 8 entries, so a
+// 7-point stencil row (3 pairs + 1 single) costs two dependent memory round trips (indices, then
+// x), not one per entry as a rolled loop would (in-order issue stalls at the first FMA).
+constexpr int kPairBatch = 4;
+
+struct KernelArgs {
+  const double     *values;
+  const int32_t    *colidx;
+  const int32_t    *perm;
+  const int32_t    *slice_ptr;
+  const int32_t    *csr_row_start;
+  const SplitBlock *split;
+  double           *split_partial; // one per split-table entry
+  int32_t          *split_counter; // chunks done, at the entry of each split row's chunk 0
+  const double     *x;
+  double           *y;
+  double            alpha, beta;
+  int32_t           ell_first, csr_first, log2_slice, split_chunk;
+  int32_t           block_offset; // nonzero (= empty-band blocks) when beta == 1: empty rows untouched
+  int32_t           nbands;
+  Band              bands[kMaxBands]; // rmark/gbmark of the paper, in the parameter block (constant bank)
+};
+
+// Matrix data is read once: streaming loads (ld.global.cs, evict-first) keep L1/L2 for x, which
+// irregular matrices re-read. x goes through the read-only path (__ldg; the paper's texture cache).
+#ifdef __CUDA_ARCH__
+#define EVCHYB_LDCS(p) __ldcs(p)
+#define EVCHYB_LDG(p) __ldg(p)
+#else
+#define EVCHYB_LDCS(p) (*(p))
+#define EVCHYB_LDG(p) (*(p))
+#endif
+EVCHYB_HD double  ld_stream(const double *p) { return EVCHYB_LDCS(p); }
+EVCHYB_HD int32_t ld_stream(const int32_t *p) { return EVCHYB_LDCS(p); }
+
+// One ELL row, S >= 2: pairs (double2 + int2, 16 and 8 bytes per lane, a warp reads 512 and 256
+// contiguous bytes per pair column) and the odd last column. SC = S at compile time (the default
+// 32): the pair strides become immediate offsets, which frees the registers that keep a whole
+// batch of loads in flight; SC = 0 reads S at run time.
+template <int SC>
+EVCHYB_HD double ell_row_paired(const KernelArgs &a, int32_t base, int32_t w, int32_t S_rt, int32_t r)
+{
+  const int32_t  S     = SC ? SC : S_rt;
+  constexpr int  NB    = SC ? kPairBatch : kPairBatch / 2; // run-time strides cost address registers
+  const double2 *vp    = reinterpret_cast<const double2 *>(a.values + base) + r;
+  const int2    *ip    = reinterpret_cast<const int2 *>(a.colidx + base) + r;
+  const int32_t  npair = w >> 1;
+  bool           odd   = w & 1;
+  double         sv = 0.0, s0 = 0.0, s1 = 0.0;
+  int32_t        sc = 0;
+  if (odd) { // issued now, gathered with the first batch
+    const int32_t slot = base + (w - 1) * S + r;
+    sv                 = ld_stream(a.values + slot);
+    sc                 = ld_stream(a.colidx + slot);
+  }
+  for (int32_t p0 = 0; p0 < npair; p0 += NB) {
+    double2 v[NB];
+    int2    c[NB];
+#pragma unroll
+    for (int q = 0; q < NB; ++q)
+      if (p0 + q < npair) {
+        v[q] = EVCHYB_LDCS(vp + (p0 + q) * S);
+        c[q] = EVCHYB_LDCS(ip + (p0 + q) * S);
+      }
+    const double xs = odd ? EVCHYB_LDG(a.x + sc) : 0.0;
+#pragma unroll
+    for (int q = 0; q < NB; ++q)
+      if (p0 + q < npair) {
+        s0 = fma(v[q].x, EVCHYB_LDG(a.x + c[q].x), s0);
+        s1 = fma(v[q].y, EVCHYB_LDG(a.x + c[q].y), s1);
+      }
+    if (odd) s0 = fma(sv, xs, s0);
+    odd = false;
+  }
+  if (odd) s0 = fma(sv, EVCHYB_LDG(a.x + sc), s0); // width 1
+  return s0 + s1;
+}
+
+// One ELL row, S == 1 (each row its own slice, entries contiguous, slots maybe odd: scalar loads).
+EVCHYB_HD double ell_row_scalar(const KernelArgs &a, int32_t base, int32_t w)
+{
+  double s0 = 0.0;
+#pragma unroll 1 // the batch is the unit; unrolling further only costs registers
+  for (int32_t j0 = 0; j0 < w; j0 += 2 * kPairBatch) {
+    double  v[2 * kPairBatch];
+    int32_t c[2 * kPairBatch];
+#pragma unroll
+    for (int q = 0; q < 2 * kPairBatch; ++q)
+      if (j0 + q < w) {
+        v[q] = ld_stream(a.values + base + j0 + q);
+        c[q] = ld_stream(a.colidx + base + j0 + q);
+      }
+#pragma unroll
+    for (int q = 0; q < 2 * kPairBatch; ++q)
+      if (j0 + q < w) s0 = fma(v[q], EVCHYB_LDG(a.x + c[q]), s0);
+  }
+  return s0;
+}
+
+// Padded vCSR slots [start, end) (both even) by `stride` threads, this one starting at pair t.
+// A warp reads 32 consecutive pairs: 512 contiguous bytes of values, 256 of indices.
+EVCHYB_HD double csr_range(const KernelArgs &a, int32_t start, int32_t end, int32_t t, int32_t stride)
+{
+  const double2 *vp = reinterpret_cast<const double2 *>(a.values);
+  const int2    *ip = reinterpret_cast<const int2 *>(a.colidx);
+  const int32_t  pe = end >> 1;
+  double         s0 = 0.0, s1 = 0.0;
+#pragma unroll 1 // the batch is the unit; unrolling further only costs registers
+  for (int32_t p0 = (start >> 1) + t; p0 < pe; p0 += kPairBatch * stride) {
+    double2 v[kPairBatch];
+    int2    c[kPairBatch];
+#pragma unroll
+    for (int q = 0; q < kPairBatch; ++q)
+      if (p0 + q * stride < pe) {
+        v[q] = EVCHYB_LDCS(vp + p0 + q * stride);
+        c[q] = EVCHYB_LDCS(ip + p0 + q * stride);
+      }
+#pragma unroll
+    for (int q = 0; q < kPairBatch; ++q)
+      if (p0 + q * stride < pe) {
+        s0 = fma(v[q].x, EVCHYB_LDG(a.x + c[q].x), s0);
+        s1 = fma(v[q].y, EVCHYB_LDG(a.x + c[q].y), s1);
+      }
+  }
+  return s0 + s1;
+}
+
+// ---- Work of a block (shared by the kernel and the host emulation in the tests) ----
+
+// The band of block blk: the paper's gbmark search, here over <= kMaxBands entries of the
+// parameter block (constant bank, uniform per block: no divergence, no memory traffic).
+EVCHYB_HD int32_t band_of_block(const KernelArgs &a, int32_t blk)
+{
+  int32_t b = 0;
+  for (int32_t i = 1; i < a.nbands; ++i)
+    if (blk >= a.bands[i].first_block) b = i;
+  return b;
+}
+// ELL: first row of the k-th run of 32 rows of warp `warp` (a warp owns band.param consecutive runs).
+EVCHYB_HD int64_t ell_run_first(const Band &band, int32_t blk, int32_t block_threads, int32_t warp, int32_t k)
+{
+  return band.first + (((int64_t)(blk - band.first_block) * (block_threads / 32) + warp) * band.param + k) * 32;
+}
+// vCSR team band: the row of the team of thread tid.
+EVCHYB_HD int64_t csr_team_row(const Band &band, int32_t blk, int32_t block_threads, int32_t tid)
+{
+  return band.first + (int64_t)(blk - band.first_block) * (block_threads / band.param) + tid / band.param;
+}
+// Empty band: k-th row position of thread tid.
+EVCHYB_HD int64_t empty_row(const Band &band, int32_t blk, int32_t block_threads, int32_t tid, int32_t k)
+{
+  return band.first + ((int64_t)(blk - band.first_block) * kEmptyRowsPerThread + k) * block_threads + tid;
+}
+// Split band: the split-table entry of the block, and its slot range.
+EVCHYB_HD int32_t split_entry(const Band &band, int32_t blk) { return band.first + (blk - band.first_block); }
+EVCHYB_HD void    split_range(const KernelArgs &a, const SplitBlock &sb, int32_t &start, int32_t &end)
+{
+  const int32_t row_end = EVCHYB_LDG(a.csr_row_start + sb.row + 1);
+  start                 = EVCHYB_LDG(a.csr_row_start + sb.row) + sb.chunk * a.split_chunk;
+  end                   = row_end - start < a.split_chunk ? row_end : start + a.split_chunk;
+}
+
+} // namespace evchyb
+} // namespace gpuformats

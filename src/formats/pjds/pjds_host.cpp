@@ -1,0 +1,217 @@
+// pJDS host builder (the specification of the layout in pjds.hpp), host reference product (the
+// test oracle of the CUDA kernels), and pjds_ops.
+#include "pjds.hpp"
+
+#include "../../core/row_permutation.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <string>
+
+namespace gpuformats {
+
+namespace {
+
+std::string fmt_double(double v, const char *f = "%.2f")
+{
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// The host block: plain vectors, plain loops.
+class PjdsHostBlock : public FormatBlock {
+public:
+  PjdsInfo             info;
+  std::vector<int32_t> perm, block_width, diag_base, col_start, colidx, slots;
+  std::vector<int32_t> wide_block, wide_item_start, wide_item_owner;
+  std::vector<double>  vals;
+
+  void spmv(double alpha, const double *x, double beta, double *y, const StreamSet &) const override
+  {
+    const int32_t br = info.plan.block_rows, S = info.plan.segment_rows;
+    for (int32_t p = 0; p < nrows; ++p) {
+      const int32_t  s  = p / S, lp = p - s * S, W = block_width[p / br];
+      const int32_t *cs = col_start.data() + diag_base[s];
+      double         sum = 0;
+      for (int32_t j = 0; j < W; ++j) {
+        const int32_t slot = cs[j] + lp, c = colidx[slot];
+        if (c < 0) break; // padding: the row ended
+        sum += vals[slot] * x[c];
+      }
+      const int32_t row = perm[p];
+      y[row]            = beta == 0.0 ? alpha * sum : alpha * sum + beta * y[row];
+    }
+  }
+  std::size_t bytes() const override { return pjds_bytes(info, nrows, nslots); }
+  void        describe(std::vector<LayoutStat> &out) const override { pjds_describe(info, *this, out); }
+};
+
+std::unique_ptr<FormatBlock> pjds_build_host(const CsrView &A, const int64_t *params)
+{
+  auto blk     = std::make_unique<PjdsHostBlock>();
+  PjdsInfo &in = blk->info;
+  in.plan      = pjds_plan(A.nrows, params);
+  const PjdsPlan &pl = in.plan;
+  const int32_t   br = pl.block_rows, S = pl.segment_rows, nb = pl.nblocks, nseg = pl.nsegments;
+
+  blk->perm = sorted_row_permutation(A, RowOrder::longest_first, pl.perm_window);
+  for (int32_t i = 0; i < A.nrows; ++i) {
+    in.max_row_length = std::max(in.max_row_length, A.row_length(i));
+    in.empty_rows += A.row_length(i) == 0;
+  }
+
+  // Block widths: the first row of a block is its longest (rows sorted inside whole-block segments).
+  blk->block_width.assign(nb, 0);
+  int64_t nslots = 0;
+  for (int32_t b = 0; b < nb; ++b) {
+    const int64_t p        = (int64_t)b * br;
+    blk->block_width[b]    = p < A.nrows ? A.row_length(blk->perm[p]) : 0;
+    nslots                += (int64_t)br * blk->block_width[b];
+  }
+  pjds_check_slots(nslots, A.nnz);
+
+  // Jagged diagonals, segment by segment; diagonal j of segment s spans the blocks wider than j.
+  const int32_t blocks_per_segment = S / br;
+  blk->diag_base.assign(nseg, 0);
+  int64_t ndiag = 0;
+  for (int32_t s = 0; s < nseg; ++s) {
+    blk->diag_base[s] = (int32_t)ndiag;
+    ndiag += blk->block_width[(int64_t)s * blocks_per_segment];
+  }
+  in.ndiagonals = ndiag;
+  blk->col_start.assign(ndiag, 0);
+  int64_t next = 0;
+  for (int32_t s = 0; s < nseg; ++s) {
+    const int32_t b0 = s * blocks_per_segment, b1 = std::min(nb, b0 + blocks_per_segment);
+    const int32_t D  = blk->block_width[b0];
+    int32_t       reach = b1 - b0; // blocks of s wider than j (widths non-increasing)
+    for (int32_t j = 0; j < D; ++j) {
+      while (reach > 0 && blk->block_width[b0 + reach - 1] <= j) --reach;
+      blk->col_start[blk->diag_base[s] + j] = (int32_t)next;
+      next += (int64_t)br * reach;
+    }
+  }
+
+  blk->vals.assign(nslots, 0.0);
+  blk->colidx.assign(nslots, -1);
+  blk->slots.assign(A.nnz, 0);
+  for (int32_t p = 0; p < A.nrows; ++p) {
+    const int32_t  i = blk->perm[p], s = p / S, lp = p - s * S;
+    const int32_t *cs = blk->col_start.data() + blk->diag_base[s];
+    for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) {
+      const int32_t slot = cs[k - A.rowptr[i]] + lp;
+      blk->slots[k]      = slot;
+      blk->vals[slot]    = A.values[k];
+      blk->colidx[slot]  = A.colidx[k];
+    }
+  }
+
+  // Wide blocks and their items.
+  blk->wide_item_start.push_back(0);
+  for (int32_t b = 0; b < nb; ++b) {
+    const int32_t W = blk->block_width[b];
+    if (W <= kPjdsChunkDiagonals) continue;
+    const int32_t w = (int32_t)blk->wide_block.size(), items = (W + kPjdsChunkDiagonals - 1) / kPjdsChunkDiagonals;
+    blk->wide_block.push_back(b);
+    for (int32_t t = 0; t < items; ++t) blk->wide_item_owner.push_back(w);
+    blk->wide_item_start.push_back(blk->wide_item_start.back() + items);
+  }
+  in.nwide_blocks = (int32_t)blk->wide_block.size();
+  in.nwide_items  = blk->wide_item_start.back();
+
+  blk->backend     = Backend::host;
+  blk->nrows       = A.nrows;
+  blk->ncols       = A.ncols;
+  blk->nnz         = A.nnz;
+  blk->values      = blk->vals.data();
+  blk->nslots      = nslots;
+  blk->slot_of_csr = blk->slots.data();
+  return blk;
+}
+
+} // namespace
+
+PjdsPlan pjds_plan(int32_t nrows, const int64_t *params)
+{
+  const int64_t br = params[pjds_param_block_rows], w = params[pjds_param_sort_window];
+  if (br < 1 || br > 1024) throw Error(ErrorKind::bad_input, "pjds: -mat_pjds_block_rows must be in [1, 1024] (32, one warp, is the paper's choice); got " + std::to_string(br));
+  if (w < 0 || w > INT32_MAX) throw Error(ErrorKind::bad_input, "pjds: -mat_pjds_sort_window must be >= 0 (0 sorts all rows); got " + std::to_string(w));
+  PjdsPlan pl;
+  pl.block_rows             = (int32_t)br;
+  pl.sort_window            = (int32_t)w;
+  pl.nblocks                = (int32_t)(((int64_t)nrows + br - 1) / br);
+  const int64_t padded_rows = (int64_t)pl.nblocks * br;
+  const int64_t S           = (w + br - 1) / br * br; // window rounded up to whole blocks
+  if (w == 0 || S >= nrows) {                          // global sort: one segment
+    pl.segment_rows = (int32_t)std::max<int64_t>(padded_rows, br);
+    pl.perm_window  = 0;
+  } else {
+    pl.segment_rows = (int32_t)S;
+    pl.perm_window  = (int32_t)S;
+  }
+  pl.nsegments = (int32_t)(((int64_t)nrows + pl.segment_rows - 1) / pl.segment_rows);
+  return pl;
+}
+
+void pjds_check_slots(int64_t nslots, int64_t nnz)
+{
+  if (nslots > INT32_MAX)
+    throw Error(ErrorKind::unsupported, "pjds: the padded layout needs " + std::to_string(nslots) + " slots for " + std::to_string(nnz) + " nonzeros, more than the 2^31-1 the int32 slot map can address; use -mat_type evchyb (no block padding), or split the matrix over more ranks");
+}
+
+std::size_t pjds_bytes(const PjdsInfo &in, int32_t nrows, int64_t nslots)
+{
+  const int64_t br = in.plan.block_rows;
+  return (std::size_t)(nslots * (int64_t)(sizeof(double) + sizeof(int32_t))            // values, colidx
+                       + (int64_t)nrows * 4 + (int64_t)in.plan.nblocks * 4               // perm, block_width
+                       + (int64_t)in.plan.nsegments * 4 + in.ndiagonals * 4              // diag_base, col_start
+                       + (int64_t)in.nwide_blocks * 8 + 4 + (int64_t)in.nwide_items * 4 // wide lists
+                       + (int64_t)in.nwide_items * br * 8);                              // partial sums
+}
+
+void pjds_describe(const PjdsInfo &in, const FormatBlock &blk, std::vector<LayoutStat> &out)
+{
+  const PjdsPlan &pl      = in.plan;
+  const double    bytes   = (double)pjds_bytes(in, blk.nrows, blk.nslots);
+  const double    csr     = 12.0 * (double)blk.nnz + 4.0 * ((double)blk.nrows + 1);
+  // ELLPACK-R as the paper counts it: N padded to a multiple of the warp size, times the longest
+  // row, values + column indices, plus rowmax[] (4 bytes per row).
+  const double    n32     = (double)(((int64_t)blk.nrows + 31) / 32 * 32);
+  const double    ellr    = n32 * (double)in.max_row_length * 12.0 + 4.0 * n32;
+  const int64_t   padding = blk.nslots - blk.nnz;
+  out.push_back({"rows", std::to_string(blk.nrows)});
+  out.push_back({"columns", std::to_string(blk.ncols)});
+  out.push_back({"nonzeros", std::to_string(blk.nnz)});
+  out.push_back({"empty rows", std::to_string(in.empty_rows)});
+  out.push_back({"longest row", std::to_string(in.max_row_length)});
+  out.push_back({"block rows (b_r)", std::to_string(pl.block_rows)});
+  out.push_back({"blocks", std::to_string(pl.nblocks)});
+  out.push_back({"row sort", pl.perm_window ? "within windows of " + std::to_string(pl.segment_rows) + " rows (" + std::to_string(pl.nsegments) + " segments)" : std::string("global, longest first")});
+  out.push_back({"jagged diagonals (col_start entries)", std::to_string(in.ndiagonals)});
+  out.push_back({"slots", std::to_string(blk.nslots)});
+  out.push_back({"padding slots", std::to_string(padding) + " (" + fmt_double(blk.nslots ? 100.0 * (double)padding / (double)blk.nslots : 0.0) + "% of slots)"});
+  out.push_back({"wide blocks (> " + std::to_string(kPjdsChunkDiagonals) + " diagonals, split)", std::to_string(in.nwide_blocks) + " blocks, " + std::to_string(in.nwide_items) + " items"});
+  out.push_back({"bytes", std::to_string((int64_t)bytes)});
+  out.push_back({"CSR bytes", std::to_string((int64_t)csr) + " (pjds/CSR = " + fmt_double(csr > 0 ? bytes / csr : 0.0, "%.3f") + ")"});
+  out.push_back({"ELLPACK-R bytes", fmt_double(ellr, "%.0f")});
+  out.push_back({"memory saving vs ELLPACK-R", fmt_double(ellr > 0 ? 100.0 * (1.0 - bytes / ellr) : 0.0) + "%"});
+}
+
+static const FormatParam kPjdsParams[] = {
+  {"block_rows", "rows per padded block b_r (32 = one warp, the paper's choice); rows of a block are padded to its longest row", 32, 1, 1024},
+  {"sort_window", "sort rows by length only inside windows of this many rows (rounded up to whole blocks; keeps x/y locality like SELL-C-sigma); 0 = global sort (the paper)", 0, 0, INT32_MAX},
+};
+
+extern const FormatOps pjds_ops = {
+  "pjds",
+  "pJDS (Kreutzer et al.): rows sorted by length, blocks of b_r rows padded to their longest row, stored by jagged diagonal",
+  kPjdsParams,
+  pjds_nparams,
+  1, // extra stream: the split path for wide blocks runs beside the row kernel
+  pjds_build_host,
+  pjds_build_cuda,
+};
+
+} // namespace gpuformats

@@ -1,0 +1,258 @@
+// SURAA on the GPU: the device builder (Thrust, from the CSR uploaded once; the same layout and plan
+// as the host builder in suraa_host.cpp), the G3 scalar and G2 vector kernels, the host-launched G1
+// kernel, and the product that launches them on the streams. The dynamic-parallelism G1 kernels
+// are in suraa_dynamic_rdc.cu. Layout and rules: suraa.hpp.
+#include "suraa.hpp"
+#include "suraa_device.cuh"
+
+#include "../../core/device_buffer.hpp"
+#include "../../core/row_permutation.hpp"
+
+#include <thrust/binary_search.h>
+#include <thrust/copy.h>
+#include <thrust/count.h>
+#include <thrust/execution_policy.h>
+#include <thrust/functional.h>
+#include <thrust/gather.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/scan.h>
+#include <thrust/scatter.h>
+#include <thrust/transform.h>
+#include <thrust/transform_reduce.h>
+
+#include <algorithm>
+
+namespace gpuformats {
+namespace suraa {
+
+namespace {
+
+// ------------------------------------------------------------------------------------------------
+// Kernels
+
+// G3 (Algorithm 5): one thread per row of positions [begin, end). The rows of a warp are
+// consecutive in the sorted order, so they have (nearly) the same length: no divergence.
+__global__ void __launch_bounds__(kScalarThreads) suraa_scalar_rows(int32_t begin, int32_t end, DeviceView v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+{
+  const int64_t p = (int64_t)begin + (int64_t)blockIdx.x * kScalarThreads + threadIdx.x;
+  if (p >= end) return;
+  const int32_t rs = ld_ro(v.rowptr + p), re = ld_ro(v.rowptr + p + 1);
+  store_row(v, (int32_t)p, row_dot(rs, re, v.colidx, v.values, x), alpha, beta, y);
+}
+
+// G2 (Algorithm 6): Y threads per row (a multiple of 32), blockDim.x / Y rows per block. Each warp
+// lies inside one row: shuffle reduction per warp, then the row's first thread adds its Y/32 warp
+// sums from shared memory (Alg. 6 l.14-19, which reads only one neighbour: it means all of them).
+__global__ void __launch_bounds__(kMaxThreadsPerRow) suraa_vector_rows(int32_t begin, int32_t end, int32_t Y, DeviceView v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+{
+  __shared__ double sh[kMaxThreadsPerRow / kWarp];
+  const int32_t     local = threadIdx.x / Y, lane = threadIdx.x - local * Y;
+  const int64_t     p     = (int64_t)begin + (int64_t)blockIdx.x * (blockDim.x / Y) + local;
+  const bool        valid = p < end;
+  double            sum   = 0;
+  if (valid) {
+    const int32_t rs = ld_ro(v.rowptr + p), re = ld_ro(v.rowptr + p + 1);
+    sum              = strided_dot<2>(rs + lane, re, Y, v.colidx, v.values, x); // ~2 entries per thread (Y ~ mean/2)
+  }
+  sum = warp_sum(sum);
+  if (Y == kWarp) { // block-uniform
+    if (valid && lane == 0) store_row(v, (int32_t)p, sum, alpha, beta, y);
+    return;
+  }
+  const int32_t warp = threadIdx.x / kWarp;
+  if ((threadIdx.x & (kWarp - 1)) == 0) sh[warp] = sum;
+  __syncthreads();
+  if (valid && lane == 0) {
+    double t = 0;
+    for (int32_t w = 0; w < Y / kWarp; ++w) t += sh[warp + w];
+    store_row(v, (int32_t)p, t, alpha, beta, y);
+  }
+}
+
+// G1 without dynamic parallelism: one block per chunk of every G1 row; block b finds its row by
+// binary search in g1_chunk_start (strictly increasing: every row has >= 1 chunk).
+__global__ void __launch_bounds__(kG1BlockThreads) suraa_g1_blocks(int32_t g1_rows, DeviceView v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+{
+  const int32_t b  = blockIdx.x;
+  int32_t       lo = 0, hi = g1_rows; // largest r with g1_chunk_start[r] <= b
+  while (hi - lo > 1) {
+    const int32_t mid = lo + (hi - lo) / 2;
+    if (ld_ro(v.g1_chunk_start + mid) <= b) lo = mid;
+    else hi = mid;
+  }
+  g1_chunk<kG1ChunkEntries / kG1BlockThreads>(lo, b - ld_ro(v.g1_chunk_start + lo), v, alpha, x, beta, y);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Builder functors
+
+struct StoredLength { // length of the row stored at position p
+  const int32_t *rowptr, *perm;
+  __device__ int32_t operator()(int32_t p) const
+  {
+    const int32_t i = perm[p];
+    return rowptr[i + 1] - rowptr[i];
+  }
+};
+struct SlotOfEntry { // (k, row + 1) -> slot of CSR entry k
+  const int32_t *rowptr, *sorted_rowptr, *inv_perm;
+  __device__ int32_t operator()(int32_t k, int32_t row_plus_one) const
+  {
+    const int32_t i = row_plus_one - 1;
+    return sorted_rowptr[inv_perm[i]] + (k - rowptr[i]);
+  }
+};
+struct Squared {
+  __device__ int64_t operator()(int32_t l) const { return (int64_t)l * l; }
+};
+struct ChunksOf {
+  __device__ int32_t operator()(int32_t l) const { return g1_chunks(l); }
+};
+struct IsEmpty {
+  __device__ bool operator()(int32_t l) const { return l == 0; }
+};
+struct LongerThanChunk {
+  __device__ bool operator()(int32_t l) const { return l > kG1ChunkEntries; }
+};
+
+// a[pos[j]] for a few positions, to the host (one gather, one copy).
+std::vector<int32_t> gather_to_host(const int32_t *a, const std::vector<int32_t> &pos, cudaStream_t stream)
+{
+  std::vector<int32_t> out(pos.size());
+  if (pos.empty()) return out;
+  DeviceBuffer<int32_t> dpos(pos.size()), dout(pos.size());
+  dpos.upload(pos.data(), pos.size(), stream);
+  thrust::gather(thrust::cuda::par.on(stream), dpos.data(), dpos.data() + pos.size(), a, dout.data());
+  dout.download(out.data(), out.size(), stream);
+  GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // out is read, dpos/dout die here
+  return out;
+}
+
+// ------------------------------------------------------------------------------------------------
+
+class SuraaCudaBlock : public FormatBlock {
+public:
+  Plan                   plan;
+  DeviceBuffer<int32_t>  rowptr, colidx, perm, slots, g1_chunk_start;
+  DeviceBuffer<double>   vals, g1_partial;
+  DeviceBuffer<unsigned> g1_count;
+
+  DeviceView view() const
+  {
+    return {rowptr.data(), colidx.data(), vals.data(), perm.data(), g1_chunk_start.data(), const_cast<double *>(g1_partial.data()), const_cast<unsigned *>(g1_count.data())};
+  }
+
+  // Algorithm 1: G3, then the G2 runs, on the extra streams round-robin, then G1 on PETSc's.
+  void spmv(double alpha, const double *x, double beta, double *y, const StreamSet &streams) const override
+  {
+    if (nrows == 0) return;
+    const DeviceView v     = view();
+    const int32_t    extra = std::max(0, std::min(plan.params.streams, streams.count - 1));
+    for (const Launch &l : plan.launches) {
+      const cudaStream_t s = l.order >= 0 && extra ? streams.streams[1 + l.order % extra] : streams.main();
+      int32_t            n = l.end - l.begin;
+      switch (l.kernel) {
+      case Kernel::scalar:
+        // Empty rows sort last; with beta == 1 they keep y as it is (off-process blocks are mostly empty rows).
+        if (beta == 1.0) n = std::max(0, std::min(l.end, nrows - plan.empty_rows) - l.begin);
+        if (n) suraa_scalar_rows<<<(unsigned)((n + kScalarThreads - 1) / kScalarThreads), kScalarThreads, 0, s>>>(l.begin, l.begin + n, v, alpha, x, beta, y);
+        break;
+      case Kernel::vector: {
+        const int32_t Y = l.threads_per_row, rows_per_block = std::max(1, kVectorBlockThreads / Y);
+        suraa_vector_rows<<<(unsigned)((n + rows_per_block - 1) / rows_per_block), (unsigned)(Y * rows_per_block), 0, s>>>(l.begin, l.end, Y, v, alpha, x, beta, y);
+        break;
+      }
+      case Kernel::g1:
+        if (plan.params.dynamic) launch_g1_dynamic(n, v, alpha, x, beta, y, s);
+        else suraa_g1_blocks<<<(unsigned)plan.g1_chunks, kG1BlockThreads, 0, s>>>(n, v, alpha, x, beta, y);
+        break;
+      }
+      GPUFORMATS_CUDA(cudaGetLastError());
+    }
+  }
+  std::size_t bytes() const override { return suraa::bytes(plan); }
+  void        describe(std::vector<LayoutStat> &out) const override { suraa::describe(plan, out); }
+};
+
+} // namespace
+
+std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream)
+{
+  using thrust::counting_iterator;
+  const Params P = read_params(params); // bad parameters fail before any upload
+  check_size(A);
+  auto                             blk = std::make_unique<SuraaCudaBlock>();
+  const int32_t                    m   = A.nrows;
+  const int64_t                    nnz = A.nnz;
+  const auto                       pol = thrust::cuda::par.on(stream);
+  const counting_iterator<int32_t> zero(0);
+  {
+    DeviceCsr d = upload_csr(A, stream);
+
+    // Sort (Algorithm 2 l.4): the core's device radix sort.
+    blk->perm.resize(m);
+    if (m) sorted_row_permutation_cuda(d.rowptr.data(), d.colidx.data(), m, A.ncols, RowOrder::longest_first, 0, blk->perm.data(), stream);
+
+    // Rearrange (l.5): sorted lengths -> sorted row pointers (exclusive scan over m + 1 entries).
+    DeviceBuffer<int32_t> len(m);
+    blk->rowptr.resize((size_t)m + 1);
+    int32_t *rp = blk->rowptr.data();
+    if (m) thrust::transform(pol, zero, zero + m, len.data(), StoredLength{d.rowptr.data(), blk->perm.data()});
+    if (m) thrust::copy(pol, len.data(), len.data() + m, rp);
+    GPUFORMATS_CUDA(cudaMemsetAsync(rp + m, 0, sizeof(int32_t), stream));
+    thrust::exclusive_scan(pol, rp, rp + m + 1, rp);
+
+    // slot_of_csr, and the entries scattered to their slots.
+    blk->slots.resize(nnz);
+    blk->colidx.resize(nnz);
+    blk->vals.resize(nnz);
+    if (nnz) {
+      DeviceBuffer<int32_t> inv(m);
+      thrust::scatter(pol, zero, zero + m, blk->perm.data(), inv.data());
+      int32_t *sl = blk->slots.data();
+      thrust::upper_bound(pol, d.rowptr.data(), d.rowptr.data() + m + 1, zero, zero + (int32_t)nnz, sl); // row + 1
+      thrust::transform(pol, zero, zero + (int32_t)nnz, sl, sl, SlotOfEntry{d.rowptr.data(), rp, inv.data()});
+      thrust::scatter(pol, d.values.data(), d.values.data() + nnz, sl, blk->vals.data());
+      thrust::scatter(pol, d.colidx.data(), d.colidx.data() + nnz, sl, blk->colidx.data());
+      GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // inv dies here
+    }
+
+    // Segments, groups, launches (l.6-17): the host's plan from a few values read back.
+    SortedRows rows;
+    rows.lengths_at             = [&](const std::vector<int32_t> &pos) { return gather_to_host(len.data(), pos, stream); };
+    rows.rowptr_at              = [&](const std::vector<int32_t> &pos) { return gather_to_host(rp, pos, stream); };
+    rows.sum_of_squared_lengths = [&] { return thrust::transform_reduce(pol, len.data(), len.data() + m, Squared{}, (int64_t)0, thrust::plus<int64_t>()); };
+    Plan &pl                    = blk->plan;
+    pl                          = make_plan(P, m, A.ncols, nnz, rows);
+    pl.empty_rows               = m ? (int32_t)thrust::count_if(pol, len.data(), len.data() + m, IsEmpty{}) : 0;
+
+    // G1 chunks: exclusive scan of chunks per row over g1_end + 1 entries.
+    if (pl.g1_end) {
+      const int32_t g = pl.g1_end;
+      blk->g1_chunk_start.resize((size_t)g + 1);
+      int32_t *cs = blk->g1_chunk_start.data();
+      thrust::transform(pol, len.data(), len.data() + g, cs, ChunksOf{});
+      GPUFORMATS_CUDA(cudaMemsetAsync(cs + g, 0, sizeof(int32_t), stream));
+      thrust::exclusive_scan(pol, cs, cs + g + 1, cs);
+      pl.g1_chunks           = gather_to_host(cs, {g}, stream)[0];
+      pl.g1_multi_chunk_rows = (int32_t)thrust::count_if(pol, len.data(), len.data() + g, LongerThanChunk{});
+      blk->g1_partial.resize(pl.g1_chunks);
+      blk->g1_count.resize(g);
+      GPUFORMATS_CUDA(cudaMemsetAsync(blk->g1_count.data(), 0, (size_t)g * sizeof(unsigned), stream));
+      if (P.dynamic) reserve_child_launches(g);
+    }
+    GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // len and the uploaded CSR die here
+  }
+  blk->backend     = Backend::cuda;
+  blk->nrows       = m;
+  blk->ncols       = A.ncols;
+  blk->nnz         = nnz;
+  blk->values      = blk->vals.data();
+  blk->nslots      = nnz;
+  blk->slot_of_csr = blk->slots.data();
+  return blk;
+}
+
+} // namespace suraa
+} // namespace gpuformats

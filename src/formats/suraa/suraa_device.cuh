@@ -1,0 +1,164 @@
+// SURAA device code shared by suraa_cuda.cu (scalar, vector and host-launched G1 kernels) and
+// suraa_dynamic_rdc.cu (the dynamic-parallelism child kernel): loads, row sums, reductions, and
+// the G1 chunk body both G1 variants run. Layout and rules: suraa.hpp. The row sums also compile
+// for the host (tests); the rest only under nvcc.
+#pragma once
+#include "suraa.hpp"
+
+#include <cmath>
+
+namespace gpuformats {
+namespace suraa {
+
+// The matrix is streamed once per product: evict-first loads keep L2 for x, which power-law rows
+// gather at random. x, perm and the row pointers go through the read-only path. Plain loads when
+// compiled for the host (the row functions below are also run by the host tests).
+template <class T>
+SURAA_HD T ld_stream(const T *p)
+{
+#ifdef __CUDA_ARCH__
+  return __ldcs(p);
+#else
+  return *p;
+#endif
+}
+template <class T>
+SURAA_HD T ld_ro(const T *p)
+{
+#ifdef __CUDA_ARCH__
+  return __ldg(p);
+#else
+  return *p;
+#endif
+}
+
+// sum of values[k] * x[colidx[k]] for k = first, first + stride, ... < end. kUnroll (value, column)
+// pairs are loaded, then their kUnroll x entries, before any use: that many loads in flight per
+// thread instead of one dependent chain.
+template <int kUnroll>
+SURAA_HD double strided_dot(int32_t first, int32_t end, int32_t stride, const int32_t *__restrict__ colidx, const double *__restrict__ values, const double *__restrict__ x)
+{
+  double        sum   = 0;
+  int32_t       k     = first;
+  const int32_t limit = end - (kUnroll - 1) * stride; // k < limit: all kUnroll entries exist (no int32 overflow)
+  for (; k < limit; k += kUnroll * stride) {
+    int32_t c[kUnroll];
+    double  v[kUnroll], xv[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      c[u] = ld_stream(colidx + k + u * stride);
+      v[u] = ld_stream(values + k + u * stride);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) xv[u] = ld_ro(x + c[u]);
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) sum = fma(v[u], xv[u], sum);
+  }
+  for (; k < end; k += stride) sum = fma(ld_stream(values + k), ld_ro(x + ld_stream(colidx + k)), sum);
+  return sum;
+}
+
+// One thread's whole row [rs, re) (the scalar kernel). The threads of a warp read 32 different
+// rows, so every load is its own memory transaction: after at most one entry that aligns k to an
+// even index, entries go by pairs with 16-byte value loads (double2) and 8-byte column loads (int2),
+// half the transactions of 8/4-byte loads; two pairs in flight. values and colidx come from
+// cudaMalloc (256-byte aligned), so an even k is 16-byte aligned in values and 8-byte in colidx.
+SURAA_HD double row_dot(int32_t rs, int32_t re, const int32_t *__restrict__ colidx, const double *__restrict__ values, const double *__restrict__ x)
+{
+  double  sum = 0;
+  int32_t k   = rs;
+  if ((k & 1) && k < re) {
+    sum = fma(ld_stream(values + k), ld_ro(x + ld_stream(colidx + k)), sum);
+    ++k;
+  }
+  for (; k < re - 3; k += 4) { // k + 3 < re (re - 3 cannot overflow)
+    const double2 v0 = ld_stream(reinterpret_cast<const double2 *>(values + k)), v1 = ld_stream(reinterpret_cast<const double2 *>(values + k + 2));
+    const int2    c0 = ld_stream(reinterpret_cast<const int2 *>(colidx + k)), c1 = ld_stream(reinterpret_cast<const int2 *>(colidx + k + 2));
+    const double  x0 = ld_ro(x + c0.x), x1 = ld_ro(x + c0.y), x2 = ld_ro(x + c1.x), x3 = ld_ro(x + c1.y);
+    sum = fma(v0.x, x0, sum);
+    sum = fma(v0.y, x1, sum);
+    sum = fma(v1.x, x2, sum);
+    sum = fma(v1.y, x3, sum);
+  }
+  if (k < re - 1) {
+    const double2 v = ld_stream(reinterpret_cast<const double2 *>(values + k));
+    const int2    c = ld_stream(reinterpret_cast<const int2 *>(colidx + k));
+    const double  x0 = ld_ro(x + c.x), x1 = ld_ro(x + c.y);
+    sum = fma(v.x, x0, sum);
+    sum = fma(v.y, x1, sum);
+    k += 2;
+  }
+  if (k < re) sum = fma(ld_stream(values + k), ld_ro(x + ld_stream(colidx + k)), sum);
+  return sum;
+}
+
+#ifdef __CUDACC__
+// Warp sum by shuffles. The paper's loops step by `i >> 2` (16, 4, 1: lanes 2, 3, 6, ... never
+// added); a butterfly needs 16, 8, 4, 2, 1. Lane 0 holds the sum.
+__device__ __forceinline__ double warp_sum(double v)
+{
+#pragma unroll
+  for (int offset = kWarp / 2; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+// Sum over the whole block (blockDim.x a multiple of 32, <= 1024); thread 0 holds it. Every thread
+// of the block must call it (it synchronises); `sh` holds 32 doubles and is free again on return.
+__device__ __forceinline__ double block_sum(double v, double *sh)
+{
+  const int lane = threadIdx.x & (kWarp - 1), warp = threadIdx.x / kWarp, nwarps = blockDim.x / kWarp;
+  v = warp_sum(v);
+  if (nwarps == 1) return v;
+  if (lane == 0) sh[warp] = v;
+  __syncthreads();
+  if (warp == 0) v = warp_sum(lane < nwarps ? sh[lane] : 0.0);
+  __syncthreads(); // sh is read before anyone writes it again
+  return v;
+}
+
+// y[perm[p]] = alpha * sum + beta * y[perm[p]]; beta == 0: y is write-only (may hold NaN).
+__device__ __forceinline__ void store_row(const DeviceView &v, int32_t p, double sum, double alpha, double beta, double *__restrict__ y)
+{
+  const int32_t row = ld_ro(v.perm + p);
+  y[row]            = beta == 0.0 ? alpha * sum : fma(beta, y[row], alpha * sum);
+}
+
+// Chunk c of G1 row r, by the whole block: its partial sum; the block that finishes a row's last
+// chunk adds the row's partials in chunk order (deterministic) and writes y. A one-chunk row
+// (<= kG1ChunkEntries entries) is written directly. kUnroll: entries per thread the caller's block
+// size gives (child: ~2, host-launched: 8).
+template <int kUnroll>
+__device__ __forceinline__ void g1_chunk(int32_t r, int32_t c, const DeviceView &v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+{
+  __shared__ double sh[kWarp];
+  __shared__ int    last;
+  const int32_t     rs = ld_ro(v.rowptr + r), re = ld_ro(v.rowptr + r + 1);
+  const int32_t     c0 = ld_ro(v.g1_chunk_start + r), nchunks = ld_ro(v.g1_chunk_start + r + 1) - c0;
+  const int32_t     first = rs + c * kG1ChunkEntries;
+  const int32_t     end   = re - first < kG1ChunkEntries ? re : first + kG1ChunkEntries;
+  double            sum   = block_sum(strided_dot<kUnroll>(first + (int32_t)threadIdx.x, end, (int32_t)blockDim.x, v.colidx, v.values, x), sh);
+  if (nchunks == 1) {
+    if (threadIdx.x == 0) store_row(v, r, sum, alpha, beta, y);
+    return;
+  }
+  if (threadIdx.x == 0) {
+    v.g1_partial[c0 + c] = sum;
+    __threadfence(); // the partial is visible device-wide before the count says so
+    last = atomicAdd(v.g1_count + r, 1u) == (unsigned)(nchunks - 1);
+  }
+  __syncthreads();
+  if (!last) return; // block-uniform
+  __threadfence();
+  double t = 0;
+  for (int32_t i = threadIdx.x; i < nchunks; i += blockDim.x) t += __ldcg(v.g1_partial + c0 + i); // L2: other blocks' writes
+  t = block_sum(t, sh);
+  if (threadIdx.x == 0) {
+    store_row(v, r, t, alpha, beta, y);
+    v.g1_count[r] = 0; // ready for the next product (stream-ordered after this grid)
+  }
+}
+
+#endif // __CUDACC__
+
+} // namespace suraa
+} // namespace gpuformats

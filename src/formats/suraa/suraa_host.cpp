@@ -1,0 +1,329 @@
+// SURAA host builder (the specification of the layout in suraa.hpp), the plan both builders share
+// (segments, groups, launches), the host reference product (the test oracle of the CUDA kernels),
+// and suraa_ops.
+#include "suraa.hpp"
+
+#include "../../core/row_permutation.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace gpuformats {
+namespace suraa {
+
+namespace {
+
+std::string fmt(double v, const char *f = "%.3g")
+{
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string range(int32_t a, int32_t b) { return "[" + std::to_string(a) + ", " + std::to_string(b) + ")"; }
+
+// Quantile q of the ascending row lengths by linear interpolation between closest ranks, exactly as
+// core/row_stats.cpp computes it (numpy's default), from the descending sorted lengths `at` gives.
+struct QuantilePositions {
+  int32_t lo, hi; // ascending ranks
+  double  frac;
+};
+QuantilePositions quantile_positions(int32_t m, double q)
+{
+  const double  pos = q * (double)(m - 1);
+  const int32_t lo  = (int32_t)std::floor(pos);
+  return {lo, std::min(lo + 1, m - 1), pos - (double)lo};
+}
+
+class SuraaHostBlock : public FormatBlock {
+public:
+  Plan                 plan;
+  std::vector<int32_t> rowptr, colidx, perm, slots, g1_chunk_start;
+  std::vector<double>  vals;
+
+  double row_sum(int32_t first, int32_t end, const double *x) const
+  {
+    double s = 0;
+    for (int32_t k = first; k < end; ++k) s += vals[k] * x[colidx[k]];
+    return s;
+  }
+  void store(int32_t p, double sum, double alpha, double beta, double *y) const
+  {
+    const int32_t row = perm[p];
+    y[row]            = beta == 0.0 ? alpha * sum : alpha * sum + beta * y[row]; // beta == 0: y write-only
+  }
+
+  // The launches in the paper's order, each with the arithmetic of its kernel: G3 and G2 a row at a
+  // time, G1 by chunks of kG1ChunkEntries whose partial sums are added in chunk order.
+  void spmv(double alpha, const double *x, double beta, double *y, const StreamSet &) const override
+  {
+    for (const Launch &l : plan.launches) {
+      for (int32_t p = l.begin; p < l.end; ++p) {
+        const int32_t rs = rowptr[p], re = rowptr[p + 1];
+        if (l.kernel != Kernel::g1) {
+          store(p, row_sum(rs, re, x), alpha, beta, y);
+          continue;
+        }
+        double sum = 0;
+        for (int32_t c = 0; c < g1_chunk_start[p + 1] - g1_chunk_start[p]; ++c) {
+          const int32_t first = rs + c * kG1ChunkEntries;
+          sum += row_sum(first, re - first < kG1ChunkEntries ? re : first + kG1ChunkEntries, x);
+        }
+        store(p, sum, alpha, beta, y);
+      }
+    }
+  }
+  std::size_t bytes() const override { return suraa::bytes(plan); }
+  void        describe(std::vector<LayoutStat> &out) const override { suraa::describe(plan, out); }
+};
+
+std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
+{
+  const Params P = read_params(params);
+  check_size(A);
+  auto          blk = std::make_unique<SuraaHostBlock>();
+  const int32_t m   = A.nrows;
+
+  // Sort (Algorithm 2 l.4) and rearrange the CSR (l.5).
+  blk->perm = sorted_row_permutation(A, RowOrder::longest_first, 0);
+  std::vector<int32_t> len(m);
+  blk->rowptr.assign((size_t)m + 1, 0);
+  for (int32_t p = 0; p < m; ++p) {
+    len[p]              = A.row_length(blk->perm[p]);
+    blk->rowptr[p + 1] = blk->rowptr[p] + len[p];
+  }
+  blk->colidx.assign(A.nnz, 0);
+  blk->vals.assign(A.nnz, 0.0);
+  blk->slots.assign(A.nnz, 0);
+  for (int32_t p = 0; p < m; ++p) {
+    const int32_t i = blk->perm[p];
+    for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) {
+      const int32_t slot = blk->rowptr[p] + (k - A.rowptr[i]);
+      blk->slots[k]      = slot;
+      blk->colidx[slot]  = A.colidx[k];
+      blk->vals[slot]    = A.values[k];
+    }
+  }
+
+  // Segments, groups, launches (Algorithm 2 l.6-17).
+  SortedRows rows;
+  rows.lengths_at = [&](const std::vector<int32_t> &pos) {
+    std::vector<int32_t> out;
+    for (int32_t p : pos) out.push_back(len[p]);
+    return out;
+  };
+  rows.rowptr_at = [&](const std::vector<int32_t> &pos) {
+    std::vector<int32_t> out;
+    for (int32_t p : pos) out.push_back(blk->rowptr[p]);
+    return out;
+  };
+  rows.sum_of_squared_lengths = [&] {
+    int64_t s = 0;
+    for (int32_t l : len) s += (int64_t)l * l;
+    return s;
+  };
+  Plan &pl = blk->plan;
+  pl       = make_plan(P, m, A.ncols, A.nnz, rows);
+
+  // G1 chunks.
+  blk->g1_chunk_start.assign((size_t)pl.g1_end + 1, 0);
+  for (int32_t r = 0; r < pl.g1_end; ++r) {
+    blk->g1_chunk_start[r + 1] = blk->g1_chunk_start[r] + g1_chunks(len[r]);
+    if (len[r] > kG1ChunkEntries) pl.g1_multi_chunk_rows++;
+  }
+  pl.g1_chunks  = blk->g1_chunk_start[pl.g1_end];
+  pl.empty_rows = (int32_t)std::count(len.begin(), len.end(), 0);
+
+  blk->backend     = Backend::host;
+  blk->nrows       = m;
+  blk->ncols       = A.ncols;
+  blk->nnz         = A.nnz;
+  blk->values      = blk->vals.data();
+  blk->nslots      = A.nnz;
+  blk->slot_of_csr = blk->slots.data();
+  return blk;
+}
+
+} // namespace
+
+Params read_params(const int64_t *params)
+{
+  const int64_t s = params[param_segment_rows], c = params[param_max_child_threads], d = params[param_dynamic], n = params[param_streams];
+  if (s < 0 || s > INT32_MAX) throw Error(ErrorKind::bad_input, "suraa: -mat_suraa_segment_rows must be 0 (Freedman-Diaconis rule) or a row count up to 2^31-1; got " + std::to_string(s));
+  if (c < 0 || c > (1 << 20)) throw Error(ErrorKind::bad_input, "suraa: -mat_suraa_max_child_threads must be in [0, 1048576] (0: no G1); got " + std::to_string(c));
+  if (d != 0 && d != 1) throw Error(ErrorKind::bad_input, "suraa: -mat_suraa_dynamic must be 0 or 1; got " + std::to_string(d));
+  if (n < 0 || n > kMaxStreams) throw Error(ErrorKind::bad_input, "suraa: -mat_suraa_streams must be in [0, " + std::to_string(kMaxStreams) + "]; got " + std::to_string(n));
+  Params P;
+  P.segment_rows      = s;
+  P.max_child_threads = (int32_t)c;
+  P.dynamic           = d == 1;
+  P.streams           = (int32_t)n;
+  return P;
+}
+
+void check_size(const CsrView &A)
+{
+  if (A.nnz > INT32_MAX) throw Error(ErrorKind::unsupported, "suraa: " + std::to_string(A.nnz) + " nonzeros exceed the 2^31-1 the int32 row pointers and slot map address; split the matrix over more ranks.");
+}
+
+Plan make_plan(const Params &P, int32_t m, int32_t ncols, int64_t nnz, const SortedRows &rows)
+{
+  Plan pl;
+  pl.params = P;
+  pl.nrows  = m;
+  pl.ncols  = ncols;
+  pl.nnz    = nnz;
+  if (m == 0) return pl;
+
+  // O(1) reads of the sorted lengths: ends and quartiles (ascending rank j = position m-1-j).
+  const QuantilePositions a = quantile_positions(m, 0.25), b = quantile_positions(m, 0.75);
+  const std::vector<int32_t> l = rows.lengths_at({0, m - 1, m - 1 - a.lo, m - 1 - a.hi, m - 1 - b.lo, m - 1 - b.hi});
+  pl.max_length = l[0];
+  pl.min_length = l[1];
+  pl.q1         = l[2] + a.frac * (l[3] - l[2]);
+  pl.q3         = l[4] + b.frac * (l[5] - l[4]);
+  pl.iqr        = pl.q3 - pl.q1;
+
+  // Segment size (equation 1 and the rules of suraa.hpp).
+  const double cbrt_m = std::cbrt((double)m);
+  if (P.segment_rows > 0) {
+    pl.rule         = SegmentRule::override_rows;
+    pl.segment_rows = (int32_t)std::min<int64_t>(P.segment_rows, m);
+  } else if (pl.max_length == pl.min_length) {
+    pl.rule         = SegmentRule::single_length;
+    pl.bins         = 1;
+    pl.segment_rows = m;
+  } else {
+    if (pl.iqr > 0) {
+      pl.rule  = SegmentRule::freedman_diaconis;
+      pl.width = 2.0 * pl.iqr / cbrt_m;
+    } else {
+      pl.rule                 = SegmentRule::scott;
+      const int64_t sumsq     = rows.sum_of_squared_lengths();
+      const double  mean      = (double)nnz / (double)m;
+      pl.stddev               = std::sqrt(std::max(0.0, (double)sumsq / (double)m - mean * mean));
+      pl.width                = 3.49 * pl.stddev / cbrt_m;
+    }
+    const double bins = pl.width > 0 ? std::ceil((double)(pl.max_length - pl.min_length) / pl.width) : (double)m;
+    pl.bins           = (int64_t)std::clamp(bins, 1.0, (double)m);
+    const int64_t raw = ((int64_t)m + pl.bins - 1) / pl.bins;
+    const int64_t S   = std::max<int64_t>(kWarp, (raw + kWarp - 1) / kWarp * kWarp);
+    pl.segment_rows   = (int32_t)std::min<int64_t>(S, m);
+  }
+  const int32_t S = pl.segment_rows;
+  pl.segments     = (int32_t)(((int64_t)m + S - 1) / S);
+
+  // Segment boundaries and their nonzeros.
+  std::vector<int32_t> bpos(pl.segments + 1);
+  for (int32_t s = 0; s <= pl.segments; ++s) bpos[s] = (int32_t)std::min<int64_t>((int64_t)s * S, m);
+  const std::vector<int32_t> bptr = rows.rowptr_at(bpos);
+  auto seg_rows = [&](int32_t s) { return (int64_t)(bpos[s + 1] - bpos[s]); };
+  auto seg_nnz  = [&](int32_t s) { return (int64_t)bptr[s + 1] - bptr[s]; };
+  auto is_long  = [&](int32_t s) { return seg_nnz(s) >= (int64_t)kLongMean * seg_rows(s); }; // mean >= 32
+
+  // Groups (section 4.1): G1 = leading long segments while whole segments fit max_child_threads.
+  int32_t s = 0;
+  while (s < pl.segments && is_long(s) && bpos[s + 1] <= P.max_child_threads) ++s;
+  pl.g1_segments = s;
+  pl.g1_end      = bpos[s];
+  while (s < pl.segments && is_long(s)) ++s;
+  pl.g2_segments = s - pl.g1_segments;
+  pl.g2_end      = bpos[s];
+  pl.g3_segments = pl.segments - s;
+  pl.g1_nnz      = bptr[pl.g1_segments];
+  pl.g2_nnz      = (int64_t)bptr[pl.g1_segments + pl.g2_segments] - pl.g1_nnz;
+  pl.g3_nnz      = nnz - pl.g1_nnz - pl.g2_nnz;
+
+  // Launches in the paper's order: G3 (one scalar launch), G2 (one per run of equal Y), G1.
+  int32_t order = 0;
+  if (pl.g3_segments) pl.launches.push_back({Kernel::scalar, pl.g2_end, m, pl.g1_segments + pl.g2_segments, pl.g3_segments, 1, pl.g3_nnz, order++});
+  for (int32_t t = pl.g1_segments; t < pl.g1_segments + pl.g2_segments;) {
+    const int32_t Y = vector_threads(seg_nnz(t) / seg_rows(t));
+    int32_t       u = t + 1;
+    while (u < pl.g1_segments + pl.g2_segments && vector_threads(seg_nnz(u) / seg_rows(u)) == Y) ++u;
+    pl.launches.push_back({Kernel::vector, bpos[t], bpos[u], t, u - t, Y, (int64_t)bptr[u] - bptr[t], order++});
+    t = u;
+  }
+  if (pl.g1_segments) pl.launches.push_back({Kernel::g1, 0, pl.g1_end, 0, pl.g1_segments, 0, pl.g1_nnz, -1});
+  return pl;
+}
+
+std::size_t bytes(const Plan &pl)
+{
+  // values + column indices + sorted row pointers + perm + G1 chunk starts.
+  return (std::size_t)pl.nnz * 12 + ((std::size_t)pl.nrows + 1) * 4 + (std::size_t)pl.nrows * 4 + (pl.g1_end ? ((std::size_t)pl.g1_end + 1) * 4 : 0);
+}
+
+void describe(const Plan &pl, std::vector<LayoutStat> &out)
+{
+  const double csr = 12.0 * (double)pl.nnz + 4.0 * ((double)pl.nrows + 1);
+  const double b   = (double)bytes(pl);
+  out.push_back({"rows", std::to_string(pl.nrows)});
+  out.push_back({"columns", std::to_string(pl.ncols)});
+  out.push_back({"nonzeros", std::to_string(pl.nnz)});
+  out.push_back({"empty rows", std::to_string(pl.empty_rows)});
+  out.push_back({"row order", "sorted by length, longest first (ties: first column, row); CSR of the sorted rows, y[perm[p]] stored"});
+  out.push_back({"row lengths", "min " + std::to_string(pl.min_length) + ", max " + std::to_string(pl.max_length) + ", q1 " + fmt(pl.q1) + ", q3 " + fmt(pl.q3) + ", IQR " + fmt(pl.iqr)});
+  std::string rule;
+  switch (pl.rule) {
+  case SegmentRule::none: rule = "none (no rows)"; break;
+  case SegmentRule::single_length: rule = "every row has the same length: one Freedman-Diaconis bin, one segment"; break;
+  case SegmentRule::freedman_diaconis:
+    rule = "Freedman-Diaconis: h = 2 IQR / cbrt(m) = " + fmt(pl.width) + " nonzeros/row, B = ceil((max-min)/h) = " + std::to_string(pl.bins) + " bins, ceil(m/B) rows rounded up to a warp";
+    break;
+  case SegmentRule::scott:
+    rule = "IQR = 0: Scott's rule h = 3.49 sigma / cbrt(m) = " + fmt(pl.width) + " (sigma " + fmt(pl.stddev) + "), B = " + std::to_string(pl.bins) + " bins, ceil(m/B) rows rounded up to a warp";
+    break;
+  case SegmentRule::override_rows: rule = "-mat_suraa_segment_rows " + std::to_string(pl.params.segment_rows); break;
+  }
+  out.push_back({"segment rule", rule});
+  out.push_back({"segment rows", std::to_string(pl.segment_rows) + " (" + std::to_string(pl.segments) + " segments)"});
+  const int32_t k = pl.params.streams;
+  auto stream_of  = [&](const Launch &l) { return l.order < 0 || k == 0 ? std::string("PETSc's") : "extra " + std::to_string(1 + l.order % k); };
+  for (const Launch &l : pl.launches) {
+    const std::string rows = std::to_string(l.end - l.begin) + " rows " + range(l.begin, l.end) + ", " + std::to_string(l.nnz) + " nonzeros, " + std::to_string(l.segments) + " segments";
+    switch (l.kernel) {
+    case Kernel::scalar: out.push_back({"G3 (mean < 32)", rows + ", scalar kernel (1 thread/row, " + std::to_string(kScalarThreads) + "/block), stream " + stream_of(l)}); break;
+    case Kernel::vector: out.push_back({"G2 (mean >= 32)", rows + ", vector kernel Y = " + std::to_string(l.threads_per_row) + " threads/row, stream " + stream_of(l)}); break;
+    case Kernel::g1:
+      out.push_back({"G1 (long rows, <= " + std::to_string(pl.params.max_child_threads) + ")",
+                     rows + ", " + std::to_string(pl.g1_chunks) + " chunk blocks (" + std::to_string(pl.g1_multi_chunk_rows) + " rows > " + std::to_string(kG1ChunkEntries) + " entries), " +
+                       (pl.params.dynamic ? "dynamic parallelism: parent thread per row launches a child grid (" + std::to_string(l.end - l.begin) + " device launches/product)"
+                                          : "host-launched block-per-chunk kernel (" + std::to_string(kG1BlockThreads) + " threads)") +
+                       ", stream " + stream_of(l)});
+      break;
+    }
+  }
+  if (!pl.g1_segments) out.push_back({"G1 (long rows)", "empty" + std::string(pl.params.max_child_threads < pl.segment_rows ? " (a segment is longer than max_child_threads)" : "")});
+  out.push_back({"groups rows G1/G2/G3", std::to_string(pl.g1_end) + " / " + std::to_string(pl.g2_end - pl.g1_end) + " / " + std::to_string(pl.nrows - pl.g2_end)});
+  out.push_back({"groups nonzeros G1/G2/G3", std::to_string(pl.g1_nnz) + " / " + std::to_string(pl.g2_nnz) + " / " + std::to_string(pl.g3_nnz)});
+  const int32_t other = (int32_t)pl.launches.size() - (pl.g1_segments ? 1 : 0); // G3 + G2 launches
+  out.push_back({"launches per product", std::to_string(pl.launches.size()) + " (" + std::to_string(k ? std::min(k, other) : 0) + " of the " + std::to_string(k) + " extra streams used, G1 on PETSc's stream)"});
+  out.push_back({"padding", "none (nslots = nnz)"});
+  out.push_back({"bytes", std::to_string((int64_t)b)});
+  out.push_back({"CSR bytes", std::to_string((int64_t)csr) + " (suraa/CSR = " + fmt(csr > 0 ? b / csr : 0.0, "%.3f") + ")"});
+}
+
+} // namespace suraa
+
+static const FormatParam kSuraaParams[] = {
+  {"segment_rows", "rows per segment; 0: Freedman-Diaconis rule on the sorted row lengths (Scott's rule when IQR = 0, at least a warp)", 0, 0, INT32_MAX},
+  {"max_child_threads", "G1 (dynamic kernel) takes whole leading segments of mean length >= 32 up to this many rows; 0: no G1", 2048, 0, 1 << 20},
+  {"dynamic", "G1 kernel: 1 = dynamic parallelism (parent thread per row launches a child grid), 0 = host-launched block-per-chunk kernel", 0, 0, 1},
+  {"streams", "extra CUDA streams for the G3 and G2 launches (0: all on PETSc's stream)", 3, 0, suraa::kMaxStreams},
+};
+
+extern const FormatOps suraa_ops = {
+  "suraa",
+  "SURAA (Muhammed et al.): rows sorted longest first, Freedman-Diaconis segments, G1/G2/G3 by segment mean run by dynamic-parallelism / vector / scalar CSR kernels on streams",
+  kSuraaParams,
+  suraa::nparams,
+  suraa::kMaxStreams,
+  suraa::build_host,
+  suraa::build_cuda,
+};
+
+} // namespace gpuformats

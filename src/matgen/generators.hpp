@@ -1,0 +1,61 @@
+// Matrix generators for tests and the benchmark: deterministic for a seed (whatever the thread
+// count), sized by their own parameters or by a target number of nonzeros, every row with sorted,
+// unique column indices. Pure C++ (no PETSc); generation runs on all cores.
+//
+// A spec is   name[:key=value[,key=value...]]   numbers may be written 2e7, 20M, 1.5G, 64k.
+// Every generator takes nnz=<target> instead of its size parameter (the size is derived from it,
+// so the count is approximate) and seed=<s> to override the seed argument.
+//
+//   stencil2d5:n=2000                 2D 5-point stencil on an n x n grid (also nx=,ny=)
+//   stencil3d7:n=200                  3D 7-point stencil on n^3 (also nx=,ny=,nz=); alias stencil7
+//   stencil27:n=128                   3D 27-point stencil on n^3; alias stencil3d27
+//   fem:rows=1e6,min=10,max=80        unstructured-FEM-like: row lengths uniform in [min,max], the
+//                                     diagonal plus columns near the row and near row +- plane
+//                                     (plane= defaults to rows^(2/3), as a 3D mesh numbering gives)
+//   rmat:scale=21,ef=16               R-MAT power-law graph, Graph500 parameters a=.57 b=.19 c=.19,
+//                                     2^scale vertices, ef*2^scale edges (duplicates merged), vertex
+//                                     ids scrambled (perm=0 keeps the heavy rows first); directed
+//   randrows:n=40000,minpct=1,maxpct=5 row lengths uniform in minpct..maxpct % of n, columns uniform
+//                                     at random (evchyb paper 3.4); or minlen=,maxlen= in entries
+//   longrows:n=8e6,k=2,share=0.2      short banded rows (minlen=1..maxlen=10, within bw=32 of the
+//                                     diagonal) plus k rows at random positions holding `share` of
+//                                     all nonzeros, with random columns (the ibm-dc1 shape)
+//   blocks5:n=1e6                     dense 5x5 blocks (bs=), minb=4..maxb=12 blocks per block row
+//                                     at FEM-like local block columns (the DLR2 shape)
+//   circuit:n=1e7                     circuit-like: rows of minlen=2..maxlen=6 (diagonal, mostly
+//                                     within bw=64, 1-plocal at random), ndense=4 dense nodes whose
+//                                     rows hold densefrac=0.05 of n columns and whose columns are hit
+//                                     by a fraction pdense=0.2 of the rows
+//   banded:n=1e6,bw=20                band of half-width bw (rows of 2*bw+1); fill=0.5 keeps that
+//                                     fraction of the band at random, diagonal always
+//   scaled:file=X.mtx,target_nnz=5e7  a real matrix replicated R = ceil(target/nnz) times along the
+//                                     diagonal, copy r taking the column block pi(r) of a seeded
+//                                     permutation (shuffle=0: block diagonal): the row-length
+//                                     distribution and the locality within each copy are kept
+//                                     exactly; nnz= is the same as target_nnz=
+//
+// Values are pseudo-random in [-1,-0.1] U [0.1,1], a function of (seed, row, column).
+#pragma once
+#include "core/csr.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace gpuformats {
+
+// Builds the matrix a spec describes. Throws Error(bad_input) naming the problem for an unknown
+// generator or parameter or an out-of-range value, Error(unsupported) when the result would not
+// fit 32-bit indices.
+CsrMatrix generate_matrix(const std::string &spec, uint64_t seed);
+
+// True when `spec` names a generator (its text before ':' is a known generator name).
+bool is_generator_spec(const std::string &spec);
+
+// The list above, one generator per line, for -help texts.
+std::string generator_help();
+
+// The scaling transform behind `scaled:`: copies of `base` (see above), at least target_nnz
+// nonzeros in all (one copy at least).
+CsrMatrix scale_matrix(const CsrMatrix &base, int64_t target_nnz, uint64_t seed, bool shuffle = true);
+
+} // namespace gpuformats
