@@ -53,6 +53,7 @@ TYPES=${GPUFORMATS_TEST_TYPES:-$(bin/test/list_types 2>/dev/null)}
 
 # --- unit ---
 run_checks unit.core bin/test/test_core
+run_checks unit.matgen bin/test/test_matgen
 run_checks unit.formats bin/test/test_formats test/matrices
 
 # --- petsc: every type against AIJ, on 1..3 ranks ---
@@ -109,6 +110,20 @@ fi
 # --- gpu ---
 if [ $has_gpu = 1 ]; then
   run_checks gpu.formats bin/test/test_formats_cuda test/matrices
+  # compute-sanitizer (memcheck, racecheck, synccheck) over the small cases of every format: the
+  # multi-stream and child-kernel paths of SURAA included (its dynamic switch is flipped there).
+  san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -1)
+  if [ -n "$san" ]; then
+    for tool in memcheck racecheck synccheck; do
+      for f in $TYPES; do
+        log=$OUTDIR/gpu.sanitizer.$tool.$f.log
+        "$san" --tool $tool --error-exitcode 99 bin/test/test_formats_cuda test/matrices "$f" quick >"$log" 2>&1; rc=$?
+        [ $rc = 0 ] && pass "gpu.sanitizer.$tool.$f # $(grep -c '^ok ' "$log") checks" || { fail "gpu.sanitizer.$tool.$f" "exit $rc (log $log)"; grep -m5 "=========" "$log"; }
+      done
+    done
+  else
+    echo "# compute-sanitizer not found: sanitizer runs skipped"
+  fi
   run_checks gpu.oom bin/test/test_oom -types "$(echo $TYPES | tr ' ' ',')"
   for np in 1 2; do
     run_checks "gpu.matmult.np$np" $MPIEXEC -n "$np" bin/test/test_matmult -dir test/matrices -quick

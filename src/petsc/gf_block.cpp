@@ -68,13 +68,34 @@ static void ensure_streams(GFBlock &blk, int extra)
   }
 }
 
-PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, PetscBool want_diag)
+// Runs a call into the format layer (which throws gpuformats::Error); false with err filled on failure.
+template <class F>
+static bool run_layer(F &&f, GFLayerError &err)
+{
+  try {
+    f();
+    return true;
+  } catch (const Error &e) {
+    err.cls = petsc_error_class(e.kind);
+    err.msg = std::string(e.what()) + petsc_error_hint(e.kind);
+  } catch (const std::bad_alloc &) {
+    err.cls = PETSC_ERR_MEM;
+    err.msg = std::string("out of memory (host, or device inside Thrust)") + petsc_error_hint(ErrorKind::out_of_memory);
+  } catch (const std::exception &e) {
+    err.cls = PETSC_ERR_LIB;
+    err.msg = e.what();
+  }
+  return false;
+}
+
+PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, PetscBool want_diag, GFLayerError *defer)
 {
   PetscObjectState state, nzstate;
   const PetscInt  *ai, *aj;
   PetscScalar     *aa;
   PetscMemType     mtype;
   MPI_Comm         comm = PETSC_COMM_SELF;
+  GFLayerError     err;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectStateGet((PetscObject)aij, &state));
@@ -96,12 +117,23 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
     PetscCall(PetscLogEventBegin(MAT_GPUFormatsBuild, aij, 0, 0, 0));
     blk.reset(); // free the old layout first: the new one may need the memory
     std::unique_ptr<FormatBlock> fmt;
-    if (backend == Backend::cuda) {
-      cudaStream_t s;
-      PetscCall(current_stream(&s));
-      GF_TRY(comm, ensure_streams(blk, gm.ops->extra_streams); fmt = gm.ops->build_cuda(csr, gm.params.data(), s));
-    } else {
-      GF_TRY(comm, fmt = gm.ops->build_host(csr, gm.params.data()));
+    cudaStream_t                 s = nullptr;
+    if (backend == Backend::cuda) PetscCall(current_stream(&s));
+    const bool ok = run_layer(
+      [&] {
+        if (backend == Backend::cuda) {
+          ensure_streams(blk, gm.ops->extra_streams);
+          fmt = gm.ops->build_cuda(csr, gm.params.data(), s);
+        } else fmt = gm.ops->build_host(csr, gm.params.data());
+      },
+      err);
+    PetscCall(PetscLogEventEnd(MAT_GPUFormatsBuild, aij, 0, 0, 0));
+    if (!ok) {
+      if (defer) {
+        *defer = err;
+        PetscFunctionReturn(PETSC_SUCCESS);
+      }
+      SETERRQ(comm, err.cls, "gpuformats: %s", err.msg.c_str());
     }
     PetscCheck(fmt, comm, PETSC_ERR_LIB, "gpuformats: format %s returned no layout", gm.ops->root);
     blk.fmt     = std::move(fmt);
@@ -109,18 +141,26 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
     blk.nzstate = nzstate;
     blk.diag_pos.clear();
     blk.builds++;
-    PetscCall(PetscLogEventEnd(MAT_GPUFormatsBuild, aij, 0, 0, 0));
   } else if (state != blk.state) {
     PetscCall(PetscLogEventBegin(MAT_GPUFormatsRefresh, aij, 0, 0, 0));
-    if (backend == Backend::cuda) {
-      cudaStream_t s;
-      PetscCall(current_stream(&s));
-      GF_TRY(comm, refresh_values_cuda(*blk.fmt, csr.values, blk.staging, s));
-    } else {
-      refresh_values_host(*blk.fmt, csr.values);
+    cudaStream_t s = nullptr;
+    if (backend == Backend::cuda) PetscCall(current_stream(&s));
+    const bool ok = run_layer(
+      [&] {
+        if (backend == Backend::cuda) refresh_values_cuda(*blk.fmt, csr.values, blk.staging, s);
+        else refresh_values_host(*blk.fmt, csr.values);
+      },
+      err);
+    PetscCall(PetscLogEventEnd(MAT_GPUFormatsRefresh, aij, 0, 0, 0));
+    if (!ok) {
+      blk.reset(); // values half-written: rebuilt at the next use
+      if (defer) {
+        *defer = err;
+        PetscFunctionReturn(PETSC_SUCCESS);
+      }
+      SETERRQ(comm, err.cls, "gpuformats: %s", err.msg.c_str());
     }
     blk.refreshes++;
-    PetscCall(PetscLogEventEnd(MAT_GPUFormatsRefresh, aij, 0, 0, 0));
   }
   blk.state = state;
 

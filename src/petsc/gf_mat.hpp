@@ -74,7 +74,15 @@ inline GFMat &gf(Mat A) { return *static_cast<GFMat *>(A->spptr); }
 // --- gf_block.cpp: per-block work shared by the seq and mpi types ---
 bool           cuda_device_present();
 Backend        resolve_backend(const GFMat &gm);
-PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, PetscBool want_diag);
+// A failure of the layers below, held instead of raised so that an MPI type can make it collective
+// (a refusal or an out-of-memory on one rank must fail every rank, not leave the others waiting).
+struct GFLayerError {
+  PetscErrorCode cls = PETSC_SUCCESS;
+  std::string    msg;
+};
+// Brings one block's format up to date with its AIJ block (rebuild or values-only refresh).
+// defer: where a failure of the format layer goes (the block is then left empty); null: raised here.
+PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, PetscBool want_diag, GFLayerError *defer = nullptr);
 PetscErrorCode GFBlockSpMV(const GFMat &gm, GFBlock &blk, PetscScalar alpha, const PetscScalar *x, PetscScalar beta, PetscScalar *y);
 PetscErrorCode GFBlockGetDiagonal(GFBlock &blk, PetscScalar *d, PetscInt n);
 PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *label, PetscViewer viewer);

@@ -6,6 +6,7 @@
 //   VecScatterEnd                  waits, unpacks on the stream
 //   y += A_o ghosts                rows with no off-process entries cost nothing in the format
 #include "gf_mat.hpp"
+#include <string>
 
 namespace gpuformats {
 
@@ -64,8 +65,29 @@ PetscErrorCode GFMPISync(Mat A, Backend backend, PetscBool want_diag, PetscBool 
 
   PetscFunctionBegin;
   PetscCall(GetBlocks(A, &Ad, &Ao));
-  PetscCall(GFBlockSync(gm, gm.diag, Ad, backend, want_diag));
-  PetscCall(GFBlockSync(gm, gm.offd, Ao, backend, PETSC_FALSE));
+  // Called collectively (assembly, products, diagonal, view); a failure on one rank fails all.
+  GFLayerError ed, eo;
+  PetscCall(GFBlockSync(gm, gm.diag, Ad, backend, want_diag, &ed));
+  if (!ed.cls) PetscCall(GFBlockSync(gm, gm.offd, Ao, backend, PETSC_FALSE, &eo));
+  const GFLayerError &e    = ed.cls ? ed : eo;
+  PetscMPIInt         mine = (PetscMPIInt)e.cls, any = 0, rank;
+  PetscCallMPI(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
+  if (any) {
+    // Every rank raises the message of the first failing rank (the others have none of their own).
+    MPI_Comm    comm = PetscObjectComm((PetscObject)A);
+    PetscMPIInt who, len;
+    PetscCallMPI(MPI_Comm_rank(comm, &rank));
+    PetscMPIInt cand = mine ? rank : PETSC_MPI_INT_MAX;
+    PetscCallMPI(MPI_Allreduce(&cand, &who, 1, MPI_INT, MPI_MIN, comm));
+    std::string msg = mine ? "[rank " + std::to_string(rank) + ", " + (ed.cls ? "local" : "off-process") + " block] " + e.msg : "";
+    len             = (PetscMPIInt)msg.size();
+    PetscCallMPI(MPI_Bcast(&len, 1, MPI_INT, who, comm));
+    msg.resize((size_t)len);
+    PetscCallMPI(MPI_Bcast(msg.data(), len, MPI_CHAR, who, comm));
+    gm.diag.reset();
+    gm.offd.reset();
+    SETERRQ(PETSC_COMM_SELF, mine ? mine : any, "gpuformats: %s; the AIJ matrix is unchanged", msg.c_str());
+  }
   if (with_halo) PetscCall(EnsureHalo(A, gm, backend));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -27,11 +27,10 @@ static void check_device_permutation(const NamedMatrix &m)
     }
 }
 
-static void check_cuda_format_on(const FormatOps &ops, const NamedMatrix &m)
+static void check_cuda_format_on(const FormatOps &ops, const std::vector<int64_t> &params, const std::string &tag, const NamedMatrix &m)
 {
   const CsrView              A      = m.A.view();
-  const std::string          name   = std::string(ops.root) + ".cuda." + m.name;
-  const std::vector<int64_t> params = default_params(ops);
+  const std::string          name   = std::string(ops.root) + tag + ".cuda." + m.name;
   std::unique_ptr<FormatBlock> hb, db;
   try {
     hb = ops.build_host(A, params.data());
@@ -92,6 +91,8 @@ static void check_cuda_format_on(const FormatOps &ops, const NamedMatrix &m)
   for (int i = 1; i <= ops.extra_streams && i < 16; ++i) cudaStreamDestroy(streams[i]);
 }
 
+// Usage: test_formats_cuda [dir] [format root or "all"] [quick]
+//   quick: the small edge cases only (for compute-sanitizer runs).
 int main(int argc, char **argv)
 {
   int count = 0;
@@ -99,22 +100,47 @@ int main(int argc, char **argv)
     std::printf("ok gpu_suite_skipped_no_device\n");
     return 0;
   }
-  const std::string dir = argc > 1 ? argv[1] : "test/matrices";
+  const std::string dir   = argc > 1 ? argv[1] : "test/matrices";
+  const std::string only  = argc > 2 ? argv[2] : "all";
+  const bool        quick = argc > 3 && std::string(argv[3]) == "quick";
   int               n;
   const FormatOps *const *all = all_formats(&n);
-  std::vector<NamedMatrix> ms  = edge_case_matrices(true), real = real_matrices(dir);
-  ms.insert(ms.end(), real.begin(), real.end());
-  ms.push_back({"stencil7_64", stencil7(64)});
-  ms.push_back({"dense_row_1e6", random_rows(3000, 1000000, 21, [](std::mt19937_64 &r, int32_t i) { return i == 5 ? 1000000 : std::uniform_int_distribution<int32_t>(0, 12)(r); })});
+  std::vector<NamedMatrix> ms  = edge_case_matrices(!quick);
+  if (!quick) {
+    std::vector<NamedMatrix> real = real_matrices(dir);
+    ms.insert(ms.end(), real.begin(), real.end());
+    ms.push_back({"stencil7_64", stencil7(64)});
+    ms.push_back({"dense_row_1e6", random_rows(3000, 1000000, 21, [](std::mt19937_64 &r, int32_t i) { return i == 5 ? 1000000 : std::uniform_int_distribution<int32_t>(0, 12)(r); })});
+  }
   ms.push_back({"all_rows_long", uniform_rows(64, 50000, 5000, 20000, 22)});
-  for (const NamedMatrix &m : ms) check_device_permutation(m);
-  for (int f = 0; f < n; ++f)
-    for (const NamedMatrix &m : ms) {
-      try {
-        check_cuda_format_on(*all[f], m);
-      } catch (const Error &e) {
-        check(false, std::string(all[f]->root) + ".cuda." + m.name, e.what());
+  if (only == "all")
+    for (const NamedMatrix &m : ms) check_device_permutation(m);
+  auto guarded = [&](const FormatOps &ops, const std::vector<int64_t> &params, const std::string &tag, const NamedMatrix &m) {
+    try {
+      check_cuda_format_on(ops, params, tag, m);
+    } catch (const Error &e) {
+      check(false, std::string(ops.root) + tag + ".cuda." + m.name, e.what());
+    }
+  };
+  for (int f = 0; f < n; ++f) {
+    const FormatOps &ops = *all[f];
+    if (only != "all" && only != ops.root) continue;
+    for (const NamedMatrix &m : ms) guarded(ops, default_params(ops), "", m);
+    // Each parameter at its smallest and largest allowed value, on a few shapes; a switch
+    // parameter (range 0..1, e.g. suraa's dynamic parallelism, pellr's permutation) flipped on
+    // every matrix, since it selects another kernel.
+    for (int p = 0; p < ops.nparams; ++p) {
+      const FormatParam &fp = ops.params[p];
+      for (int64_t v : {fp.min_value, fp.max_value}) {
+        std::vector<int64_t> params = default_params(ops);
+        if (params[p] == v) continue;
+        params[p]             = v;
+        const bool        sw  = fp.min_value == 0 && fp.max_value == 1;
+        const std::string tag = std::string("[") + fp.name + "=" + std::to_string(v) + "]";
+        for (const NamedMatrix &m : ms)
+          if (sw || m.name == "mixed_1_to_600" || m.name == "empty_rows_mixed" || m.name == "rect_100x7" || m.name == "stencil7_12" || m.name == "powerlaw" || m.name == "all_rows_long") guarded(ops, params, tag, m);
       }
     }
+  }
   return gftest::finish();
 }

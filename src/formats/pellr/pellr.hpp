@@ -2,7 +2,9 @@
 //
 // Rows are sorted by length, longest first (the shared core permutation, global), and the sorted
 // rows are stored as ELLPACK-R: left-packed, padded to the longest row K, column-major with a
-// stride of S = nrows rounded up to a warp (32), so a warp reads 32 consecutive slots per column.
+// stride of S = stored rows rounded up to a warp (32), so a warp reads 32 consecutive slots per
+// column. Sorting puts the empty rows last; they are not stored (their threads only scale y), so
+// a mostly-empty block (MPI's off-process part) costs its non-empty rows only.
 // rl[] holds the row lengths (per row, or per warp as the paper suggests to save memory).
 //
 //   CSR (5 rows)         sorted (perm = [2 4 0 1 3])     stored, K = 4, S = 32 (p5..p31: phantom rows)
@@ -10,8 +12,8 @@
 //   r1: c                p1 = r4: h i j *                 column 1: e i b * * * ... *    slots  32..63
 //   r2: d e f g          p2 = r0: a b * *                 column 2: f j * * * * ... *    slots  64..95
 //   r3: (empty)          p3 = r1: c * * *                 column 3: g * * * * * ... *    slots  96..127
-//   r4: h i j            p4 = r3: * * * *
-//   rl (per row)  = [4 3 2 1 0]          rl (per warp) = [4]
+//   r4: h i j            p4 = r3: (empty, not stored: 4 stored rows)
+//   rl (per row)  = [4 3 2 1]            rl (per warp) = [4]
 //
 // Product: one thread per stored row p, y[perm[p]] = alpha * sum_{j < rl} values[j*S + p] *
 // x[colidx[j*S + p]] + beta * y[perm[p]]. With rl per warp a thread runs to the warp's longest row
@@ -21,18 +23,21 @@
 //   perm[p]         original row at position p: sorted_row_permutation(longest first, global) when
 //                   -mat_pellr_permute 1; the identity (not stored) when 0, which is plain
 //                   ELLPACK-R, the paper's baseline
-//   slot(p, j)      = j*S + p for j < length of row perm[p]; every other slot is padding
-//                   (value 0.0, column -1); nslots = K*S
-//   rl              per row: rl[p] = length of row perm[p] (nrows entries); per warp:
-//                   rl[w] = max over the 32 positions of warp w (N_w = ceil(nrows/32) entries)
+//   stored          rows with storage: nrows - empty rows when permuted (empty rows sort last),
+//                   nrows for the identity (ELLPACK-R stores every row)
+//   slot(p, j)      = j*S + p for j < length of row perm[p], p < stored; every other slot is
+//                   padding (value 0.0, column -1); nslots = K*S, S = stored rounded up to 32
+//   rl              per row: rl[p] = length of row perm[p] (stored entries); per warp:
+//                   rl[w] = max over the 32 positions of warp w (N_w = ceil(stored/32) entries)
 //   slot_of_csr[k]  slot of CSR entry k; nslots <= INT32_MAX (32-bit offsets)
-//   Fill: K*nrows must not exceed max_fill * nnz (-mat_pellr_max_fill, default 3), and the
+//   Fill: K*stored must not exceed max_fill * nnz (-mat_pellr_max_fill, default 3), and the
 //   layout must fit in free device memory; otherwise the builders throw Error(unsupported)
 //   naming pjds and evchyb, before allocating the padded arrays.
 //
 // The paper's counts (equations 1-2), computed at build time for describe() and the model:
-//   N_w    = ceil(nrows / 32)
-//   N_iter = sum over warps of the warp's longest row (iterations the warps run)
+//   N_w    = ceil(stored / 32)
+//   N_iter = sum over warps of the warp's longest row (iterations the warps run; warps of empty
+//            rows count 0)
 //   N_p    = sum over rows of (2 b - 1): one multiply per entry and b - 1 additions; rows with
 //            b = 0 count 0 (the paper's formula would give -1 for them). Independent of the order.
 // Both N_iter of the stored order and of the other order (natural / sorted) are reported, so
@@ -55,7 +60,8 @@ struct PellrInfo {
   bool    rl_per_warp    = true;
   bool    permuted       = true;
   int32_t width          = 0; // K: longest row
-  int32_t stride         = 0; // S: nrows rounded up to kPellrWarp
+  int32_t stored         = 0; // rows with storage (see above)
+  int32_t stride         = 0; // S: stored rounded up to kPellrWarp
   int32_t empty_rows     = 0;
   int64_t n_warps        = 0; // N_w
   int64_t n_iter         = 0; // N_iter of the stored order
@@ -66,8 +72,9 @@ struct PellrInfo {
 
 // Reads and checks the parameters (Error(bad_input)).
 PellrInfo pellr_params(const int64_t *params);
-// Fills width/stride from the longest row and refuses a blow-up (Error(unsupported)) before
-// anything of the padded size is allocated. free_bytes < 0: not checked (host).
+// Fills stored/stride/n_warps (info.width, info.permuted and info.empty_rows set) and refuses a
+// blow-up (Error(unsupported)) before anything of the padded size is allocated. free_bytes < 0:
+// not checked (host).
 void      pellr_check_fill(PellrInfo &info, int32_t nrows, int64_t nnz, int64_t free_bytes);
 int64_t   pellr_rl_entries(const PellrInfo &info, int32_t nrows);
 std::size_t pellr_bytes(const PellrInfo &info, int32_t nrows, int64_t nslots);

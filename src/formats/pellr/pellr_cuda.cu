@@ -89,20 +89,20 @@ __host__ __device__ inline double row_sum(int32_t p, int32_t S, int32_t L, const
 // Thread body (host+device: the tests run it on the host): one thread per stored row.
 // kPerWarp: rl[] per warp; kPermuted: y through perm[].
 template <bool kPerWarp, bool kPermuted>
-__host__ __device__ inline void row_thread(int32_t p, int32_t S, const int32_t *__restrict__ rl, const int32_t *__restrict__ perm, const int32_t *__restrict__ colidx, const double *__restrict__ values, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+__host__ __device__ inline void row_thread(int32_t p, int32_t stored, int32_t S, const int32_t *__restrict__ rl, const int32_t *__restrict__ perm, const int32_t *__restrict__ colidx, const double *__restrict__ values, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
 {
-  const int32_t L   = load_ro(rl + (kPerWarp ? p / kPellrWarp : p));
+  const int32_t L   = p < stored ? load_ro(rl + (kPerWarp ? p / kPellrWarp : p)) : 0; // empty rows: not stored
   const double  sum = row_sum(p, S, L, colidx, values, x);
   const int32_t row = kPermuted ? load_ro(perm + p) : p;
   y[row]            = beta == 0.0 ? alpha * sum : fma(beta, y[row], alpha * sum); // beta == 0: y write-only
 }
 
 template <bool kPerWarp, bool kPermuted>
-__global__ void __launch_bounds__(kThreads) pellr_spmv_rows(int32_t nrows, int32_t S, const int32_t *__restrict__ rl, const int32_t *__restrict__ perm, const int32_t *__restrict__ colidx, const double *__restrict__ values, double alpha, const double *__restrict__ x, double beta,
+__global__ void __launch_bounds__(kThreads) pellr_spmv_rows(int32_t nrows, int32_t stored, int32_t S, const int32_t *__restrict__ rl, const int32_t *__restrict__ perm, const int32_t *__restrict__ colidx, const double *__restrict__ values, double alpha, const double *__restrict__ x, double beta,
                                                             double *__restrict__ y)
 {
   const int64_t p = (int64_t)blockIdx.x * kThreads + threadIdx.x;
-  if (p < nrows) row_thread<kPerWarp, kPermuted>((int32_t)p, S, rl, perm, colidx, values, alpha, x, beta, y);
+  if (p < nrows) row_thread<kPerWarp, kPermuted>((int32_t)p, stored, S, rl, perm, colidx, values, alpha, x, beta, y);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -191,7 +191,8 @@ void build_arrays(const Sys &sys, const int32_t *rowptr, const int32_t *colidx, 
   const counting_iterator<int32_t> zero(0);
   const auto                       natural = thrust::make_transform_iterator(zero, RowLength{rowptr});
 
-  in.width = thrust::reduce(pol, natural, natural + nrows, (int32_t)0, thrust::maximum<int32_t>());
+  in.width      = thrust::reduce(pol, natural, natural + nrows, (int32_t)0, thrust::maximum<int32_t>());
+  in.empty_rows = (int32_t)thrust::count_if(pol, natural, natural + nrows, IsZero{});
   pellr_check_fill(in, nrows, nnz, sys.free_bytes()); // before the padded allocation
   const int32_t S      = in.stride;
   const int64_t nslots = (int64_t)in.width * S;
@@ -207,21 +208,21 @@ void build_arrays(const Sys &sys, const int32_t *rowptr, const int32_t *colidx, 
   const int64_t rl_n = pellr_rl_entries(in, nrows);
   out.rl.resize(rl_n);
   if (in.rl_per_warp)
-    thrust::reduce_by_key(pol, thrust::make_transform_iterator(zero, WarpOf{}), thrust::make_transform_iterator(zero + nrows, WarpOf{}), stored, thrust::make_discard_iterator(), out.rl.data(), thrust::equal_to<int32_t>(), thrust::maximum<int32_t>());
-  else thrust::copy(pol, stored, stored + nrows, out.rl.data());
+    thrust::reduce_by_key(pol, thrust::make_transform_iterator(zero, WarpOf{}), thrust::make_transform_iterator(zero + in.stored, WarpOf{}), stored, thrust::make_discard_iterator(), out.rl.data(), thrust::equal_to<int32_t>(), thrust::maximum<int32_t>());
+  else thrust::copy(pol, stored, stored + in.stored, out.rl.data());
 
-  // The paper's counts, for both orders.
-  in.n_iter_natural = iterations(sys, natural, nrows, in.n_warps);
-  in.n_iter         = in.permuted ? iterations(sys, stored, nrows, in.n_warps) : in.n_iter_natural;
+  // The paper's counts, for both orders (warps of empty rows count 0).
+  const int64_t all_warps = ((int64_t)nrows + kPellrWarp - 1) / kPellrWarp;
+  in.n_iter_natural       = iterations(sys, natural, nrows, all_warps);
+  in.n_iter               = in.permuted ? iterations(sys, stored, in.stored, in.n_warps) : in.n_iter_natural;
   if (in.permuted) in.n_iter_sorted = in.n_iter;
   else {
     typename Sys::template buffer<int32_t> sorted(nrows);
     thrust::copy(pol, natural, natural + nrows, sorted.data());
     thrust::sort(pol, sorted.data(), sorted.data() + nrows, thrust::greater<int32_t>());
-    in.n_iter_sorted = thrust::transform_reduce(pol, counting_iterator<int64_t>(0), counting_iterator<int64_t>(in.n_warps), EveryWarpFirst{sorted.data()}, (int64_t)0, thrust::plus<int64_t>());
+    in.n_iter_sorted = thrust::transform_reduce(pol, counting_iterator<int64_t>(0), counting_iterator<int64_t>(all_warps), EveryWarpFirst{sorted.data()}, (int64_t)0, thrust::plus<int64_t>());
     sys.sync();
   }
-  in.empty_rows = (int32_t)thrust::count_if(pol, natural, natural + nrows, IsZero{});
   in.n_p        = 2 * nnz - (nrows - in.empty_rows);
 
   out.values.resize(nslots);
@@ -254,7 +255,7 @@ public:
     if (nrows == 0) return;
     const PellrInfo &in   = a.info;
     const unsigned   grid = (unsigned)(((int64_t)nrows + kThreads - 1) / kThreads);
-    const auto       args = [&](auto kernel) { kernel<<<grid, kThreads, 0, streams.main()>>>(nrows, in.stride, a.rl.data(), a.perm.data(), a.colidx.data(), a.values.data(), alpha, x, beta, y); };
+    const auto       args = [&](auto kernel) { kernel<<<grid, kThreads, 0, streams.main()>>>(nrows, in.stored, in.stride, a.rl.data(), a.perm.data(), a.colidx.data(), a.values.data(), alpha, x, beta, y); };
     if (in.rl_per_warp) in.permuted ? args(pellr_spmv_rows<true, true>) : args(pellr_spmv_rows<true, false>);
     else in.permuted ? args(pellr_spmv_rows<false, true>) : args(pellr_spmv_rows<false, false>);
     GPUFORMATS_CUDA(cudaGetLastError());

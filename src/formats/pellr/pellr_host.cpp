@@ -40,7 +40,7 @@ public:
   {
     const int32_t S = info.stride;
     for (int32_t p = 0; p < nrows; ++p) {
-      const int32_t L   = info.rl_per_warp ? rl[p / kPellrWarp] : rl[p];
+      const int32_t L   = p >= info.stored ? 0 : info.rl_per_warp ? rl[p / kPellrWarp] : rl[p];
       double        sum = 0;
       for (int32_t j = 0; j < L; ++j) {
         const int32_t slot = j * S + p, c = colidx[slot];
@@ -65,7 +65,8 @@ std::unique_ptr<FormatBlock> pellr_build_host(const CsrView &A, const int64_t *p
     for (int32_t i = 0; i < A.nrows; ++i) l[i] = A.row_length(i);
     return l;
   }();
-  in.width = A.nrows ? *std::max_element(natural.begin(), natural.end()) : 0;
+  in.width      = A.nrows ? *std::max_element(natural.begin(), natural.end()) : 0;
+  in.empty_rows = (int32_t)std::count(natural.begin(), natural.end(), 0);
   pellr_check_fill(in, A.nrows, A.nnz, -1); // before the padded allocation
   const int32_t S      = in.stride;
   const int64_t nslots = (int64_t)in.width * S;
@@ -77,21 +78,20 @@ std::unique_ptr<FormatBlock> pellr_build_host(const CsrView &A, const int64_t *p
   for (int32_t p = 0; p < A.nrows; ++p) stored[p] = natural[row_at(p)];
   if (in.rl_per_warp) {
     blk->rl.assign(in.n_warps, 0);
-    for (int32_t p = 0; p < A.nrows; ++p) blk->rl[p / kPellrWarp] = std::max(blk->rl[p / kPellrWarp], stored[p]);
-  } else blk->rl = stored;
+    for (int32_t p = 0; p < in.stored; ++p) blk->rl[p / kPellrWarp] = std::max(blk->rl[p / kPellrWarp], stored[p]);
+  } else blk->rl.assign(stored.begin(), stored.begin() + in.stored);
 
   std::vector<int32_t> sorted = natural;
   std::sort(sorted.begin(), sorted.end(), std::greater<int32_t>());
   in.n_iter_natural = iterations(natural);
   in.n_iter_sorted  = iterations(sorted);
   in.n_iter         = iterations(stored);
-  in.empty_rows     = (int32_t)std::count(natural.begin(), natural.end(), 0);
   in.n_p            = 2 * A.nnz - (A.nrows - in.empty_rows);
 
   blk->vals.assign(nslots, 0.0);
   blk->colidx.assign(nslots, -1);
   blk->slots.assign(A.nnz, 0);
-  for (int32_t p = 0; p < A.nrows; ++p) {
+  for (int32_t p = 0; p < in.stored; ++p) {
     const int32_t i = row_at(p);
     for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) {
       const int32_t slot = (k - A.rowptr[i]) * S + p;
@@ -128,9 +128,10 @@ PellrInfo pellr_params(const int64_t *params)
 
 void pellr_check_fill(PellrInfo &in, int32_t nrows, int64_t nnz, int64_t free_bytes)
 {
-  in.stride          = (int32_t)(((int64_t)nrows + kPellrWarp - 1) / kPellrWarp * kPellrWarp);
-  in.n_warps         = ((int64_t)nrows + kPellrWarp - 1) / kPellrWarp;
-  const int64_t fill = (int64_t)in.width * nrows; // ELLPACK slots of the real rows
+  in.stored          = in.permuted ? nrows - in.empty_rows : nrows;
+  in.stride          = (int32_t)(((int64_t)in.stored + kPellrWarp - 1) / kPellrWarp * kPellrWarp);
+  in.n_warps         = ((int64_t)in.stored + kPellrWarp - 1) / kPellrWarp;
+  const int64_t fill = (int64_t)in.width * in.stored; // ELLPACK slots of the stored rows
   const int64_t slots = (int64_t)in.width * in.stride;
   const std::string fits = "Formats that fit: -mat_type pjds (pads only inside blocks of 32 sorted rows) or -mat_type evchyb (long rows kept in CSR)";
   if (fill > (int64_t)in.max_fill * nnz)
@@ -142,7 +143,7 @@ void pellr_check_fill(PellrInfo &in, int32_t nrows, int64_t nnz, int64_t free_by
     throw Error(ErrorKind::unsupported, "pellr: the padded layout needs " + std::to_string(need) + " bytes of device memory, only " + std::to_string(free_bytes) + " are free. " + fits + ".");
 }
 
-int64_t pellr_rl_entries(const PellrInfo &in, int32_t nrows) { return in.rl_per_warp ? in.n_warps : nrows; }
+int64_t pellr_rl_entries(const PellrInfo &in, int32_t) { return in.rl_per_warp ? in.n_warps : in.stored; }
 
 std::size_t pellr_bytes(const PellrInfo &in, int32_t nrows, int64_t nslots)
 {
@@ -160,11 +161,12 @@ void pellr_describe(const PellrInfo &in, const FormatBlock &blk, std::vector<Lay
   out.push_back({"empty rows", std::to_string(in.empty_rows)});
   out.push_back({"row order", in.permuted ? "sorted by length, longest first (PELLR)" : "natural (identity permutation: plain ELLPACK-R)"});
   out.push_back({"width K (longest row)", std::to_string(in.width)});
-  out.push_back({"stride S (rows rounded to 32)", std::to_string(in.stride)});
+  out.push_back({"stored rows", std::to_string(in.stored) + (in.permuted ? " (empty rows sort last and are not stored)" : " (every row: identity order)")});
+  out.push_back({"stride S (stored rows rounded to 32)", std::to_string(in.stride)});
   out.push_back({"slots", std::to_string(blk.nslots)});
   out.push_back({"padding slots", std::to_string(padding) + " (" + fmt_double(blk.nslots ? 100.0 * (double)padding / (double)blk.nslots : 0.0) + "% of slots; fill K*rows/nnz = " +
                                     fmt_double(blk.nnz ? (double)in.width * blk.nrows / (double)blk.nnz : 0.0) + ", max_fill " + std::to_string(in.max_fill) + ")"});
-  out.push_back({"rl[]", in.rl_per_warp ? std::to_string(in.n_warps) + " entries (per warp)" : std::to_string(blk.nrows) + " entries (per row)"});
+  out.push_back({"rl[]", in.rl_per_warp ? std::to_string(in.n_warps) + " entries (per warp)" : std::to_string(in.stored) + " entries (per row)"});
   out.push_back({"N_w (warps)", std::to_string(in.n_warps)});
   out.push_back({"N_iter (this layout)", std::to_string(in.n_iter)});
   out.push_back({"N_iter ELLPACK-R (natural order)", std::to_string(in.n_iter_natural)});
