@@ -27,7 +27,14 @@
 // keeps the natural order's x and y locality across segments. Block widths then fall only inside
 // a segment, so each segment gets its own run of col_start entries beginning at diag_base[s]:
 //   slot(p, j) = col_start[diag_base[s] + j] + (p - s*S),   s = p / S
-// With w = 0 (default: global sort, the paper's format) there is one segment, diag_base = [0].
+// With w = 0 (global sort, the paper's format) there is one segment, diag_base = [0].
+//
+// Default (-mat_pjds_sort_window -1, auto): windows of kPjdsAutoWindow rows, unless their block
+// padding exceeds kPjdsAutoMaxPaddingRatio times that of the global sort (a few huge rows
+// scattered over many windows, e.g. R-MAT), then the global sort. Measured on an H100
+// (bench/results/): the global sort scatters y writes and x reads of matrices whose natural
+// order is local (scaled real matrices, FEM, circuits) and lost 2-2.4x there; windows of 1024
+// recovered it, while on R-MAT they multiplied the bytes by 6.8 and halved the speed.
 //
 // Invariants (host and cuda builders produce identical arrays):
 //   perm[p]           original row at sorted position p (sorted_row_permutation, longest first,
@@ -68,6 +75,14 @@ namespace gpuformats {
 // round trips (~25-50 us on H100/H200): short against a product over a >= 500 MB matrix, long
 // enough that the split path (extra partial sums, a second kernel) is used only on long rows.
 constexpr int32_t kPjdsChunkDiagonals = 256;
+constexpr int32_t kPjdsAutoWindow          = 1024; // rows per sorted window in the auto mode
+constexpr int64_t kPjdsAutoMaxPaddingRatio = 2;    // auto: windowed slots <= this x globally sorted slots
+
+// Padded slots (b_r * sum of block widths) of the rows sorted longest first inside windows of
+// `window` rows (0: globally), from the row lengths alone; the auto rule compares two of these.
+int64_t pjds_padded_slots_host(const std::vector<int32_t> &lengths, int32_t block_rows, int32_t window);
+// The window the auto rule picks given both counts (kPjdsAutoWindow or 0).
+inline int32_t pjds_auto_choice(int64_t windowed_slots, int64_t global_slots) { return windowed_slots <= kPjdsAutoMaxPaddingRatio * global_slots ? kPjdsAutoWindow : 0; }
 
 // Parameter order of pjds_ops.params.
 enum PjdsParam { pjds_param_block_rows = 0, pjds_param_sort_window = 1, pjds_nparams = 2 };
@@ -75,7 +90,8 @@ enum PjdsParam { pjds_param_block_rows = 0, pjds_param_sort_window = 1, pjds_npa
 // Geometry fixed by the parameters and the row count (before looking at the rows).
 struct PjdsPlan {
   int32_t block_rows   = 32; // b_r
-  int32_t sort_window  = 0;  // as given (0 = global sort)
+  int32_t sort_window  = 0;  // as resolved (0 = global sort)
+  bool    auto_window  = false; // chosen by the auto rule (-mat_pjds_sort_window -1)
   int32_t segment_rows = 0;  // S: rows per sorted segment (multiple of b_r), covers all rows when global
   int32_t perm_window  = 0;  // window passed to the core permutation (0 = global, else S)
   int32_t nblocks      = 0;  // ceil(nrows / b_r)

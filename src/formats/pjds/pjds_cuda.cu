@@ -17,6 +17,7 @@
 #include <thrust/reduce.h>
 #include <thrust/scan.h>
 #include <thrust/scatter.h>
+#include <thrust/sort.h>
 #include <thrust/transform.h>
 #include <thrust/transform_reduce.h>
 
@@ -276,6 +277,34 @@ struct Arrays {
   buf<double>  values;
 };
 
+// Sort key of row i for the padding count: its window, then its length, longest first.
+struct WindowLengthKey {
+  const int32_t *rowptr;
+  int64_t        window; // rows per window (a multiple of b_r); >= nrows: one window
+  __host__ __device__ int64_t operator()(int32_t i) const { return ((int64_t)(i / window) << 32) | (int64_t)(uint32_t)(INT32_MAX - (rowptr[i + 1] - rowptr[i])); }
+};
+struct BlockLeadLength { // b_r * length of the first (longest) row of block b in the sorted keys
+  const int64_t *keys;
+  int32_t        br;
+  __host__ __device__ int64_t operator()(int32_t b) const { return (int64_t)br * (INT32_MAX - (int32_t)(keys[(int64_t)b * br] & 0xffffffff)); }
+};
+
+// pjds_padded_slots_host on the device: the same count from the CSR row pointers.
+template <class Sys>
+int64_t padded_slots(const Sys &sys, const int32_t *rowptr, int32_t nrows, int32_t br, int32_t window)
+{
+  if (nrows == 0) return 0;
+  const int64_t                          W = window > 0 ? ((int64_t)window + br - 1) / br * br : (int64_t)nrows;
+  typename Sys::template buffer<int64_t> keys(nrows);
+  const thrust::counting_iterator<int32_t> zero(0);
+  thrust::transform(sys.policy(), zero, zero + nrows, keys.data(), WindowLengthKey{rowptr, W});
+  thrust::sort(sys.policy(), keys.data(), keys.data() + nrows);
+  const int32_t nb    = (int32_t)(((int64_t)nrows + br - 1) / br);
+  const int64_t slots = thrust::transform_reduce(sys.policy(), zero, zero + nb, BlockLeadLength{keys.data(), br}, (int64_t)0, thrust::plus<int64_t>());
+  sys.sync(); // keys die here
+  return slots;
+}
+
 // Builds every array of pjds.hpp from a CSR in the system's memory.
 template <class Sys>
 void build_arrays(const Sys &sys, const int32_t *rowptr, const int32_t *colidx, const double *csr_values, int32_t nrows, int32_t ncols, int64_t nnz, const int64_t *params, Arrays<Sys> &out)
@@ -283,8 +312,14 @@ void build_arrays(const Sys &sys, const int32_t *rowptr, const int32_t *colidx, 
   using thrust::counting_iterator;
   auto      pol = sys.policy();
   PjdsInfo &in  = out.info;
-  in.plan       = pjds_plan(nrows, params);
-  const PjdsPlan &pl = in.plan;
+  int64_t   prm[pjds_nparams] = {params[pjds_param_block_rows], params[pjds_param_sort_window]};
+  if (prm[pjds_param_sort_window] == -1) { // auto (pjds.hpp): the host builder's rule, counted on the device
+    const int32_t br             = (int32_t)std::clamp<int64_t>(prm[pjds_param_block_rows], 1, 1024);
+    prm[pjds_param_sort_window] = pjds_auto_choice(padded_slots(sys, rowptr, nrows, br, kPjdsAutoWindow), padded_slots(sys, rowptr, nrows, br, 0));
+  }
+  in.plan             = pjds_plan(nrows, prm);
+  in.plan.auto_window = params[pjds_param_sort_window] == -1;
+  const PjdsPlan &pl  = in.plan;
   const int32_t   br = pl.block_rows, S = pl.segment_rows, nb = pl.nblocks, nseg = pl.nsegments, bps = S / br;
   const counting_iterator<int32_t> zero(0);
 
@@ -389,7 +424,8 @@ public:
 std::unique_ptr<FormatBlock> pjds_build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream)
 {
   using namespace pjds_detail;
-  pjds_plan(A.nrows, params); // bad parameters fail before any upload
+  const int64_t check[pjds_nparams] = {params[pjds_param_block_rows], params[pjds_param_sort_window] == -1 ? 0 : params[pjds_param_sort_window]};
+  pjds_plan(A.nrows, check); // bad parameters fail before any upload
   auto            blk = std::make_unique<PjdsCudaBlock>();
   {
     DeviceCsr d = upload_csr(A, stream);

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace gpuformats {
 
@@ -52,8 +54,16 @@ std::unique_ptr<FormatBlock> pjds_build_host(const CsrView &A, const int64_t *pa
 {
   auto blk     = std::make_unique<PjdsHostBlock>();
   PjdsInfo &in = blk->info;
-  in.plan      = pjds_plan(A.nrows, params);
-  const PjdsPlan &pl = in.plan;
+  int64_t prm[pjds_nparams] = {params[pjds_param_block_rows], params[pjds_param_sort_window]};
+  if (prm[pjds_param_sort_window] == -1) { // auto: from the row lengths (same rule as the device builder)
+    std::vector<int32_t> len(A.nrows);
+    for (int32_t i = 0; i < A.nrows; ++i) len[i] = A.row_length(i);
+    const int32_t br           = (int32_t)std::clamp<int64_t>(prm[pjds_param_block_rows], 1, 1024);
+    prm[pjds_param_sort_window] = pjds_auto_choice(pjds_padded_slots_host(len, br, kPjdsAutoWindow), pjds_padded_slots_host(len, br, 0));
+  }
+  in.plan             = pjds_plan(A.nrows, prm);
+  in.plan.auto_window = params[pjds_param_sort_window] == -1;
+  const PjdsPlan &pl  = in.plan;
   const int32_t   br = pl.block_rows, S = pl.segment_rows, nb = pl.nblocks, nseg = pl.nsegments;
 
   blk->perm = sorted_row_permutation(A, RowOrder::longest_first, pl.perm_window);
@@ -133,11 +143,24 @@ std::unique_ptr<FormatBlock> pjds_build_host(const CsrView &A, const int64_t *pa
 
 } // namespace
 
+int64_t pjds_padded_slots_host(const std::vector<int32_t> &lengths, int32_t br, int32_t window)
+{
+  const size_t n = lengths.size(), W = window > 0 ? ((size_t)window + br - 1) / br * br : std::max<size_t>(n, 1);
+  int64_t      slots = 0;
+  std::vector<int32_t> seg;
+  for (size_t s0 = 0; s0 < n; s0 += W) {
+    seg.assign(lengths.begin() + s0, lengths.begin() + std::min(n, s0 + W));
+    std::sort(seg.begin(), seg.end(), std::greater<int32_t>());
+    for (size_t b = 0; b < seg.size(); b += br) slots += (int64_t)br * seg[b];
+  }
+  return slots;
+}
+
 PjdsPlan pjds_plan(int32_t nrows, const int64_t *params)
 {
   const int64_t br = params[pjds_param_block_rows], w = params[pjds_param_sort_window];
   if (br < 1 || br > 1024) throw Error(ErrorKind::bad_input, "pjds: -mat_pjds_block_rows must be in [1, 1024] (32, one warp, is the paper's choice); got " + std::to_string(br));
-  if (w < 0 || w > INT32_MAX) throw Error(ErrorKind::bad_input, "pjds: -mat_pjds_sort_window must be >= 0 (0 sorts all rows); got " + std::to_string(w));
+  if (w < 0 || w > INT32_MAX) throw Error(ErrorKind::bad_input, "pjds: -mat_pjds_sort_window must be -1 (auto), 0 (sort all rows) or a window size; got " + std::to_string(w));
   PjdsPlan pl;
   pl.block_rows             = (int32_t)br;
   pl.sort_window            = (int32_t)w;
@@ -188,7 +211,8 @@ void pjds_describe(const PjdsInfo &in, const FormatBlock &blk, std::vector<Layou
   out.push_back({"longest row", std::to_string(in.max_row_length)});
   out.push_back({"block rows (b_r)", std::to_string(pl.block_rows)});
   out.push_back({"blocks", std::to_string(pl.nblocks)});
-  out.push_back({"row sort", pl.perm_window ? "within windows of " + std::to_string(pl.segment_rows) + " rows (" + std::to_string(pl.nsegments) + " segments)" : std::string("global, longest first")});
+  out.push_back({"row sort", (pl.perm_window ? "within windows of " + std::to_string(pl.segment_rows) + " rows (" + std::to_string(pl.nsegments) + " segments)" : std::string("global, longest first")) +
+                               (pl.auto_window ? " (auto: windows unless their padding exceeds " + std::to_string(kPjdsAutoMaxPaddingRatio) + "x the global sort's)" : "")});
   out.push_back({"jagged diagonals (col_start entries)", std::to_string(in.ndiagonals)});
   out.push_back({"slots", std::to_string(blk.nslots)});
   out.push_back({"padding slots", std::to_string(padding) + " (" + fmt_double(blk.nslots ? 100.0 * (double)padding / (double)blk.nslots : 0.0) + "% of slots)"});
@@ -201,7 +225,7 @@ void pjds_describe(const PjdsInfo &in, const FormatBlock &blk, std::vector<Layou
 
 static const FormatParam kPjdsParams[] = {
   {"block_rows", "rows per padded block b_r (32 = one warp, the paper's choice); rows of a block are padded to its longest row", 32, 1, 1024},
-  {"sort_window", "sort rows by length only inside windows of this many rows (rounded up to whole blocks; keeps x/y locality like SELL-C-sigma); 0 = global sort (the paper)", 0, 0, INT32_MAX},
+  {"sort_window", "sort rows by length only inside windows of this many rows (rounded up to whole blocks; keeps x/y locality like SELL-C-sigma); 0 = global sort (the paper); -1 = auto: 1024 unless that pads more than 2x the global sort", -1, -1, INT32_MAX},
 };
 
 extern const FormatOps pjds_ops = {
