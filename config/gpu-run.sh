@@ -35,5 +35,10 @@ for what in "${@:-test}"; do
   *) echo "unknown step $what"; rc=1 ;;
   esac
 done
-(cd "$OUT" && tar -czf test-logs.tgz test-logs 2>/dev/null && rm -rf test-logs) || true
+# Folders of many logs go back as one archive each (the device tool returns a limited number of files).
+for d in "$OUT"/test-logs "$OUT"/bratu-*/; do
+  [ -d "$d" ] || continue
+  n=$(basename "$d")
+  (cd "$OUT" && tar -czf "$n.tgz" "$n" && rm -rf "$n") || true
+done
 exit $rc

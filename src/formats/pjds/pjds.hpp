@@ -29,12 +29,14 @@
 //   slot(p, j) = col_start[diag_base[s] + j] + (p - s*S),   s = p / S
 // With w = 0 (global sort, the paper's format) there is one segment, diag_base = [0].
 //
-// Default (-mat_pjds_sort_window -1, auto): windows of kPjdsAutoWindow rows, unless their block
-// padding exceeds kPjdsAutoMaxPaddingRatio times that of the global sort (a few huge rows
-// scattered over many windows, e.g. R-MAT), then the global sort. Measured on an H100
-// (bench/results/): the global sort scatters y writes and x reads of matrices whose natural
-// order is local (scaled real matrices, FEM, circuits) and lost 2-2.4x there; windows of 1024
-// recovered it, while on R-MAT they multiplied the bytes by 6.8 and halved the speed.
+// Auto (-mat_pjds_sort_window -1): windows of kPjdsAutoWindow rows, unless their block padding
+// exceeds kPjdsAutoMaxPaddingRatio times that of the global sort (a few huge rows scattered over
+// many windows, e.g. R-MAT), then the global sort. Why, measured on an H100 with fixed windows
+// (bench/results/2026-11-23-h100/): the global sort scatters the y writes and x reads of matrices
+// whose natural order is local (scaled real matrices, FEM, circuits) and lost 1.5-2.4x there;
+// windows of 1024 recovered it, while on R-MAT they multiplied the bytes by 6.8 and halved the
+// speed. The auto rule itself has not run on a GPU yet, so the default stays the paper's global
+// sort (0) until the GPU suite has checked the device builder's auto path.
 //
 // Invariants (host and cuda builders produce identical arrays):
 //   perm[p]           original row at sorted position p (sorted_row_permutation, longest first,
