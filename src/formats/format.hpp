@@ -58,6 +58,18 @@ public:
   const int32_t *slot_of_csr = nullptr; // nnz entries, backend memory, owned by the subclass
 
   std::size_t map_bytes() const { return (std::size_t)nnz * sizeof(int32_t); }
+
+  // What every builder sets last: the shape of A and the subclass's value and slot arrays.
+  void set_layout(Backend b, const CsrView &A, double *vals, int64_t slots, const int32_t *slot_map)
+  {
+    backend     = b;
+    nrows       = A.nrows;
+    ncols       = A.ncols;
+    nnz         = A.nnz;
+    values      = vals;
+    nslots      = slots;
+    slot_of_csr = slot_map;
+  }
 };
 
 // A format option, shown by -help as -mat_<root>_<name>.

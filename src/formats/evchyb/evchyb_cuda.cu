@@ -72,7 +72,7 @@ __device__ __forceinline__ void ell_band(const KernelArgs &a, const Band &band, 
     if (e0 >= band.end) break;
     const int32_t e = (int32_t)e0 + lane;
     if (e >= band.end) break;
-    const int32_t out  = ld_stream(a.perm + a.ell_first + e);
+    const int32_t out  = load_stream(a.perm + a.ell_first + e);
     const int32_t s    = e >> log2S, r = e & (S - 1);
     const int32_t base = __ldg(a.slice_ptr + s), w = (__ldg(a.slice_ptr + s + 1) - base) >> log2S;
     constexpr int SC = MODE == 1 ? 0 : MODE;
@@ -91,7 +91,7 @@ __device__ __forceinline__ void csr_team_band(const KernelArgs &a, const Band &b
   int32_t       out = 0;
   double        sum = 0.0;
   if (own) {
-    if (t == 0) out = ld_stream(a.perm + a.csr_first + c); // in flight during the row
+    if (t == 0) out = load_stream(a.perm + a.csr_first + c); // in flight during the row
     sum = csr_range(a, __ldg(a.csr_row_start + c), __ldg(a.csr_row_start + c + 1), t, tpr);
   }
   sum = warp_sum(sum);
@@ -123,7 +123,7 @@ __device__ __forceinline__ void csr_split_band(const KernelArgs &a, const Band &
     for (int32_t i = threadIdx.x; i < sb.nchunks; i += 32) v += __ldcg(a.split_partial + sb.first + i); // L2, not a stale L1 line
     v = warp_sum(v);
     if (threadIdx.x == 0) {
-      store_y(a, ld_stream(a.perm + a.csr_first + sb.row), v);
+      store_y(a, load_stream(a.perm + a.csr_first + sb.row), v);
       a.split_counter[sb.first] = 0; // ready for the next product (stream order)
     }
   }
@@ -136,7 +136,7 @@ __device__ __forceinline__ void empty_band(const KernelArgs &a, const Band &band
   for (int32_t k = 0; k < kEmptyRowsPerThread; ++k) {
     const int64_t pos = empty_row(band, blk, BLOCK, threadIdx.x, k);
     if (pos < band.end) {
-      const int32_t out = ld_stream(a.perm + pos);
+      const int32_t out = load_stream(a.perm + pos);
       a.y[out]          = a.beta == 0.0 ? 0.0 : a.beta * a.y[out];
     }
   }
@@ -402,13 +402,7 @@ std::unique_ptr<FormatBlock> build_device(const CsrView &A, const int64_t *param
   GPUFORMATS_CUDA(cudaGetLastError());
   GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the uploaded CSR and the temporaries die here
 
-  blk->backend     = Backend::cuda;
-  blk->nrows       = A.nrows;
-  blk->ncols       = A.ncols;
-  blk->nnz         = A.nnz;
-  blk->values      = blk->vals.data();
-  blk->nslots      = sh.nslots;
-  blk->slot_of_csr = blk->slots.data();
+  blk->set_layout(Backend::cuda, A, blk->vals.data(), sh.nslots, blk->slots.data());
   return blk;
 }
 

@@ -271,13 +271,7 @@ std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
     }
   }
 
-  blk->backend     = Backend::host;
-  blk->nrows       = A.nrows;
-  blk->ncols       = A.ncols;
-  blk->nnz         = A.nnz;
-  blk->values      = blk->vals.data();
-  blk->nslots      = sh.nslots;
-  blk->slot_of_csr = blk->slots.data();
+  blk->set_layout(Backend::host, A, blk->vals.data(), sh.nslots, blk->slots.data());
   return blk;
 }
 

@@ -2,6 +2,7 @@
 // cross-thread operation, compiled for the device (evchyb_cuda.cu) and for the host (the kernel
 // emulation in the tests runs these very functions; loads become plain reads there).
 #pragma once
+#include "../../core/loads.cuh"
 #include "evchyb.hpp"
 
 #include <cmath>
@@ -34,16 +35,8 @@ struct KernelArgs {
 };
 
 // Matrix data is read once: streaming loads (ld.global.cs, evict-first) keep L1/L2 for x, which
-// irregular matrices re-read. x goes through the read-only path (__ldg; the paper's texture cache).
-#ifdef __CUDA_ARCH__
-#define EVCHYB_LDCS(p) __ldcs(p)
-#define EVCHYB_LDG(p) __ldg(p)
-#else
-#define EVCHYB_LDCS(p) (*(p))
-#define EVCHYB_LDG(p) (*(p))
-#endif
-EVCHYB_HD double  ld_stream(const double *p) { return EVCHYB_LDCS(p); }
-EVCHYB_HD int32_t ld_stream(const int32_t *p) { return EVCHYB_LDCS(p); }
+// irregular matrices re-read. x goes through the read-only path (__ldg; the paper's texture
+// cache). Both from core/loads.cuh.
 
 // One ELL row, S >= 2: pairs (double2 + int2, 16 and 8 bytes per lane, a warp reads 512 and 256
 // contiguous bytes per pair column) and the odd last column. SC = S at compile time (the default
@@ -62,8 +55,8 @@ EVCHYB_HD double ell_row_paired(const KernelArgs &a, int32_t base, int32_t w, in
   int32_t        sc = 0;
   if (odd) { // issued now, gathered with the first batch
     const int32_t slot = base + (w - 1) * S + r;
-    sv                 = ld_stream(a.values + slot);
-    sc                 = ld_stream(a.colidx + slot);
+    sv                 = load_stream(a.values + slot);
+    sc                 = load_stream(a.colidx + slot);
   }
   for (int32_t p0 = 0; p0 < npair; p0 += NB) {
     double2 v[NB];
@@ -71,20 +64,20 @@ EVCHYB_HD double ell_row_paired(const KernelArgs &a, int32_t base, int32_t w, in
 #pragma unroll
     for (int q = 0; q < NB; ++q)
       if (p0 + q < npair) {
-        v[q] = EVCHYB_LDCS(vp + (p0 + q) * S);
-        c[q] = EVCHYB_LDCS(ip + (p0 + q) * S);
+        v[q] = load_stream(vp + (p0 + q) * S);
+        c[q] = load_stream(ip + (p0 + q) * S);
       }
-    const double xs = odd ? EVCHYB_LDG(a.x + sc) : 0.0;
+    const double xs = odd ? load_ro(a.x + sc) : 0.0;
 #pragma unroll
     for (int q = 0; q < NB; ++q)
       if (p0 + q < npair) {
-        s0 = fma(v[q].x, EVCHYB_LDG(a.x + c[q].x), s0);
-        s1 = fma(v[q].y, EVCHYB_LDG(a.x + c[q].y), s1);
+        s0 = fma(v[q].x, load_ro(a.x + c[q].x), s0);
+        s1 = fma(v[q].y, load_ro(a.x + c[q].y), s1);
       }
     if (odd) s0 = fma(sv, xs, s0);
     odd = false;
   }
-  if (odd) s0 = fma(sv, EVCHYB_LDG(a.x + sc), s0); // width 1
+  if (odd) s0 = fma(sv, load_ro(a.x + sc), s0); // width 1
   return s0 + s1;
 }
 
@@ -99,12 +92,12 @@ EVCHYB_HD double ell_row_scalar(const KernelArgs &a, int32_t base, int32_t w)
 #pragma unroll
     for (int q = 0; q < 2 * kPairBatch; ++q)
       if (j0 + q < w) {
-        v[q] = ld_stream(a.values + base + j0 + q);
-        c[q] = ld_stream(a.colidx + base + j0 + q);
+        v[q] = load_stream(a.values + base + j0 + q);
+        c[q] = load_stream(a.colidx + base + j0 + q);
       }
 #pragma unroll
     for (int q = 0; q < 2 * kPairBatch; ++q)
-      if (j0 + q < w) s0 = fma(v[q], EVCHYB_LDG(a.x + c[q]), s0);
+      if (j0 + q < w) s0 = fma(v[q], load_ro(a.x + c[q]), s0);
   }
   return s0;
 }
@@ -124,14 +117,14 @@ EVCHYB_HD double csr_range(const KernelArgs &a, int32_t start, int32_t end, int3
 #pragma unroll
     for (int q = 0; q < kPairBatch; ++q)
       if (p0 + q * stride < pe) {
-        v[q] = EVCHYB_LDCS(vp + p0 + q * stride);
-        c[q] = EVCHYB_LDCS(ip + p0 + q * stride);
+        v[q] = load_stream(vp + p0 + q * stride);
+        c[q] = load_stream(ip + p0 + q * stride);
       }
 #pragma unroll
     for (int q = 0; q < kPairBatch; ++q)
       if (p0 + q * stride < pe) {
-        s0 = fma(v[q].x, EVCHYB_LDG(a.x + c[q].x), s0);
-        s1 = fma(v[q].y, EVCHYB_LDG(a.x + c[q].y), s1);
+        s0 = fma(v[q].x, load_ro(a.x + c[q].x), s0);
+        s1 = fma(v[q].y, load_ro(a.x + c[q].y), s1);
       }
   }
   return s0 + s1;
@@ -167,8 +160,8 @@ EVCHYB_HD int64_t empty_row(const Band &band, int32_t blk, int32_t block_threads
 EVCHYB_HD int32_t split_entry(const Band &band, int32_t blk) { return band.first + (blk - band.first_block); }
 EVCHYB_HD void    split_range(const KernelArgs &a, const SplitBlock &sb, int32_t &start, int32_t &end)
 {
-  const int32_t row_end = EVCHYB_LDG(a.csr_row_start + sb.row + 1);
-  start                 = EVCHYB_LDG(a.csr_row_start + sb.row) + sb.chunk * a.split_chunk;
+  const int32_t row_end = load_ro(a.csr_row_start + sb.row + 1);
+  start                 = load_ro(a.csr_row_start + sb.row) + sb.chunk * a.split_chunk;
   end                   = row_end - start < a.split_chunk ? row_end : start + a.split_chunk;
 }
 

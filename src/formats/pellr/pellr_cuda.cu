@@ -3,6 +3,7 @@
 #include "pellr.hpp"
 
 #include "../../core/device_buffer.hpp"
+#include "../../core/loads.cuh"
 #include "../../core/row_permutation.hpp"
 
 #include <thrust/binary_search.h>
@@ -26,33 +27,7 @@ namespace gpuformats {
 
 namespace pellr_detail {
 
-// Loads: the matrix is streamed once per product (evict-first keeps L2 for x); x and rl go
-// through the read-only path. Plain loads on the host (tests run the row loop there).
-__host__ __device__ inline double load_matrix(const double *p)
-{
-#ifdef __CUDA_ARCH__
-  return __ldcs(p);
-#else
-  return *p;
-#endif
-}
-__host__ __device__ inline int32_t load_matrix(const int32_t *p)
-{
-#ifdef __CUDA_ARCH__
-  return __ldcs(p);
-#else
-  return *p;
-#endif
-}
-template <class T>
-__host__ __device__ inline T load_ro(const T *p)
-{
-#ifdef __CUDA_ARCH__
-  return __ldg(p);
-#else
-  return *p;
-#endif
-}
+// Loads (core/loads.cuh): the matrix streamed (load_stream), x and rl read-only (load_ro).
 
 // Columns loaded together by one thread: 8 (value, column) pairs, then 8 x loads, in flight at
 // once, so a row of <= 8 entries costs one round trip for the matrix and one for x.
@@ -73,8 +48,8 @@ __host__ __device__ inline double row_sum(int32_t p, int32_t S, int32_t L, const
       v[u] = 0;
       if (j + u < L) {
         const int32_t slot = (j + u) * S + p;
-        c[u]               = load_matrix(colidx + slot);
-        v[u]               = load_matrix(values + slot);
+        c[u]               = load_stream(colidx + slot);
+        v[u]               = load_stream(values + slot);
       }
     }
 #pragma unroll
@@ -275,13 +250,7 @@ std::unique_ptr<FormatBlock> pellr_build_cuda(const CsrView &A, const int64_t *p
     DeviceCsr d = upload_csr(A, stream);
     build_arrays(CudaSystem{stream}, d.rowptr.data(), d.colidx.data(), d.values.data(), A.nrows, A.ncols, A.nnz, params, blk->a);
   } // the uploaded CSR is freed here (build_arrays synchronised the stream)
-  blk->backend     = Backend::cuda;
-  blk->nrows       = A.nrows;
-  blk->ncols       = A.ncols;
-  blk->nnz         = A.nnz;
-  blk->values      = blk->a.values.data();
-  blk->nslots      = blk->a.nslots;
-  blk->slot_of_csr = blk->a.slot_of_csr.data();
+  blk->set_layout(Backend::cuda, A, blk->a.values.data(), blk->a.nslots, blk->a.slot_of_csr.data());
   return blk;
 }
 

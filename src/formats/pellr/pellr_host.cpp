@@ -3,6 +3,7 @@
 #include "pellr.hpp"
 
 #include "../../core/row_permutation.hpp"
+#include "../../core/text.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -14,13 +15,6 @@
 namespace gpuformats {
 
 namespace {
-
-std::string fmt_double(double v, const char *f = "%.2f")
-{
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 // N_iter (equation 1) of rows whose lengths come in the order given.
 int64_t iterations(const std::vector<int32_t> &len)
@@ -101,13 +95,7 @@ std::unique_ptr<FormatBlock> pellr_build_host(const CsrView &A, const int64_t *p
     }
   }
 
-  blk->backend     = Backend::host;
-  blk->nrows       = A.nrows;
-  blk->ncols       = A.ncols;
-  blk->nnz         = A.nnz;
-  blk->values      = blk->vals.data();
-  blk->nslots      = nslots;
-  blk->slot_of_csr = blk->slots.data();
+  blk->set_layout(Backend::host, A, blk->vals.data(), nslots, blk->slots.data());
   return blk;
 }
 
@@ -135,7 +123,7 @@ void pellr_check_fill(PellrInfo &in, int32_t nrows, int64_t nnz, int64_t free_by
   const int64_t slots = (int64_t)in.width * in.stride;
   const std::string fits = "Formats that fit: -mat_type pjds (pads only inside blocks of 32 sorted rows) or -mat_type evchyb (long rows kept in CSR)";
   if (fill > (int64_t)in.max_fill * nnz)
-    throw Error(ErrorKind::unsupported, "pellr: padding every row to the longest (" + std::to_string(in.width) + " entries) needs " + std::to_string(fill) + " slots = " + fmt_double((double)fill / (double)std::max<int64_t>(nnz, 1), "%.1f") + " x the " + std::to_string(nnz) +
+    throw Error(ErrorKind::unsupported, "pellr: padding every row to the longest (" + std::to_string(in.width) + " entries) needs " + std::to_string(fill) + " slots = " + format_number((double)fill / (double)std::max<int64_t>(nnz, 1), "%.1f") + " x the " + std::to_string(nnz) +
                                           " nonzeros, above -mat_pellr_max_fill " + std::to_string(in.max_fill) + ". " + fits + "; or raise -mat_pellr_max_fill.");
   if (slots > INT32_MAX) throw Error(ErrorKind::unsupported, "pellr: the padded layout needs " + std::to_string(slots) + " slots, more than the 2^31-1 the int32 slot map addresses. " + fits + ", or split the matrix over more ranks.");
   const int64_t need = slots * 12 + nnz * 4 + pellr_rl_entries(in, nrows) * 4 + (in.permuted ? (int64_t)nrows * 4 : 0);
@@ -164,16 +152,16 @@ void pellr_describe(const PellrInfo &in, const FormatBlock &blk, std::vector<Lay
   out.push_back({"stored rows", std::to_string(in.stored) + (in.permuted ? " (empty rows sort last and are not stored)" : " (every row: identity order)")});
   out.push_back({"stride S (stored rows rounded to 32)", std::to_string(in.stride)});
   out.push_back({"slots", std::to_string(blk.nslots)});
-  out.push_back({"padding slots", std::to_string(padding) + " (" + fmt_double(blk.nslots ? 100.0 * (double)padding / (double)blk.nslots : 0.0) + "% of slots; fill K*rows/nnz = " +
-                                    fmt_double(blk.nnz ? (double)in.width * blk.nrows / (double)blk.nnz : 0.0) + ", max_fill " + std::to_string(in.max_fill) + ")"});
+  out.push_back({"padding slots", std::to_string(padding) + " (" + format_number(blk.nslots ? 100.0 * (double)padding / (double)blk.nslots : 0.0, "%.2f") + "% of slots; fill K*rows/nnz = " +
+                                    format_number(blk.nnz ? (double)in.width * blk.nrows / (double)blk.nnz : 0.0, "%.2f") + ", max_fill " + std::to_string(in.max_fill) + ")"});
   out.push_back({"rl[]", in.rl_per_warp ? std::to_string(in.n_warps) + " entries (per warp)" : std::to_string(in.stored) + " entries (per row)"});
   out.push_back({"N_w (warps)", std::to_string(in.n_warps)});
   out.push_back({"N_iter (this layout)", std::to_string(in.n_iter)});
   out.push_back({"N_iter ELLPACK-R (natural order)", std::to_string(in.n_iter_natural)});
-  out.push_back({"N_iter PELLR (sorted order)", std::to_string(in.n_iter_sorted) + " (" + fmt_double(in.n_iter_natural ? 100.0 * (1.0 - (double)in.n_iter_sorted / (double)in.n_iter_natural) : 0.0) + "% fewer than ELLPACK-R)"});
+  out.push_back({"N_iter PELLR (sorted order)", std::to_string(in.n_iter_sorted) + " (" + format_number(in.n_iter_natural ? 100.0 * (1.0 - (double)in.n_iter_sorted / (double)in.n_iter_natural) : 0.0, "%.2f") + "% fewer than ELLPACK-R)"});
   out.push_back({"N_p (multiplies + adds)", std::to_string(in.n_p)});
   out.push_back({"bytes", std::to_string((int64_t)bytes)});
-  out.push_back({"CSR bytes", std::to_string((int64_t)csr) + " (pellr/CSR = " + fmt_double(csr > 0 ? bytes / csr : 0.0, "%.3f") + ")"});
+  out.push_back({"CSR bytes", std::to_string((int64_t)csr) + " (pellr/CSR = " + format_number(csr > 0 ? bytes / csr : 0.0, "%.3f") + ")"});
 }
 
 static const FormatParam kPellrParams[] = {

@@ -3,6 +3,7 @@
 #include "pjds.hpp"
 
 #include "../../core/device_buffer.hpp"
+#include "../../core/loads.cuh"
 #include "../../core/row_permutation.hpp"
 
 #include <thrust/binary_search.h>
@@ -28,34 +29,7 @@ namespace gpuformats {
 namespace pjds_detail {
 
 // ------------------------------------------------------------------------------------------------
-// Loads. The matrix (values, colidx) is streamed once per product: evict-first (.cs) keeps L2 for
-// x, which the rows of a stencil or FEM matrix reuse. x and the small metadata go through the
-// read-only path (.nc). On the host (tests) these are plain loads.
-__host__ __device__ inline double load_matrix(const double *p)
-{
-#ifdef __CUDA_ARCH__
-  return __ldcs(p);
-#else
-  return *p;
-#endif
-}
-__host__ __device__ inline int32_t load_matrix(const int32_t *p)
-{
-#ifdef __CUDA_ARCH__
-  return __ldcs(p);
-#else
-  return *p;
-#endif
-}
-template <class T>
-__host__ __device__ inline T load_ro(const T *p)
-{
-#ifdef __CUDA_ARCH__
-  return __ldg(p);
-#else
-  return *p;
-#endif
-}
+// Loads (core/loads.cuh): the matrix streamed (load_stream), x and metadata read-only (load_ro).
 
 // Diagonals loaded together by one thread before it uses any of them: 8 independent (value,
 // column) pairs and then 8 independent x loads in flight per thread, so a 7-point stencil row is
@@ -79,8 +53,8 @@ __host__ __device__ inline double row_sum(const int32_t *__restrict__ cs, int32_
       v[u] = 0;
       if (j + u < j1) {
         const int32_t slot = load_ro(cs + j + u) + lp; // col_start: same address in the whole warp (broadcast)
-        c[u]               = load_matrix(colidx + slot);
-        v[u]               = load_matrix(values + slot);
+        c[u]               = load_stream(colidx + slot);
+        v[u]               = load_stream(values + slot);
       }
     }
     double xv[kUnroll]; // all x loads before any use: they overlap instead of waiting on each other
@@ -432,13 +406,7 @@ std::unique_ptr<FormatBlock> pjds_build_cuda(const CsrView &A, const int64_t *pa
     build_arrays(CudaSystem{stream}, d.rowptr.data(), d.colidx.data(), d.values.data(), A.nrows, A.ncols, A.nnz, params, blk->a);
   } // the uploaded CSR is freed here (build_arrays synchronised the stream)
   blk->partial.resize((size_t)blk->a.info.nwide_items * blk->a.info.plan.block_rows);
-  blk->backend     = Backend::cuda;
-  blk->nrows       = A.nrows;
-  blk->ncols       = A.ncols;
-  blk->nnz         = A.nnz;
-  blk->values      = blk->a.values.data();
-  blk->nslots      = blk->a.nslots;
-  blk->slot_of_csr = blk->a.slot_of_csr.data();
+  blk->set_layout(Backend::cuda, A, blk->a.values.data(), blk->a.nslots, blk->a.slot_of_csr.data());
   return blk;
 }
 

@@ -3,6 +3,7 @@
 #include "pjds.hpp"
 
 #include "../../core/row_permutation.hpp"
+#include "../../core/text.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -14,13 +15,6 @@
 namespace gpuformats {
 
 namespace {
-
-std::string fmt_double(double v, const char *f = "%.2f")
-{
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 // The host block: plain vectors, plain loops.
 class PjdsHostBlock : public FormatBlock {
@@ -131,13 +125,7 @@ std::unique_ptr<FormatBlock> pjds_build_host(const CsrView &A, const int64_t *pa
   in.nwide_blocks = (int32_t)blk->wide_block.size();
   in.nwide_items  = blk->wide_item_start.back();
 
-  blk->backend     = Backend::host;
-  blk->nrows       = A.nrows;
-  blk->ncols       = A.ncols;
-  blk->nnz         = A.nnz;
-  blk->values      = blk->vals.data();
-  blk->nslots      = nslots;
-  blk->slot_of_csr = blk->slots.data();
+  blk->set_layout(Backend::host, A, blk->vals.data(), nslots, blk->slots.data());
   return blk;
 }
 
@@ -215,12 +203,12 @@ void pjds_describe(const PjdsInfo &in, const FormatBlock &blk, std::vector<Layou
                                (pl.auto_window ? " (auto: windows unless their padding exceeds " + std::to_string(kPjdsAutoMaxPaddingRatio) + "x the global sort's)" : "")});
   out.push_back({"jagged diagonals (col_start entries)", std::to_string(in.ndiagonals)});
   out.push_back({"slots", std::to_string(blk.nslots)});
-  out.push_back({"padding slots", std::to_string(padding) + " (" + fmt_double(blk.nslots ? 100.0 * (double)padding / (double)blk.nslots : 0.0) + "% of slots)"});
+  out.push_back({"padding slots", std::to_string(padding) + " (" + format_number(blk.nslots ? 100.0 * (double)padding / (double)blk.nslots : 0.0, "%.2f") + "% of slots)"});
   out.push_back({"wide blocks (> " + std::to_string(kPjdsChunkDiagonals) + " diagonals, split)", std::to_string(in.nwide_blocks) + " blocks, " + std::to_string(in.nwide_items) + " items"});
   out.push_back({"bytes", std::to_string((int64_t)bytes)});
-  out.push_back({"CSR bytes", std::to_string((int64_t)csr) + " (pjds/CSR = " + fmt_double(csr > 0 ? bytes / csr : 0.0, "%.3f") + ")"});
-  out.push_back({"ELLPACK-R bytes", fmt_double(ellr, "%.0f")});
-  out.push_back({"memory saving vs ELLPACK-R", fmt_double(ellr > 0 ? 100.0 * (1.0 - bytes / ellr) : 0.0) + "%"});
+  out.push_back({"CSR bytes", std::to_string((int64_t)csr) + " (pjds/CSR = " + format_number(csr > 0 ? bytes / csr : 0.0, "%.3f") + ")"});
+  out.push_back({"ELLPACK-R bytes", format_number(ellr, "%.0f")});
+  out.push_back({"memory saving vs ELLPACK-R", format_number(ellr > 0 ? 100.0 * (1.0 - bytes / ellr) : 0.0, "%.2f") + "%"});
 }
 
 static const FormatParam kPjdsParams[] = {

@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(kScalarThreads) suraa_scalar_rows(int32_t begi
 {
   const int64_t p = (int64_t)begin + (int64_t)blockIdx.x * kScalarThreads + threadIdx.x;
   if (p >= end) return;
-  const int32_t rs = ld_ro(v.rowptr + p), re = ld_ro(v.rowptr + p + 1);
+  const int32_t rs = load_ro(v.rowptr + p), re = load_ro(v.rowptr + p + 1);
   store_row(v, (int32_t)p, row_dot(rs, re, v.colidx, v.values, x), alpha, beta, y);
 }
 
@@ -52,7 +52,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerRow) suraa_vector_rows(int32_t b
   const bool        valid = p < end;
   double            sum   = 0;
   if (valid) {
-    const int32_t rs = ld_ro(v.rowptr + p), re = ld_ro(v.rowptr + p + 1);
+    const int32_t rs = load_ro(v.rowptr + p), re = load_ro(v.rowptr + p + 1);
     sum              = strided_dot<2>(rs + lane, re, Y, v.colidx, v.values, x); // ~2 entries per thread (Y ~ mean/2)
   }
   sum = warp_sum(sum);
@@ -78,10 +78,10 @@ __global__ void __launch_bounds__(kG1BlockThreads) suraa_g1_blocks(int32_t g1_ro
   int32_t       lo = 0, hi = g1_rows; // largest r with g1_chunk_start[r] <= b
   while (hi - lo > 1) {
     const int32_t mid = lo + (hi - lo) / 2;
-    if (ld_ro(v.g1_chunk_start + mid) <= b) lo = mid;
+    if (load_ro(v.g1_chunk_start + mid) <= b) lo = mid;
     else hi = mid;
   }
-  g1_chunk<kG1ChunkEntries / kG1BlockThreads>(lo, b - ld_ro(v.g1_chunk_start + lo), v, alpha, x, beta, y);
+  g1_chunk<kG1ChunkEntries / kG1BlockThreads>(lo, b - load_ro(v.g1_chunk_start + lo), v, alpha, x, beta, y);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -244,13 +244,7 @@ std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params,
     }
     GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // len and the uploaded CSR die here
   }
-  blk->backend     = Backend::cuda;
-  blk->nrows       = m;
-  blk->ncols       = A.ncols;
-  blk->nnz         = nnz;
-  blk->values      = blk->vals.data();
-  blk->nslots      = nnz;
-  blk->slot_of_csr = blk->slots.data();
+  blk->set_layout(Backend::cuda, A, blk->vals.data(), A.nnz, blk->slots.data()); // no padding: a slot per nonzero
   return blk;
 }
 

@@ -3,6 +3,7 @@
 // the G1 chunk body both G1 variants run. Layout and rules: suraa.hpp. The row sums also compile
 // for the host (tests); the rest only under nvcc.
 #pragma once
+#include "../../core/loads.cuh"
 #include "suraa.hpp"
 
 #include <cmath>
@@ -10,27 +11,8 @@
 namespace gpuformats {
 namespace suraa {
 
-// The matrix is streamed once per product: evict-first loads keep L2 for x, which power-law rows
-// gather at random. x, perm and the row pointers go through the read-only path. Plain loads when
-// compiled for the host (the row functions below are also run by the host tests).
-template <class T>
-SURAA_HD T ld_stream(const T *p)
-{
-#ifdef __CUDA_ARCH__
-  return __ldcs(p);
-#else
-  return *p;
-#endif
-}
-template <class T>
-SURAA_HD T ld_ro(const T *p)
-{
-#ifdef __CUDA_ARCH__
-  return __ldg(p);
-#else
-  return *p;
-#endif
-}
+// Loads (core/loads.cuh): the matrix streamed (load_stream), x, perm and the row pointers
+// read-only (load_ro); power-law rows gather x at random, so L2 is kept for it.
 
 // sum of values[k] * x[colidx[k]] for k = first, first + stride, ... < end. kUnroll (value, column)
 // pairs are loaded, then their kUnroll x entries, before any use: that many loads in flight per
@@ -46,15 +28,15 @@ SURAA_HD double strided_dot(int32_t first, int32_t end, int32_t stride, const in
     double  v[kUnroll], xv[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      c[u] = ld_stream(colidx + k + u * stride);
-      v[u] = ld_stream(values + k + u * stride);
+      c[u] = load_stream(colidx + k + u * stride);
+      v[u] = load_stream(values + k + u * stride);
     }
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) xv[u] = ld_ro(x + c[u]);
+    for (int u = 0; u < kUnroll; ++u) xv[u] = load_ro(x + c[u]);
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) sum = fma(v[u], xv[u], sum);
   }
-  for (; k < end; k += stride) sum = fma(ld_stream(values + k), ld_ro(x + ld_stream(colidx + k)), sum);
+  for (; k < end; k += stride) sum = fma(load_stream(values + k), load_ro(x + load_stream(colidx + k)), sum);
   return sum;
 }
 
@@ -68,27 +50,27 @@ SURAA_HD double row_dot(int32_t rs, int32_t re, const int32_t *__restrict__ coli
   double  sum = 0;
   int32_t k   = rs;
   if ((k & 1) && k < re) {
-    sum = fma(ld_stream(values + k), ld_ro(x + ld_stream(colidx + k)), sum);
+    sum = fma(load_stream(values + k), load_ro(x + load_stream(colidx + k)), sum);
     ++k;
   }
   for (; k < re - 3; k += 4) { // k + 3 < re (re - 3 cannot overflow)
-    const double2 v0 = ld_stream(reinterpret_cast<const double2 *>(values + k)), v1 = ld_stream(reinterpret_cast<const double2 *>(values + k + 2));
-    const int2    c0 = ld_stream(reinterpret_cast<const int2 *>(colidx + k)), c1 = ld_stream(reinterpret_cast<const int2 *>(colidx + k + 2));
-    const double  x0 = ld_ro(x + c0.x), x1 = ld_ro(x + c0.y), x2 = ld_ro(x + c1.x), x3 = ld_ro(x + c1.y);
+    const double2 v0 = load_stream(reinterpret_cast<const double2 *>(values + k)), v1 = load_stream(reinterpret_cast<const double2 *>(values + k + 2));
+    const int2    c0 = load_stream(reinterpret_cast<const int2 *>(colidx + k)), c1 = load_stream(reinterpret_cast<const int2 *>(colidx + k + 2));
+    const double  x0 = load_ro(x + c0.x), x1 = load_ro(x + c0.y), x2 = load_ro(x + c1.x), x3 = load_ro(x + c1.y);
     sum = fma(v0.x, x0, sum);
     sum = fma(v0.y, x1, sum);
     sum = fma(v1.x, x2, sum);
     sum = fma(v1.y, x3, sum);
   }
   if (k < re - 1) {
-    const double2 v = ld_stream(reinterpret_cast<const double2 *>(values + k));
-    const int2    c = ld_stream(reinterpret_cast<const int2 *>(colidx + k));
-    const double  x0 = ld_ro(x + c.x), x1 = ld_ro(x + c.y);
+    const double2 v = load_stream(reinterpret_cast<const double2 *>(values + k));
+    const int2    c = load_stream(reinterpret_cast<const int2 *>(colidx + k));
+    const double  x0 = load_ro(x + c.x), x1 = load_ro(x + c.y);
     sum = fma(v.x, x0, sum);
     sum = fma(v.y, x1, sum);
     k += 2;
   }
-  if (k < re) sum = fma(ld_stream(values + k), ld_ro(x + ld_stream(colidx + k)), sum);
+  if (k < re) sum = fma(load_stream(values + k), load_ro(x + load_stream(colidx + k)), sum);
   return sum;
 }
 
@@ -119,7 +101,7 @@ __device__ __forceinline__ double block_sum(double v, double *sh)
 // y[perm[p]] = alpha * sum + beta * y[perm[p]]; beta == 0: y is write-only (may hold NaN).
 __device__ __forceinline__ void store_row(const DeviceView &v, int32_t p, double sum, double alpha, double beta, double *__restrict__ y)
 {
-  const int32_t row = ld_ro(v.perm + p);
+  const int32_t row = load_ro(v.perm + p);
   y[row]            = beta == 0.0 ? alpha * sum : fma(beta, y[row], alpha * sum);
 }
 
@@ -132,8 +114,8 @@ __device__ __forceinline__ void g1_chunk(int32_t r, int32_t c, const DeviceView 
 {
   __shared__ double sh[kWarp];
   __shared__ int    last;
-  const int32_t     rs = ld_ro(v.rowptr + r), re = ld_ro(v.rowptr + r + 1);
-  const int32_t     c0 = ld_ro(v.g1_chunk_start + r), nchunks = ld_ro(v.g1_chunk_start + r + 1) - c0;
+  const int32_t     rs = load_ro(v.rowptr + r), re = load_ro(v.rowptr + r + 1);
+  const int32_t     c0 = load_ro(v.g1_chunk_start + r), nchunks = load_ro(v.g1_chunk_start + r + 1) - c0;
   const int32_t     first = rs + c * kG1ChunkEntries;
   const int32_t     end   = re - first < kG1ChunkEntries ? re : first + kG1ChunkEntries;
   double            sum   = block_sum(strided_dot<kUnroll>(first + (int32_t)threadIdx.x, end, (int32_t)blockDim.x, v.colidx, v.values, x), sh);

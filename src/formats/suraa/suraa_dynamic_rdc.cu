@@ -27,8 +27,8 @@ __global__ void __launch_bounds__(kParentThreads) suraa_g1_parent(int32_t g1_row
 {
   const int32_t r = blockIdx.x * kParentThreads + threadIdx.x;
   if (r >= g1_rows) return;
-  const int32_t rs = ld_ro(v.rowptr + r), re = ld_ro(v.rowptr + r + 1);
-  const int32_t nchunks = ld_ro(v.g1_chunk_start + r + 1) - ld_ro(v.g1_chunk_start + r);
+  const int32_t rs = load_ro(v.rowptr + r), re = load_ro(v.rowptr + r + 1);
+  const int32_t nchunks = load_ro(v.g1_chunk_start + r + 1) - load_ro(v.g1_chunk_start + r);
   suraa_g1_child<<<nchunks, g1_child_threads(re - rs), 0, cudaStreamFireAndForget>>>(r, v, alpha, x, beta, y);
   if (cudaGetLastError() != cudaSuccess) store_row(v, r, row_dot(rs, re, v.colidx, v.values, x), alpha, beta, y);
 }

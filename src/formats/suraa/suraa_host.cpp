@@ -4,6 +4,7 @@
 #include "suraa.hpp"
 
 #include "../../core/row_permutation.hpp"
+#include "../../core/text.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -15,13 +16,6 @@ namespace gpuformats {
 namespace suraa {
 
 namespace {
-
-std::string fmt(double v, const char *f = "%.3g")
-{
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 std::string range(int32_t a, int32_t b) { return "[" + std::to_string(a) + ", " + std::to_string(b) + ")"; }
 
@@ -137,13 +131,7 @@ std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
   pl.g1_chunks  = blk->g1_chunk_start[pl.g1_end];
   pl.empty_rows = (int32_t)std::count(len.begin(), len.end(), 0);
 
-  blk->backend     = Backend::host;
-  blk->nrows       = m;
-  blk->ncols       = A.ncols;
-  blk->nnz         = A.nnz;
-  blk->values      = blk->vals.data();
-  blk->nslots      = A.nnz;
-  blk->slot_of_csr = blk->slots.data();
+  blk->set_layout(Backend::host, A, blk->vals.data(), A.nnz, blk->slots.data()); // no padding: a slot per nonzero
   return blk;
 }
 
@@ -266,16 +254,16 @@ void describe(const Plan &pl, std::vector<LayoutStat> &out)
   out.push_back({"nonzeros", std::to_string(pl.nnz)});
   out.push_back({"empty rows", std::to_string(pl.empty_rows)});
   out.push_back({"row order", "sorted by length, longest first (ties: first column, row); CSR of the sorted rows, y[perm[p]] stored"});
-  out.push_back({"row lengths", "min " + std::to_string(pl.min_length) + ", max " + std::to_string(pl.max_length) + ", q1 " + fmt(pl.q1) + ", q3 " + fmt(pl.q3) + ", IQR " + fmt(pl.iqr)});
+  out.push_back({"row lengths", "min " + std::to_string(pl.min_length) + ", max " + std::to_string(pl.max_length) + ", q1 " + format_number(pl.q1, "%.3g") + ", q3 " + format_number(pl.q3, "%.3g") + ", IQR " + format_number(pl.iqr, "%.3g")});
   std::string rule;
   switch (pl.rule) {
   case SegmentRule::none: rule = "none (no rows)"; break;
   case SegmentRule::single_length: rule = "every row has the same length: one Freedman-Diaconis bin, one segment"; break;
   case SegmentRule::freedman_diaconis:
-    rule = "Freedman-Diaconis: h = 2 IQR / cbrt(m) = " + fmt(pl.width) + " nonzeros/row, B = ceil((max-min)/h) = " + std::to_string(pl.bins) + " bins, ceil(m/B) rows rounded up to a warp";
+    rule = "Freedman-Diaconis: h = 2 IQR / cbrt(m) = " + format_number(pl.width, "%.3g") + " nonzeros/row, B = ceil((max-min)/h) = " + std::to_string(pl.bins) + " bins, ceil(m/B) rows rounded up to a warp";
     break;
   case SegmentRule::scott:
-    rule = "IQR = 0: Scott's rule h = 3.49 sigma / cbrt(m) = " + fmt(pl.width) + " (sigma " + fmt(pl.stddev) + "), B = " + std::to_string(pl.bins) + " bins, ceil(m/B) rows rounded up to a warp";
+    rule = "IQR = 0: Scott's rule h = 3.49 sigma / cbrt(m) = " + format_number(pl.width, "%.3g") + " (sigma " + format_number(pl.stddev, "%.3g") + "), B = " + std::to_string(pl.bins) + " bins, ceil(m/B) rows rounded up to a warp";
     break;
   case SegmentRule::override_rows: rule = "-mat_suraa_segment_rows " + std::to_string(pl.params.segment_rows); break;
   }
@@ -304,7 +292,7 @@ void describe(const Plan &pl, std::vector<LayoutStat> &out)
   out.push_back({"launches per product", std::to_string(pl.launches.size()) + " (" + std::to_string(k ? std::min(k, other) : 0) + " of the " + std::to_string(k) + " extra streams used, G1 on PETSc's stream)"});
   out.push_back({"padding", "none (nslots = nnz)"});
   out.push_back({"bytes", std::to_string((int64_t)b)});
-  out.push_back({"CSR bytes", std::to_string((int64_t)csr) + " (suraa/CSR = " + fmt(csr > 0 ? b / csr : 0.0, "%.3f") + ")"});
+  out.push_back({"CSR bytes", std::to_string((int64_t)csr) + " (suraa/CSR = " + format_number(csr > 0 ? b / csr : 0.0, "%.3f") + ")"});
 }
 
 } // namespace suraa
