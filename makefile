@@ -40,7 +40,7 @@ DLINK_OBJ := $(if $(SRC_RDC),build/device_link.o)
 LIB       := lib/libgpuformats.so
 
 EXAMPLES  := $(patsubst examples/%.cpp,bin/%,$(wildcard examples/*.cpp))
-UNIT      := $(patsubst test/unit/%.cpp,bin/test/%,$(wildcard test/unit/*.cpp))
+UNIT      := $(patsubst test/unit/%.cpp,bin/test/%,$(wildcard test/unit/*.cpp)) $(patsubst test/unit/%.cu,bin/test/%,$(wildcard test/unit/*.cu))
 GPUTESTS  := $(patsubst test/gpu/%.cpp,bin/test/%,$(wildcard test/gpu/*.cpp))
 PETSCTESTS:= $(patsubst test/petsc/%.cpp,bin/test/%,$(wildcard test/petsc/*.cpp))
 TUTORIALS := bin/petsc/snes_ex14 bin/petsc/ksp_ex2
@@ -75,6 +75,11 @@ bin/%: examples/%.cpp $(LIB) $(wildcard examples/%_kernels.cu)
 bin/test/%: test/unit/%.cpp $(LIB) $(wildcard test/common/*.hpp)
 	@mkdir -p bin/test
 	$(CXX) $(GF_CXXFLAGS) -Itest $< -o $@ -Llib -lgpuformats $(GF_LDLIBS)
+# Unit tests in CUDA C++ run device-builder code on thrust::host: compiled by nvcc, no GPU needed.
+bin/test/%: test/unit/%.cu $(LIB) $(wildcard test/common/*.hpp)
+	@mkdir -p bin/test build/test
+	$(CUDAC) $(GF_CUFLAGS) -Itest -c $< -o build/test/$*.o
+	$(CXX) build/test/$*.o -o $@ -Llib -lgpuformats $(GF_LDLIBS)
 bin/test/%: test/gpu/%.cpp $(LIB) $(wildcard test/common/*.hpp)
 	@mkdir -p bin/test
 	$(CXX) $(GF_CXXFLAGS) -Itest $< -o $@ -Llib -lgpuformats $(GF_LDLIBS)

@@ -55,6 +55,7 @@ TYPES=${GPUFORMATS_TEST_TYPES:-$(bin/test/list_types 2>/dev/null)}
 run_checks unit.core bin/test/test_core
 run_checks unit.matgen bin/test/test_matgen
 run_checks unit.formats bin/test/test_formats test/matrices
+run_checks unit.pjds_window bin/test/test_pjds_window test/matrices
 
 # --- petsc: every type against AIJ, on 1..3 ranks ---
 for np in $RANKS; do

@@ -35,8 +35,8 @@
 // (bench/results/2026-11-23-h100/): the global sort scatters the y writes and x reads of matrices
 // whose natural order is local (scaled real matrices, FEM, circuits) and lost 1.5-2.4x there;
 // windows of 1024 recovered it, while on R-MAT they multiplied the bytes by 6.8 and halved the
-// speed. The auto rule itself has not run on a GPU yet, so the default stays the paper's global
-// sort (0) until the GPU suite has checked the device builder's auto path.
+// speed. Auto is the default; it only chooses between those two measured layouts. Its count
+// runs in Thrust (pjds_window.cuh) and is checked on thrust::host against the host builder's.
 //
 // Invariants (host and cuda builders produce identical arrays):
 //   perm[p]           original row at sorted position p (sorted_row_permutation, longest first,

@@ -1,6 +1,7 @@
 // pJDS on the GPU: the device builder (Thrust, from the CSR uploaded once; same layout as the host
 // builder in pjds_host.cpp) and the product kernels. Layout and invariants: pjds.hpp.
 #include "pjds.hpp"
+#include "pjds_window.cuh"
 
 #include "../../core/device_buffer.hpp"
 #include "../../core/loads.cuh"
@@ -251,30 +252,12 @@ struct Arrays {
   buf<double>  values;
 };
 
-// Sort key of row i for the padding count: its window, then its length, longest first.
-struct WindowLengthKey {
-  const int32_t *rowptr;
-  int64_t        window; // rows per window (a multiple of b_r); >= nrows: one window
-  __host__ __device__ int64_t operator()(int32_t i) const { return ((int64_t)(i / window) << 32) | (int64_t)(uint32_t)(INT32_MAX - (rowptr[i + 1] - rowptr[i])); }
-};
-struct BlockLeadLength { // b_r * length of the first (longest) row of block b in the sorted keys
-  const int64_t *keys;
-  int32_t        br;
-  __host__ __device__ int64_t operator()(int32_t b) const { return (int64_t)br * (INT32_MAX - (int32_t)(keys[(int64_t)b * br] & 0xffffffff)); }
-};
-
-// pjds_padded_slots_host on the device: the same count from the CSR row pointers.
+// pjds_padded_slots (pjds_window.cuh) on the system's policy, with its buffers.
 template <class Sys>
 int64_t padded_slots(const Sys &sys, const int32_t *rowptr, int32_t nrows, int32_t br, int32_t window)
 {
-  if (nrows == 0) return 0;
-  const int64_t                          W = window > 0 ? ((int64_t)window + br - 1) / br * br : (int64_t)nrows;
-  typename Sys::template buffer<int64_t> keys(nrows);
-  const thrust::counting_iterator<int32_t> zero(0);
-  thrust::transform(sys.policy(), zero, zero + nrows, keys.data(), WindowLengthKey{rowptr, W});
-  thrust::sort(sys.policy(), keys.data(), keys.data() + nrows);
-  const int32_t nb    = (int32_t)(((int64_t)nrows + br - 1) / br);
-  const int64_t slots = thrust::transform_reduce(sys.policy(), zero, zero + nb, BlockLeadLength{keys.data(), br}, (int64_t)0, thrust::plus<int64_t>());
+  typename Sys::template buffer<int64_t> keys(std::max<int32_t>(nrows, 1));
+  const int64_t                          slots = pjds_padded_slots(sys.policy(), keys.data(), rowptr, nrows, br, window);
   sys.sync(); // keys die here
   return slots;
 }

@@ -213,7 +213,7 @@ void pjds_describe(const PjdsInfo &in, const FormatBlock &blk, std::vector<Layou
 
 static const FormatParam kPjdsParams[] = {
   {"block_rows", "rows per padded block b_r (32 = one warp, the paper's choice); rows of a block are padded to its longest row", 32, 1, 1024},
-  {"sort_window", "sort rows by length only inside windows of this many rows (rounded up to whole blocks; keeps x/y locality like SELL-C-sigma); 0 = global sort (the paper, default); -1 = auto: 1024 unless that pads more than 2x the global sort", 0, -1, INT32_MAX},
+  {"sort_window", "sort rows by length only inside windows of this many rows (rounded up to whole blocks; keeps x/y locality like SELL-C-sigma); 0 = global sort (the paper); -1 (default) = auto: windows of 1024 unless they pad more than 2x the global sort", -1, -1, INT32_MAX},
 };
 
 extern const FormatOps pjds_ops = {
