@@ -38,6 +38,7 @@ for m in d["matrices"]:
     print(("ok" if m["status"] == "ok" and not bad else "not ok") + f" bench.verified.{m['label']}" + (f": {bad}" if bad else ""))
     figs = all(res[t].get(f) is not None for t in types if t in res and res[t]["status"] == "ok" for f in ("gflops", "gbs", "setup_s", "refresh_s", "bytes"))
     print(("ok" if figs else "not ok") + f" bench.figures.{m['label']}")
+    print(("ok" if m.get("ellpackr_bytes", 0) >= 12 * m["nnz"] else "not ok") + f" bench.ellpackr_bytes.{m['label']}")
     na = res.get("nosuchtype", {})
     print(("ok" if na.get("status") == "n/a" and "nosuchtype" in na.get("reason", "") else "not ok") + f" bench.unknown_type_is_na.{m['label']}")
 EOF

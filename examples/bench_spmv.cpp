@@ -1081,6 +1081,10 @@ int main(int argc, char **argv)
     results += "\n  ]";
     mj.add("status", jstr("ok")).add("source", jstr(M.source)).add("nrows", jint(M.nrows)).add("ncols", jint(M.ncols)).add("nnz", jint(M.nnz));
     mj.add("row_length", JObj().add("min", jint(M.row_min)).add("max", jint(M.row_max)).add("mean", jnum(M.row_mean)).add("std", jnum(M.row_std)).str());
+    // ELLPACK-R of this matrix (every row padded to the longest, rows rounded up to a warp, rl[] per
+    // row): the reference of the pJDS paper's memory saving.
+    const double rows32 = (double)(((int64_t)M.nrows + 31) / 32 * 32);
+    mj.add("ellpackr_bytes", jnum(12.0 * (double)M.row_max * rows32 + 4.0 * rows32));
     mj.add("csr_bytes", jnum(csr)).add("traffic_bytes", jnum(csr + 8.0 * (double)M.ncols + 8.0 * (double)M.nrows)).add("load_s", jnum(M.load_s)).add("assemble_s", jnum(M.assemble_s)).add("results", results);
     matrix_json.push_back(mj.str());
     write_json();
