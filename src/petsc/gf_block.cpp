@@ -68,26 +68,6 @@ static void ensure_streams(GFBlock &blk, int extra)
   }
 }
 
-// Runs a call into the format layer (which throws gpuformats::Error); false with err filled on failure.
-template <class F>
-static bool run_layer(F &&f, GFLayerError &err)
-{
-  try {
-    f();
-    return true;
-  } catch (const Error &e) {
-    err.cls = petsc_error_class(e.kind);
-    err.msg = std::string(e.what()) + petsc_error_hint(e.kind);
-  } catch (const std::bad_alloc &) {
-    err.cls = PETSC_ERR_MEM;
-    err.msg = std::string("out of memory (host, or device inside Thrust)") + petsc_error_hint(ErrorKind::out_of_memory);
-  } catch (const std::exception &e) {
-    err.cls = PETSC_ERR_LIB;
-    err.msg = e.what();
-  }
-  return false;
-}
-
 PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, PetscBool want_diag, GFLayerError *defer)
 {
   PetscObjectState state, nzstate;
@@ -113,13 +93,14 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
   csr.colidx = aj;
   csr.values = aa;
 
+  bool ok = true;
   if (rebuild) {
     PetscCall(PetscLogEventBegin(MAT_GPUFormatsBuild, aij, 0, 0, 0));
     blk.reset(); // free the old layout first: the new one may need the memory
     std::unique_ptr<FormatBlock> fmt;
     cudaStream_t                 s = nullptr;
     if (backend == Backend::cuda) PetscCall(current_stream(&s));
-    const bool ok = run_layer(
+    ok = run_layer(
       [&] {
         if (backend == Backend::cuda) {
           ensure_streams(blk, gm.ops->extra_streams);
@@ -128,39 +109,34 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
       },
       err);
     PetscCall(PetscLogEventEnd(MAT_GPUFormatsBuild, aij, 0, 0, 0));
-    if (!ok) {
-      if (defer) {
-        *defer = err;
-        PetscFunctionReturn(PETSC_SUCCESS);
-      }
-      SETERRQ(comm, err.cls, "gpuformats: %s", err.msg.c_str());
+    if (ok) {
+      PetscCheck(fmt, comm, PETSC_ERR_LIB, "gpuformats: format %s returned no layout", gm.ops->root);
+      blk.fmt     = std::move(fmt);
+      blk.backend = backend;
+      blk.nzstate = nzstate;
+      blk.diag_pos.clear();
+      blk.builds++;
     }
-    PetscCheck(fmt, comm, PETSC_ERR_LIB, "gpuformats: format %s returned no layout", gm.ops->root);
-    blk.fmt     = std::move(fmt);
-    blk.backend = backend;
-    blk.nzstate = nzstate;
-    blk.diag_pos.clear();
-    blk.builds++;
   } else if (state != blk.state) {
     PetscCall(PetscLogEventBegin(MAT_GPUFormatsRefresh, aij, 0, 0, 0));
     cudaStream_t s = nullptr;
     if (backend == Backend::cuda) PetscCall(current_stream(&s));
-    const bool ok = run_layer(
+    ok = run_layer(
       [&] {
         if (backend == Backend::cuda) refresh_values_cuda(*blk.fmt, csr.values, blk.staging, s);
         else refresh_values_host(*blk.fmt, csr.values);
       },
       err);
     PetscCall(PetscLogEventEnd(MAT_GPUFormatsRefresh, aij, 0, 0, 0));
-    if (!ok) {
-      blk.reset(); // values half-written: rebuilt at the next use
-      if (defer) {
-        *defer = err;
-        PetscFunctionReturn(PETSC_SUCCESS);
-      }
-      SETERRQ(comm, err.cls, "gpuformats: %s", err.msg.c_str());
+    if (ok) blk.refreshes++;
+    else blk.reset(); // values half-written: rebuilt at the next use
+  }
+  if (!ok) {
+    if (defer) {
+      *defer = err;
+      PetscFunctionReturn(PETSC_SUCCESS);
     }
-    blk.refreshes++;
+    SETERRQ(comm, err.cls, "gpuformats: %s", err.msg.c_str());
   }
   blk.state = state;
 

@@ -17,6 +17,7 @@
 #include "formats/format.hpp"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 // Exported by libpetsc but declared only in PETSc's source tree.
@@ -74,8 +75,9 @@ inline GFMat &gf(Mat A) { return *static_cast<GFMat *>(A->spptr); }
 // --- gf_block.cpp: per-block work shared by the seq and mpi types ---
 bool           cuda_device_present();
 Backend        resolve_backend(const GFMat &gm);
-// A failure of the layers below, held instead of raised so that an MPI type can make it collective
-// (a refusal or an out-of-memory on one rank must fail every rank, not leave the others waiting).
+// A failure of the layers below (run_layer, at the end of this header), held instead of raised so
+// that an MPI type can make it collective (a refusal or an out-of-memory on one rank must fail
+// every rank, not leave the others waiting).
 struct GFLayerError {
   PetscErrorCode cls = PETSC_SUCCESS;
   std::string    msg;
@@ -119,22 +121,6 @@ PetscErrorCode   GFComposeCommon(Mat B, PetscBool compose); // the MatGPUFormats
 
 } // namespace gpuformats
 
-// Runs a statement of the layers below (which throw gpuformats::Error) and turns an exception into
-// a PETSc error with the right class. Leaves the AIJ matrix untouched: formats build aside and are
-// installed only when complete.
-#define GF_TRY(comm, stmt) \
-  do { \
-    try { \
-      stmt; \
-    } catch (const ::gpuformats::Error &gf_e) { \
-      SETERRQ((comm), ::gpuformats::petsc_error_class(gf_e.kind), "gpuformats: %s%s", gf_e.what(), ::gpuformats::petsc_error_hint(gf_e.kind)); \
-    } catch (const std::bad_alloc &) { \
-      SETERRQ((comm), PETSC_ERR_MEM, "gpuformats: out of memory (host, or device inside Thrust)%s", ::gpuformats::petsc_error_hint(::gpuformats::ErrorKind::out_of_memory)); \
-    } catch (const std::exception &gf_e) { \
-      SETERRQ((comm), PETSC_ERR_LIB, "gpuformats: %s", gf_e.what()); \
-    } \
-  } while (0)
-
 namespace gpuformats {
 inline PetscErrorCode petsc_error_class(ErrorKind k)
 {
@@ -154,3 +140,34 @@ inline const char *petsc_error_hint(ErrorKind k)
   return k == ErrorKind::out_of_memory ? ". The AIJ matrix is unchanged and usable: free device memory, put fewer ranks on this GPU, or use -mat_type aij / -mat_gpuformats_backend host" : "";
 }
 } // namespace gpuformats
+
+namespace gpuformats {
+// Runs a call into the layers below (which throw gpuformats::Error) and maps an exception to a
+// PETSc error class and message: false, with err filled, on failure.
+template <class F>
+bool run_layer(F &&f, GFLayerError &err)
+{
+  try {
+    f();
+    return true;
+  } catch (const Error &e) {
+    err.cls = petsc_error_class(e.kind);
+    err.msg = std::string(e.what()) + petsc_error_hint(e.kind);
+  } catch (const std::bad_alloc &) {
+    err.cls = PETSC_ERR_MEM;
+    err.msg = std::string("out of memory (host, or device inside Thrust)") + petsc_error_hint(ErrorKind::out_of_memory);
+  } catch (const std::exception &e) {
+    err.cls = PETSC_ERR_LIB;
+    err.msg = e.what();
+  }
+  return false;
+}
+} // namespace gpuformats
+
+// Runs a statement of the layers below and raises a failure as a PETSc error (run_layer's mapping).
+// Leaves the AIJ matrix untouched: formats build aside and are installed only when complete.
+#define GF_TRY(comm, stmt) \
+  do { \
+    ::gpuformats::GFLayerError gf_err; \
+    if (!::gpuformats::run_layer([&] { stmt; }, gf_err)) SETERRQ((comm), gf_err.cls, "gpuformats: %s", gf_err.msg.c_str()); \
+  } while (0)

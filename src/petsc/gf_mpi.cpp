@@ -56,37 +56,51 @@ static PetscErrorCode EnsureHalo(Mat A, GFMat &gm, Backend backend)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// Both blocks, and the halo when asked (not inside MatAssemblyEnd: the ghost list needs an
-// assembled matrix, so the halo is set up by the first product).
-PetscErrorCode GFMPISync(Mat A, Backend backend, PetscBool want_diag, PetscBool with_halo)
+// Both blocks. defer null: a failure is raised on this rank; else it is held in *defer, naming the block.
+static PetscErrorCode SyncBlocks(Mat A, GFMat &gm, Backend backend, PetscBool want_diag, GFLayerError *defer)
 {
-  GFMat &gm = gf(A);
-  Mat    Ad, Ao;
+  Mat Ad, Ao;
 
   PetscFunctionBegin;
   PetscCall(GetBlocks(A, &Ad, &Ao));
-  // Called collectively (assembly, products, diagonal, view); a failure on one rank fails all.
-  GFLayerError ed, eo;
-  PetscCall(GFBlockSync(gm, gm.diag, Ad, backend, want_diag, &ed));
-  if (!ed.cls) PetscCall(GFBlockSync(gm, gm.offd, Ao, backend, PETSC_FALSE, &eo));
-  const GFLayerError &e    = ed.cls ? ed : eo;
-  PetscMPIInt         mine = (PetscMPIInt)e.cls, any = 0, rank;
-  PetscCallMPI(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
+  PetscCall(GFBlockSync(gm, gm.diag, Ad, backend, want_diag, defer));
+  if (defer && defer->cls) {
+    defer->msg = "local block: " + defer->msg;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(GFBlockSync(gm, gm.offd, Ao, backend, PETSC_FALSE, defer));
+  if (defer && defer->cls) defer->msg = "off-process block: " + defer->msg;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Both blocks, and the halo when asked (not inside MatAssemblyEnd: the ghost list needs an
+// assembled matrix, so the halo is set up by the first product). Collective: called from assembly,
+// conversion, MatGPUFormatsSync/GetBytes and the diagonal, where the layouts are (re)built; a
+// failure on one rank fails every rank with the first failing rank's message.
+PetscErrorCode GFMPISync(Mat A, Backend backend, PetscBool want_diag, PetscBool with_halo)
+{
+  GFMat       &gm = gf(A);
+  MPI_Comm     comm = PetscObjectComm((PetscObject)A);
+  GFLayerError e;
+  PetscMPIInt  mine, any = 0;
+
+  PetscFunctionBegin;
+  PetscCall(SyncBlocks(A, gm, backend, want_diag, &e));
+  mine = (PetscMPIInt)e.cls;
+  PetscCallMPI(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm));
   if (any) {
-    // Every rank raises the message of the first failing rank (the others have none of their own).
-    MPI_Comm    comm = PetscObjectComm((PetscObject)A);
-    PetscMPIInt who, len;
+    PetscMPIInt rank, who, len;
     PetscCallMPI(MPI_Comm_rank(comm, &rank));
-    PetscMPIInt cand = mine ? rank : PETSC_MPI_INT_MAX;
+    const PetscMPIInt cand = e.cls ? rank : PETSC_MPI_INT_MAX;
     PetscCallMPI(MPI_Allreduce(&cand, &who, 1, MPI_INT, MPI_MIN, comm));
-    std::string msg = mine ? "[rank " + std::to_string(rank) + ", " + (ed.cls ? "local" : "off-process") + " block] " + e.msg : "";
+    std::string msg = e.cls ? "[rank " + std::to_string(rank) + "] " + e.msg : "";
     len             = (PetscMPIInt)msg.size();
     PetscCallMPI(MPI_Bcast(&len, 1, MPI_INT, who, comm));
     msg.resize((size_t)len);
     PetscCallMPI(MPI_Bcast(msg.data(), len, MPI_CHAR, who, comm));
     gm.diag.reset();
     gm.offd.reset();
-    SETERRQ(PETSC_COMM_SELF, mine ? mine : any, "gpuformats: %s; the AIJ matrix is unchanged", msg.c_str());
+    SETERRQ(PETSC_COMM_SELF, (PetscErrorCode)(mine ? mine : any), "gpuformats: %s; the AIJ matrix is unchanged", msg.c_str());
   }
   if (with_halo) PetscCall(EnsureHalo(A, gm, backend));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -101,7 +115,11 @@ PetscErrorCode GFMPIProduct(Mat A, Backend backend, Vec x, PetscScalar beta, Vec
   PetscScalar       *ya;
 
   PetscFunctionBegin;
-  PetscCall(GFMPISync(A, backend, PETSC_FALSE, PETSC_TRUE));
+  // No reduction per product: assembly and conversion built the layouts collectively; what a
+  // product still finds stale (values changed without assembly, a backend switch) is refreshed
+  // here and a failure is raised on this rank, as MPIAIJ's own products do.
+  PetscCall(SyncBlocks(A, gm, backend, PETSC_FALSE, nullptr));
+  PetscCall(EnsureHalo(A, gm, backend));
   PetscCall(VecScatterBegin(gm.halo, x, gm.lvec, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(GFGetArrays(backend, x, &xa, y, read_y, &ya));
   PetscCall(GFBlockSpMV(gm, gm.diag, 1.0, xa, beta, ya));

@@ -76,7 +76,7 @@ PellrInfo pellr_params(const int64_t *params);
 // blow-up (Error(unsupported)) before anything of the padded size is allocated. free_bytes < 0:
 // not checked (host).
 void      pellr_check_fill(PellrInfo &info, int32_t nrows, int64_t nnz, int64_t free_bytes);
-int64_t   pellr_rl_entries(const PellrInfo &info, int32_t nrows);
+int64_t   pellr_rl_entries(const PellrInfo &info); // rl[] entries: per warp, or per stored row
 std::size_t pellr_bytes(const PellrInfo &info, int32_t nrows, int64_t nslots);
 void      pellr_describe(const PellrInfo &info, const FormatBlock &blk, std::vector<LayoutStat> &out);
 

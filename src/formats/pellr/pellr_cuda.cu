@@ -180,7 +180,7 @@ void build_arrays(const Sys &sys, const int32_t *rowptr, const int32_t *colidx, 
   const int32_t *perm   = in.permuted ? out.perm.data() : nullptr;
   const auto     stored = thrust::make_transform_iterator(zero, StoredLength{rowptr, perm});
 
-  const int64_t rl_n = pellr_rl_entries(in, nrows);
+  const int64_t rl_n = pellr_rl_entries(in);
   out.rl.resize(rl_n);
   if (in.rl_per_warp)
     thrust::reduce_by_key(pol, thrust::make_transform_iterator(zero, WarpOf{}), thrust::make_transform_iterator(zero + in.stored, WarpOf{}), stored, thrust::make_discard_iterator(), out.rl.data(), thrust::equal_to<int32_t>(), thrust::maximum<int32_t>());

@@ -126,16 +126,16 @@ void pellr_check_fill(PellrInfo &in, int32_t nrows, int64_t nnz, int64_t free_by
     throw Error(ErrorKind::unsupported, "pellr: padding every row to the longest (" + std::to_string(in.width) + " entries) needs " + std::to_string(fill) + " slots = " + format_number((double)fill / (double)std::max<int64_t>(nnz, 1), "%.1f") + " x the " + std::to_string(nnz) +
                                           " nonzeros, above -mat_pellr_max_fill " + std::to_string(in.max_fill) + ". " + fits + "; or raise -mat_pellr_max_fill.");
   if (slots > INT32_MAX) throw Error(ErrorKind::unsupported, "pellr: the padded layout needs " + std::to_string(slots) + " slots, more than the 2^31-1 the int32 slot map addresses. " + fits + ", or split the matrix over more ranks.");
-  const int64_t need = slots * 12 + nnz * 4 + pellr_rl_entries(in, nrows) * 4 + (in.permuted ? (int64_t)nrows * 4 : 0);
+  const int64_t need = slots * 12 + nnz * 4 + pellr_rl_entries(in) * 4 + (in.permuted ? (int64_t)nrows * 4 : 0);
   if (free_bytes >= 0 && need > free_bytes)
     throw Error(ErrorKind::unsupported, "pellr: the padded layout needs " + std::to_string(need) + " bytes of device memory, only " + std::to_string(free_bytes) + " are free. " + fits + ".");
 }
 
-int64_t pellr_rl_entries(const PellrInfo &in, int32_t) { return in.rl_per_warp ? in.n_warps : in.stored; }
+int64_t pellr_rl_entries(const PellrInfo &in) { return in.rl_per_warp ? in.n_warps : in.stored; }
 
 std::size_t pellr_bytes(const PellrInfo &in, int32_t nrows, int64_t nslots)
 {
-  return (std::size_t)(nslots * 12 + pellr_rl_entries(in, nrows) * 4 + (in.permuted ? (int64_t)nrows * 4 : 0));
+  return (std::size_t)(nslots * 12 + pellr_rl_entries(in) * 4 + (in.permuted ? (int64_t)nrows * 4 : 0));
 }
 
 void pellr_describe(const PellrInfo &in, const FormatBlock &blk, std::vector<LayoutStat> &out)

@@ -89,7 +89,7 @@ inline int32_t pjds_auto_choice(int64_t windowed_slots, int64_t global_slots) { 
 // Parameter order of pjds_ops.params.
 enum PjdsParam { pjds_param_block_rows = 0, pjds_param_sort_window = 1, pjds_nparams = 2 };
 
-// Geometry fixed by the parameters and the row count (before looking at the rows).
+// Geometry fixed by the parameters and the row count (and, for the auto window, the row lengths).
 struct PjdsPlan {
   int32_t block_rows   = 32; // b_r
   int32_t sort_window  = 0;  // as resolved (0 = global sort)
@@ -99,7 +99,21 @@ struct PjdsPlan {
   int32_t nblocks      = 0;  // ceil(nrows / b_r)
   int32_t nsegments    = 0;  // ceil(nrows / S)
 };
-PjdsPlan pjds_plan(int32_t nrows, const int64_t *params); // throws Error(bad_input) on bad params
+void     pjds_check_params(const int64_t *params); // throws Error(bad_input) on bad params
+PjdsPlan pjds_plan(int32_t nrows, int32_t block_rows, int32_t sort_window, bool auto_window);
+
+// The plan of a block, both builders: checks the parameters and resolves the auto window with
+// padded_slots(block_rows, window), the builder's count of pjds_padded_slots_host.
+template <class CountSlots>
+PjdsPlan pjds_make_plan(int32_t nrows, const int64_t *params, CountSlots &&padded_slots)
+{
+  pjds_check_params(params);
+  const int32_t br = (int32_t)params[pjds_param_block_rows];
+  int64_t       w  = params[pjds_param_sort_window];
+  const bool    aw = w == -1;
+  if (aw) w = pjds_auto_choice(padded_slots(br, kPjdsAutoWindow), padded_slots(br, 0));
+  return pjds_plan(nrows, br, (int32_t)w, aw);
+}
 
 // Scalars of a built layout (what describe() and bytes() need; the same from both builders).
 struct PjdsInfo {

@@ -269,13 +269,7 @@ void build_arrays(const Sys &sys, const int32_t *rowptr, const int32_t *colidx, 
   using thrust::counting_iterator;
   auto      pol = sys.policy();
   PjdsInfo &in  = out.info;
-  int64_t   prm[pjds_nparams] = {params[pjds_param_block_rows], params[pjds_param_sort_window]};
-  if (prm[pjds_param_sort_window] == -1) { // auto (pjds.hpp): the host builder's rule, counted on the device
-    const int32_t br             = (int32_t)std::clamp<int64_t>(prm[pjds_param_block_rows], 1, 1024);
-    prm[pjds_param_sort_window] = pjds_auto_choice(padded_slots(sys, rowptr, nrows, br, kPjdsAutoWindow), padded_slots(sys, rowptr, nrows, br, 0));
-  }
-  in.plan             = pjds_plan(nrows, prm);
-  in.plan.auto_window = params[pjds_param_sort_window] == -1;
+  in.plan       = pjds_make_plan(nrows, params, [&](int32_t br, int32_t window) { return padded_slots(sys, rowptr, nrows, br, window); });
   const PjdsPlan &pl  = in.plan;
   const int32_t   br = pl.block_rows, S = pl.segment_rows, nb = pl.nblocks, nseg = pl.nsegments, bps = S / br;
   const counting_iterator<int32_t> zero(0);
@@ -381,8 +375,7 @@ public:
 std::unique_ptr<FormatBlock> pjds_build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream)
 {
   using namespace pjds_detail;
-  const int64_t check[pjds_nparams] = {params[pjds_param_block_rows], params[pjds_param_sort_window] == -1 ? 0 : params[pjds_param_sort_window]};
-  pjds_plan(A.nrows, check); // bad parameters fail before any upload
+  pjds_check_params(params); // bad parameters fail before any upload
   auto            blk = std::make_unique<PjdsCudaBlock>();
   {
     DeviceCsr d = upload_csr(A, stream);

@@ -48,15 +48,12 @@ std::unique_ptr<FormatBlock> pjds_build_host(const CsrView &A, const int64_t *pa
 {
   auto blk     = std::make_unique<PjdsHostBlock>();
   PjdsInfo &in = blk->info;
-  int64_t prm[pjds_nparams] = {params[pjds_param_block_rows], params[pjds_param_sort_window]};
-  if (prm[pjds_param_sort_window] == -1) { // auto: from the row lengths (same rule as the device builder)
-    std::vector<int32_t> len(A.nrows);
-    for (int32_t i = 0; i < A.nrows; ++i) len[i] = A.row_length(i);
-    const int32_t br           = (int32_t)std::clamp<int64_t>(prm[pjds_param_block_rows], 1, 1024);
-    prm[pjds_param_sort_window] = pjds_auto_choice(pjds_padded_slots_host(len, br, kPjdsAutoWindow), pjds_padded_slots_host(len, br, 0));
-  }
-  in.plan             = pjds_plan(A.nrows, prm);
-  in.plan.auto_window = params[pjds_param_sort_window] == -1;
+  std::vector<int32_t> len; // row lengths, read once when the auto window counts padding
+  in.plan = pjds_make_plan(A.nrows, params, [&](int32_t br, int32_t window) {
+    if (len.size() != (size_t)A.nrows)
+      for (int32_t i = 0; i < A.nrows; ++i) len.push_back(A.row_length(i));
+    return pjds_padded_slots_host(len, br, window);
+  });
   const PjdsPlan &pl  = in.plan;
   const int32_t   br = pl.block_rows, S = pl.segment_rows, nb = pl.nblocks, nseg = pl.nsegments;
 
@@ -144,17 +141,22 @@ int64_t pjds_padded_slots_host(const std::vector<int32_t> &lengths, int32_t br, 
   return slots;
 }
 
-PjdsPlan pjds_plan(int32_t nrows, const int64_t *params)
+void pjds_check_params(const int64_t *params)
 {
   const int64_t br = params[pjds_param_block_rows], w = params[pjds_param_sort_window];
   if (br < 1 || br > 1024) throw Error(ErrorKind::bad_input, "pjds: -mat_pjds_block_rows must be in [1, 1024] (32, one warp, is the paper's choice); got " + std::to_string(br));
-  if (w < 0 || w > INT32_MAX) throw Error(ErrorKind::bad_input, "pjds: -mat_pjds_sort_window must be -1 (auto), 0 (sort all rows) or a window size; got " + std::to_string(w));
+  if (w < -1 || w > INT32_MAX) throw Error(ErrorKind::bad_input, "pjds: -mat_pjds_sort_window must be -1 (auto), 0 (sort all rows) or a window size; got " + std::to_string(w));
+}
+
+PjdsPlan pjds_plan(int32_t nrows, int32_t br, int32_t w, bool auto_window)
+{
   PjdsPlan pl;
-  pl.block_rows             = (int32_t)br;
-  pl.sort_window            = (int32_t)w;
+  pl.block_rows             = br;
+  pl.sort_window            = w;
+  pl.auto_window            = auto_window;
   pl.nblocks                = (int32_t)(((int64_t)nrows + br - 1) / br);
   const int64_t padded_rows = (int64_t)pl.nblocks * br;
-  const int64_t S           = (w + br - 1) / br * br; // window rounded up to whole blocks
+  const int64_t S           = ((int64_t)w + br - 1) / br * br; // window rounded up to whole blocks
   if (w == 0 || S >= nrows) {                          // global sort: one segment
     pl.segment_rows = (int32_t)std::max<int64_t>(padded_rows, br);
     pl.perm_window  = 0;
