@@ -17,12 +17,15 @@ std::vector<int32_t> sorted_row_permutation(const CsrView &A, RowOrder order, in
     if (ca != cb) return ca < cb;
     return a < b;
   };
-  const int32_t w = window > 0 ? window : std::max<int32_t>(A.nrows, 1);
-  for (int64_t start = 0; start < A.nrows; start += w) {
-    const int64_t end = std::min<int64_t>(start + w, A.nrows);
-    std::sort(perm.begin() + start, perm.begin() + end, before);
-  }
+  std::sort(perm.begin(), perm.end(), before);
+  window_sort_range(perm, 0, A.nrows, window);
   return perm;
+}
+
+void window_sort_range(std::vector<int32_t> &perm, int32_t first, int32_t end, int32_t window)
+{
+  if (window <= 0 || end - first < 2) return;
+  std::stable_sort(perm.begin() + first, perm.begin() + end, [window](int32_t a, int32_t b) { return a / window < b / window; });
 }
 
 std::vector<int32_t> invert_permutation(const std::vector<int32_t> &perm)

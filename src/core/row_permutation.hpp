@@ -22,6 +22,12 @@ std::vector<int32_t> sorted_row_permutation(const CsrView &A, RowOrder order, in
 // entries. Thrust/CUB radix sorts on `stream`; asynchronous.
 void sorted_row_permutation_cuda(const int32_t *d_rowptr, const int32_t *d_colidx, int32_t nrows, int32_t ncols, RowOrder order, int32_t window, int32_t *d_perm, cudaStream_t stream);
 
+// Stable re-sort of perm[first, end) by window of the original row (perm[k] / window): inside a
+// window the order perm had survives. The windowed permutation above is the global one followed by
+// this on the whole range; EVC-HYB applies it to its ELL rows only.
+void window_sort_range(std::vector<int32_t> &perm, int32_t first, int32_t end, int32_t window);
+void window_sort_range_cuda(int32_t *d_perm, int32_t count, int32_t window, cudaStream_t stream);
+
 // inverse[perm[k]] = k
 std::vector<int32_t> invert_permutation(const std::vector<int32_t> &perm);
 

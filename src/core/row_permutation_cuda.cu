@@ -39,13 +39,18 @@ void sorted_row_permutation_cuda(const int32_t *d_rowptr, const int32_t *d_colid
   thrust::sequence(pol, d_perm, d_perm + nrows);
   thrust::transform(pol, thrust::counting_iterator<int32_t>(0), thrust::counting_iterator<int32_t>(nrows), keys.data(), RowSortKey{d_rowptr, d_colidx, ncols, order == RowOrder::longest_first});
   thrust::stable_sort_by_key(pol, keys.data(), keys.data() + nrows, d_perm);
-  if (window > 0 && window < nrows) {
-    // Stable sort by window of the original row: inside a window the global order survives.
-    DeviceBuffer<int32_t> wid(nrows);
-    thrust::transform(pol, d_perm, d_perm + nrows, wid.data(), WindowOf{window});
-    thrust::stable_sort_by_key(pol, wid.data(), wid.data() + nrows, d_perm);
-  }
+  if (window > 0 && window < nrows) window_sort_range_cuda(d_perm, nrows, window, stream);
   GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the key buffers are freed on return
+}
+
+void window_sort_range_cuda(int32_t *d_perm, int32_t count, int32_t window, cudaStream_t stream)
+{
+  if (window <= 0 || count < 2) return;
+  auto                  pol = thrust::cuda::par.on(stream);
+  DeviceBuffer<int32_t> wid(count);
+  thrust::transform(pol, d_perm, d_perm + count, wid.data(), WindowOf{window});
+  thrust::stable_sort_by_key(pol, wid.data(), wid.data() + count, d_perm);
+  GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // wid is freed on return
 }
 
 } // namespace gpuformats

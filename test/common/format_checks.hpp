@@ -74,4 +74,12 @@ inline const std::vector<ProductCase> &product_cases()
   return c;
 }
 
+// Values a parameter is tested at beyond its range ends: a sort window's two layouts (0: global,
+// 64: many small windows) besides -1 (auto, the default) and INT32_MAX (one window).
+inline std::vector<int64_t> extra_param_values(const FormatParam &p)
+{
+  if (std::string(p.name) == "sort_window") return {0, 64};
+  return {};
+}
+
 } // namespace gftest

@@ -135,7 +135,10 @@ int main(int argc, char **argv)
     for (int p = 0; p < ops.nparams; ++p) {
       const FormatParam &fp = ops.params[p];
       if (nodp && std::string(fp.name) == "dynamic") continue;
-      for (int64_t v : {fp.min_value, fp.max_value}) {
+      std::vector<int64_t> values = extra_param_values(fp);
+      values.push_back(fp.min_value);
+      values.push_back(fp.max_value);
+      for (int64_t v : values) {
         std::vector<int64_t> params = default_params(ops);
         if (params[p] == v) continue;
         params[p]             = v;

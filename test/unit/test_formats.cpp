@@ -62,14 +62,19 @@ int main(int argc, char **argv)
   for (int f = 0; f < n; ++f) {
     const FormatOps &ops = *all[f];
     for (const NamedMatrix &m : ms) check_format_on(ops, default_params(ops), "", m);
-    // Each parameter at its smallest allowed value too (e.g. tiny slices, windows), on a few shapes.
+    // Each parameter at its smallest allowed value too (e.g. tiny slices) and at its extra values
+    // (sort windows), on a few shapes.
     for (int p = 0; p < ops.nparams; ++p) {
-      std::vector<int64_t> params = default_params(ops);
-      if (params[p] == ops.params[p].min_value) continue;
-      params[p] = ops.params[p].min_value;
-      for (const char *which : {"mixed_1_to_600", "empty_rows_mixed", "rect_100x7", "stencil7_12"})
-        for (const NamedMatrix &m : ms)
-          if (m.name == which) check_format_on(ops, params, std::string("[") + ops.params[p].name + "=min]", m);
+      std::vector<int64_t> values = extra_param_values(ops.params[p]);
+      values.push_back(ops.params[p].min_value);
+      for (int64_t v : values) {
+        std::vector<int64_t> params = default_params(ops);
+        if (params[p] == v) continue;
+        params[p] = v;
+        for (const char *which : {"mixed_1_to_600", "empty_rows_mixed", "rect_100x7", "stencil7_12", "powerlaw"})
+          for (const NamedMatrix &m : ms)
+            if (m.name == which) check_format_on(ops, params, std::string("[") + ops.params[p].name + "=" + std::to_string(v) + "]", m);
+      }
     }
   }
   return gftest::finish();

@@ -26,6 +26,21 @@
 //  vCSR part: starts at slot csr_base = ell_slots rounded up to 32 (every row 256-byte aligned);
 //  row c holds its entries at [csr_row_start[c], csr_row_start[c] + roundup(len, 32)).
 //
+//  Sort window (-mat_evchyb_sort_window; not in the paper): the paper sorts and groups ALL rows by
+//  length, so each length group sweeps the whole of x and scatters y over the whole matrix: on a
+//  matrix whose natural order is local (FEM, circuits, block structures) every group re-reads x
+//  from DRAM. With a window W > 0 only the ELL rows are re-sorted, stably, by window of their
+//  original row (rows r with r / W equal), keeping the length order inside each window:
+//
+//     | empty rows | ELL rows: window 0 by length | window 1 by length | ... | vCSR rows (global) |
+//
+//  There are no length groups then: slices are S consecutive ELL rows, each padded to its longest
+//  row (slice widths vary; the kernel reads each slice's width from slice_ptr as it always does),
+//  the last slice may be partial, and no row is carried. Long rows (> M) stay globally sorted in
+//  the vCSR part: few, each read by a whole team. Auto (-1, default): windows of kAutoWindow rows
+//  unless they pad more than the global groups by over kAutoExtraPadding of the ELL nonzeros
+//  (power-law rows, where a window's slices mix very different lengths); 0: the paper's layout.
+//
 //  Padding: value 0.0, column = the row's last real column (same x cache line, no extra traffic).
 //  The gap [ell_slots, csr_base) holds value 0.0, column 0 and is never read.
 //
@@ -42,7 +57,8 @@
 // evchyb_cuda.cu (device builder, the kernel), evchyb_rows.cuh (per-thread row arithmetic and
 // block -> work mapping, compiled for the device and the host so tests can emulate the kernel).
 //
-// Invariants: groups widths strictly increase; sum of group rows = ell_rows (multiple of S);
+// Invariants: global layout: groups widths strictly increase; sum of group rows = ell_rows
+// (multiple of S); windowed layout: no groups, slice widths from slice_width(); both:
 // nslots <= INT32_MAX; host and cuda builders produce identical perm/slice_ptr/csr_row_start/
 // colidx/values/slot_of_csr and the same plan (they share plan_* below and slot_of()).
 #pragma once
@@ -79,6 +95,11 @@ constexpr int32_t kEllLaneWork         = 16;
 constexpr int32_t kEllMaxRowsPerThread = 8;
 // Empty rows handled per thread (each is one 4-byte perm load and one 8-byte store).
 constexpr int32_t kEmptyRowsPerThread = 4;
+// Auto sort window: rows per window (pJDS's measured choice, the same SELL-C-sigma idea), and the
+// extra padding over the global layout, as a fraction of the ELL nonzeros, above which the global
+// layout is kept (it bounds the device bytes near the 1.15x CSR).
+constexpr int32_t kAutoWindow       = 1024;
+constexpr double  kAutoExtraPadding = 0.10;
 // Bands fit the kernel's parameter block: 1 empty + <= 4 ELL (rows per thread 8,4,2,1) +
 // <= 6 team sizes (32..1024) + 1 split = 12.
 constexpr int32_t kMaxBands = 16;
@@ -88,6 +109,7 @@ struct Params {
   int32_t slice_rows    = 32;  // S: power of two
   int32_t log2_slice    = 5;
   int32_t block_threads = 256; // power of two in [64, 1024]
+  int32_t sort_window   = -1;  // -1 auto, 0 global (paper), > 0 rows per window
 };
 // Reads and checks the params array in the order of evchyb_ops.params; throws Error(bad_input).
 Params read_params(const int64_t *params);
@@ -120,13 +142,17 @@ struct Shape {
   int64_t nnz = 0;
   Params  prm;
 
+  int32_t window      = 0;     // rows per sort window of the ELL rows (0: the paper's global groups)
+  bool    auto_window = false; // chosen by the auto rule; then the two ELL slot counts it compared:
+  int64_t auto_windowed_slots = 0, auto_global_slots = 0;
+
   int32_t nempty    = 0; // perm positions [0, nempty): empty rows
   int32_t ell_first = 0; // == nempty
   int32_t ell_rows  = 0; // multiple of S
   int32_t csr_first = 0; // == nempty + ell_rows
   int32_t csr_rows  = 0;
   int32_t nslices   = 0;
-  int32_t ell_width = 0; // LRmax: widest ELL group (0 if none)
+  int32_t ell_width = 0; // LRmax: widest ELL group / row (0 if none)
   int64_t ell_slots = 0, csr_base = 0, csr_slots = 0, nslots = 0;
   int64_t ell_nnz = 0, csr_nnz = 0; // real entries per part
 
@@ -143,13 +169,24 @@ struct Shape {
 // only through lower_bound counts (the cuda builder gets them with one thrust::lower_bound):
 //   1. thresholds = plan_thresholds(prm)
 //   2. lb[t] = number of rows whose length < thresholds[t]
-//   3. plan_groups(shape, lb)            -> empty rows, ELL groups, csr_first
+//   3. plan_groups(shape, lb)            -> empty rows, ELL groups, csr_first (the global layout)
+//   3b. unless sort_window == 0: the builder re-sorts the ELL rows of windowed_ell_range(lb) by
+//      window (core window_sort_range), sums S * (slice's longest row) over their slices
+//      (slice_width below), and plan_window(shape, lb, that sum) switches to the windowed layout
+//      when the parameter asks for windows or the auto rule prefers them (it returns whether it
+//      did; if not, the builder restores the global order of that range)
 //   4. csr_slots = sum over vCSR rows of roundup(len, 32); split_blocks = sum over split rows of
 //      ceil(roundup(len, 32) / split_chunk)
 //   5. plan_finish(shape, lb, csr_slots, split_blocks) -> slots, bands (throws unsupported if the
 //      slots exceed INT32_MAX)
 std::vector<int32_t> plan_thresholds(const Params &prm);
 void                 plan_groups(Shape &sh, const std::vector<int64_t> &lb);
+struct PositionRange {
+  int32_t first, end;
+};
+PositionRange        windowed_ell_range(const Shape &sh, const std::vector<int64_t> &lb);
+int32_t              requested_window(const Params &prm); // 0 (global) or rows per window
+bool                 plan_window(Shape &sh, const std::vector<int64_t> &lb, int64_t windowed_ell_slots);
 void                 plan_finish(Shape &sh, const std::vector<int64_t> &lb, int64_t csr_slots, int64_t split_blocks);
 // Index into thresholds/lb of the length threshold of threads-per-row `tpr` (64..block) and of
 // the split threshold.
@@ -160,6 +197,18 @@ int split_threshold_index(const Params &prm);
 EVCHYB_HD int64_t csr_padded(int64_t len) { return (len + kCsrAlign - 1) / kCsrAlign * kCsrAlign; }
 EVCHYB_HD int64_t split_chunks(int64_t len, int32_t chunk) { return (csr_padded(len) + chunk - 1) / chunk; }
 EVCHYB_HD bool    is_split_row(int64_t len, int32_t chunk) { return csr_padded(len) > chunk; }
+
+// Width of ELL slice s: its longest row. In the global layout that is the group's width (a group's
+// carried rows come first and are fewer than S, so every slice holds a row of the group's length);
+// in the windowed layout the rows of a slice may come from two windows. len: row lengths by permuted
+// position; ell_rows: the last slice may be partial.
+EVCHYB_HD int32_t slice_width(const int32_t *len, int32_t ell_first, int32_t ell_rows, int32_t S, int32_t s)
+{
+  int32_t       w   = 0;
+  const int32_t end = (s + 1) * S < ell_rows ? (s + 1) * S : ell_rows;
+  for (int32_t e = s * S; e < end; ++e) w = len[ell_first + e] > w ? len[ell_first + e] : w;
+  return w;
+}
 
 // Slot of entry j of ELL row r (0..S-1) of a slice at `base` of width w (see the picture).
 EVCHYB_HD int32_t ell_slot(int32_t base, int32_t w, int32_t S, int32_t r, int32_t j)

@@ -12,6 +12,7 @@
 #include <thrust/fill.h>
 #include <thrust/for_each.h>
 #include <thrust/functional.h>
+#include <thrust/reduce.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/scan.h>
@@ -246,13 +247,13 @@ struct SplitChunkCount {
   __device__ int64_t operator()(int32_t len) const { return is_split_row(len, chunk) ? split_chunks(len, chunk) : 0; }
 };
 
-// Slots of slice s: S * (length of its last row) -- the group's width, since carried rows come
-// first in a group and fewer than S of them; 0 past the end (gives the total in the scan).
+// Slots of slice s: S * its longest row (slice_width); 0 past the end (gives the total in the scan).
 struct SliceSlots {
   const int32_t *len;
-  int32_t        ell_first, S, nslices;
-  __device__ int32_t operator()(int32_t s) const { return s < nslices ? S * len[ell_first + s * S + S - 1] : 0; }
+  int32_t        ell_first, ell_rows, S, nslices;
+  __device__ int64_t operator()(int32_t s) const { return s < nslices ? (int64_t)S * slice_width(len, ell_first, ell_rows, S, s) : 0; }
 };
+
 
 struct CsrRowSlots {
   const int32_t *len;
@@ -346,6 +347,21 @@ std::unique_ptr<FormatBlock> build_device(const CsrView &A, const int64_t *param
     GPUFORMATS_CUDA(cudaStreamSynchronize(stream));
   }
   plan_groups(sh, lb);
+  const PositionRange wr = windowed_ell_range(sh, lb);
+  if (requested_window(sh.prm) > 0 && wr.end > wr.first) {
+    const int32_t         ell_rows = wr.end - wr.first, S = sh.prm.slice_rows, nsl = (ell_rows + S - 1) / S;
+    DeviceBuffer<int32_t> global(ell_rows);
+    GPUFORMATS_CUDA(cudaMemcpyAsync(global.data(), blk->perm.data() + wr.first, global.bytes(), cudaMemcpyDeviceToDevice, stream));
+    window_sort_range_cuda(blk->perm.data() + wr.first, ell_rows, requested_window(sh.prm), stream);
+    thrust::transform(pol, blk->perm.data() + wr.first, blk->perm.data() + wr.end, len.data() + wr.first, RowLength{d.rowptr.data()});
+    auto          it    = make_transform_iterator(counting_iterator<int32_t>(0), SliceSlots{len.data(), wr.first, ell_rows, S, nsl});
+    const int64_t slots = thrust::reduce(pol, it, it + nsl, (int64_t)0, thrust::plus<int64_t>());
+    if (!plan_window(sh, lb, slots)) {
+      GPUFORMATS_CUDA(cudaMemcpyAsync(blk->perm.data() + wr.first, global.data(), global.bytes(), cudaMemcpyDeviceToDevice, stream));
+      thrust::transform(pol, blk->perm.data() + wr.first, blk->perm.data() + wr.end, len.data() + wr.first, RowLength{d.rowptr.data()});
+    }
+    GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // global dies here
+  }
   const int32_t chunk     = sh.split_chunk();
   int64_t       csr_slots = 0, split_blocks = 0;
   if (sh.csr_rows) {
@@ -358,8 +374,8 @@ std::unique_ptr<FormatBlock> build_device(const CsrView &A, const int64_t *param
   const int32_t S = sh.prm.slice_rows;
   if (sh.nslices) {
     blk->slice_ptr.resize(sh.nslices + 1);
-    auto it = make_transform_iterator(counting_iterator<int32_t>(0), SliceSlots{len.data(), sh.ell_first, S, sh.nslices});
-    thrust::exclusive_scan(pol, it, it + sh.nslices + 1, blk->slice_ptr.data(), (int32_t)0);
+    auto it = make_transform_iterator(counting_iterator<int32_t>(0), SliceSlots{len.data(), sh.ell_first, sh.ell_rows, S, sh.nslices});
+    thrust::exclusive_scan(pol, it, it + sh.nslices + 1, blk->slice_ptr.data(), (int32_t)0); // fits: ell_slots <= INT32_MAX (plan)
   }
   if (sh.csr_rows) {
     blk->csr_row_start.resize(sh.csr_rows + 1);

@@ -50,7 +50,52 @@ Params read_params(const int64_t *p)
   prm.slice_rows    = (int32_t)p[1];
   prm.log2_slice    = ilog2(p[1]);
   prm.block_threads = (int32_t)p[2];
+  if (p[3] < -1 || p[3] > INT32_MAX) throw Error(ErrorKind::bad_input, "evchyb: sort_window must be -1 (auto), 0 (global sort) or a row count, got " + std::to_string(p[3]));
+  prm.sort_window = (int32_t)p[3];
   return prm;
+}
+
+int32_t requested_window(const Params &prm) { return prm.sort_window < 0 ? kAutoWindow : prm.sort_window; }
+
+// Rows of length 1..M: ELL rows of the windowed layout (the global one carries a few out).
+PositionRange windowed_ell_range(const Shape &sh, const std::vector<int64_t> &lb)
+{
+  return {(int32_t)lb[1], (int32_t)lb[sh.prm.ell_max_row + 1]};
+}
+
+bool plan_window(Shape &sh, const std::vector<int64_t> &lb, int64_t windowed_ell_slots)
+{
+  const Params       &prm = sh.prm;
+  const PositionRange r   = windowed_ell_range(sh, lb);
+  const int32_t       M   = prm.ell_max_row, S = prm.slice_rows;
+  int64_t             ell_nnz = 0;
+  int32_t             widest  = 0;
+  for (int32_t i = 1; i <= M; ++i)
+    if (lb[i + 1] > lb[i]) {
+      ell_nnz += (int64_t)i * (lb[i + 1] - lb[i]);
+      widest = i;
+    }
+  if (prm.sort_window < 0) { // auto: compare the padding of both layouts
+    sh.auto_window         = true;
+    sh.auto_windowed_slots = windowed_ell_slots;
+    sh.auto_global_slots   = sh.ell_slots;
+    const double extra     = (double)(windowed_ell_slots - ell_nnz) - (double)(sh.ell_slots - sh.ell_nnz);
+    if (extra > kAutoExtraPadding * (double)ell_nnz) return false;
+  }
+  if (windowed_ell_slots > INT32_MAX) throw Error(ErrorKind::unsupported, "evchyb: the ELL part needs more than 2^31 slots; use a smaller -mat_evchyb_ell_max_row or split the matrix over more ranks");
+  sh.window    = requested_window(prm);
+  sh.groups.clear();
+  sh.nempty    = r.first;
+  sh.ell_first = r.first;
+  sh.ell_rows  = r.end - r.first;
+  sh.nslices   = (int32_t)ceil_div(sh.ell_rows, S);
+  sh.ell_slots = windowed_ell_slots;
+  sh.ell_nnz   = ell_nnz;
+  sh.csr_nnz   = sh.nnz - ell_nnz;
+  sh.ell_width = widest;
+  sh.csr_first = r.end;
+  sh.csr_rows  = sh.nrows - r.end;
+  return true;
 }
 
 // [0, 1, ..., M+1] (row counts per length), then the threads-per-row thresholds 64..block, then
@@ -126,6 +171,10 @@ void plan_finish(Shape &sh, const std::vector<int64_t> &lb, int64_t csr_slots, i
   };
   add(band_empty, 0, sh.nempty, 0, ceil_div(sh.nempty, (int64_t)B * kEmptyRowsPerThread));
   sh.empty_blocks = (int32_t)nblocks;
+  if (sh.window > 0 && sh.ell_rows) { // one band: slice widths vary, rows per thread from the mean width
+    const int32_t rpt = ell_rows_per_thread((int32_t)ceil_div(sh.ell_nnz, sh.ell_rows), sh.ell_width);
+    add(band_ell, 0, sh.ell_rows, rpt, ceil_div(sh.ell_rows, (int64_t)B * rpt));
+  }
   for (size_t g = 0; g < sh.groups.size();) {
     const int32_t rpt = ell_rows_per_thread(sh.groups[g].width, sh.ell_width);
     size_t        h   = g;
@@ -164,9 +213,13 @@ void describe_shape(const Shape &sh, std::vector<LayoutStat> &out)
   };
   const int64_t csr_bytes = 12 * sh.nnz + 4 * ((int64_t)sh.nrows + 1);
   const int64_t ell_pad = sh.ell_slots - sh.ell_nnz, csr_pad = sh.csr_slots - sh.csr_nnz;
-  out.push_back({"layout", "EVC-HYB: rows sorted shortest first; ELL groups of " + std::to_string(sh.prm.slice_rows) + "-row slices for lengths <= " + std::to_string(sh.prm.ell_max_row) + ", vectorized CSR above"});
+  out.push_back({"layout", "EVC-HYB: rows sorted shortest first; ELL " + std::to_string(sh.prm.slice_rows) + "-row slices for lengths <= " + std::to_string(sh.prm.ell_max_row) + ", vectorized CSR above"});
   out.push_back({"empty rows", std::to_string(sh.nempty) + " (no storage)"});
-  out.push_back({"ELL part", std::to_string(sh.ell_rows) + " rows, " + std::to_string(sh.ell_nnz) + " nonzeros (" + pct((double)sh.ell_nnz, (double)sh.nnz) + "), " + std::to_string(sh.groups.size()) + " groups, " + std::to_string(sh.nslices) + " slices, widest " + std::to_string(sh.ell_width) + ", padding " + pct((double)ell_pad, (double)std::max<int64_t>(sh.ell_nnz, 1))});
+  std::string order = sh.window > 0 ? "ELL rows sorted inside windows of " + std::to_string(sh.window) + " rows" : "global (paper): all rows sorted and grouped by length";
+  if (sh.auto_window) order += " (auto: windowed ELL slots " + std::to_string(sh.auto_windowed_slots) + ", global " + std::to_string(sh.auto_global_slots) + ")";
+  out.push_back({"sort", order});
+  const std::string groups = sh.window > 0 ? "slices padded to their longest row" : std::to_string(sh.groups.size()) + " groups";
+  out.push_back({"ELL part", std::to_string(sh.ell_rows) + " rows, " + std::to_string(sh.ell_nnz) + " nonzeros (" + pct((double)sh.ell_nnz, (double)sh.nnz) + "), " + groups + ", " + std::to_string(sh.nslices) + " slices, widest " + std::to_string(sh.ell_width) + ", padding " + pct((double)ell_pad, (double)std::max<int64_t>(sh.ell_nnz, 1))});
   out.push_back({"vCSR part", std::to_string(sh.csr_rows) + " rows, " + std::to_string(sh.csr_nnz) + " nonzeros (" + pct((double)sh.csr_nnz, (double)sh.nnz) + "), " + std::to_string(sh.nsplit_rows) + " rows split over " + std::to_string(sh.nsplit_blocks) + " blocks, padding " + pct((double)csr_pad, (double)std::max<int64_t>(sh.csr_nnz, 1))});
   out.push_back({"slots", std::to_string(sh.nslots) + " (padding " + pct((double)(sh.nslots - sh.nnz), (double)std::max<int64_t>(sh.nnz, 1)) + " of nonzeros)"});
   std::string bands;
@@ -225,6 +278,19 @@ std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
   std::vector<int64_t>       lb(thr.size());
   for (size_t t = 0; t < thr.size(); ++t) lb[t] = std::lower_bound(len.begin(), len.end(), thr[t]) - len.begin();
   plan_groups(sh, lb);
+  const PositionRange wr = windowed_ell_range(sh, lb);
+  if (requested_window(sh.prm) > 0 && wr.end > wr.first) {
+    const std::vector<int32_t> global(blk->perm.begin() + wr.first, blk->perm.begin() + wr.end);
+    window_sort_range(blk->perm, wr.first, wr.end, requested_window(sh.prm));
+    for (int32_t k = wr.first; k < wr.end; ++k) len[k] = A.row_length(blk->perm[k]);
+    const int32_t S = sh.prm.slice_rows, ell_rows = wr.end - wr.first;
+    int64_t       slots = 0;
+    for (int32_t sl = 0; sl < ceil_div(ell_rows, S); ++sl) slots += (int64_t)S * slice_width(len.data(), wr.first, ell_rows, S, sl);
+    if (!plan_window(sh, lb, slots)) {
+      std::copy(global.begin(), global.end(), blk->perm.begin() + wr.first);
+      for (int32_t k = wr.first; k < wr.end; ++k) len[k] = A.row_length(blk->perm[k]);
+    }
+  }
 
   const int32_t chunk     = sh.split_chunk();
   int64_t       csr_slots = 0, split_blocks = 0;
@@ -237,9 +303,13 @@ std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
   // slice_ptr from the groups, csr_row_start from the padded lengths, the split table.
   const int32_t S = sh.prm.slice_rows;
   blk->slice_ptr.reserve(sh.nslices + 1);
-  for (const Group &g : sh.groups)
-    for (int32_t k = 0; k < g.nrows / S; ++k) blk->slice_ptr.push_back((int32_t)(g.first_slot + (int64_t)k * S * g.width));
-  if (sh.nslices) blk->slice_ptr.push_back((int32_t)sh.ell_slots);
+  int64_t slot = 0;
+  for (int32_t sl = 0; sl < sh.nslices; ++sl) {
+    blk->slice_ptr.push_back((int32_t)slot);
+    slot += (int64_t)S * slice_width(len.data(), sh.ell_first, sh.ell_rows, S, sl);
+  }
+  if (sh.nslices) blk->slice_ptr.push_back((int32_t)slot);
+  if (slot != sh.ell_slots) throw Error(ErrorKind::device, "evchyb: internal error, slice widths disagree with the plan");
   if (sh.csr_rows) {
     blk->csr_row_start.resize(sh.csr_rows + 1);
     int64_t s = sh.csr_base;
@@ -279,6 +349,7 @@ const FormatParam kParams[] = {
   {"ell_max_row", "rows of length <= this go to the ELL part (paper: 128); longer rows to the vectorized-CSR part", 128, 0, 1024},
   {"slice_rows", "rows per ELL slice, a power of two (paper: 32 = one warp; a row per lane)", 32, 1, 1024},
   {"block_threads", "threads per block of the single SpMV launch, a power of two in [64,1024] (paper: 256)", 256, 64, 1024},
+  {"sort_window", "ELL rows sorted by length only inside windows of this many rows, keeping x/y locality (0: the paper's global sort; -1: auto, windows of 1024 unless they pad over 10% more)", -1, -1, INT32_MAX},
 };
 
 } // namespace

@@ -6,11 +6,11 @@
 //   position p (perm[p] = original row; core sorted_row_permutation, RowOrder::longest_first)
 //   0 .............. g1_end ........................ g2_end ............................ nrows
 //   | G1: segments of  | G2: segments of mean >= 32   | G3: segments of mean < 32           |
-//   | mean >= 32, at   | vector kernel, Y threads per | scalar kernel, one thread per row   |
-//   | most max_child_  | row (Y a multiple of 32, per | (empty rows last: they get beta*y,  |
-//   | threads rows     | segment from its mean)       |  or 0 when beta == 0)               |
-//   | one child grid   |                              |                                     |
-//   | per row          |                              |                                     |
+//   | mean >= 32, at   | vector kernel, Y threads per | sub-warp kernel, T threads per row  |
+//   | most max_child_  | row (Y a multiple of 32, per | (T a power of two in 1..16, per     |
+//   | threads rows     | segment from its mean)       |  segment from its mean; the paper's |
+//   | one child grid   |                              |  scalar kernel is T = 1). Empty     |
+//   | per row          |                              |  rows last: beta*y, or 0 if beta 0  |
 //   |<- S ->|<- S ->|..|<- S ->|<- S ->|<- S ->| ....  |<- S ->|<- S ->| .... |<- S ->|<-S'->|  (S' <= S: last)
 //
 //   Stored arrays (no padding: nslots == nnz):
@@ -42,8 +42,8 @@
 //           version of (sigma > 0 here). A few huge rows give a large (max - min) and so short
 //           segments, which keeps those rows out of a segment whose mean hides them.
 //         S below a warp (B > m/32, the usual case for power-law rows) -> S is rounded UP to a
-//           multiple of 32 (so at least 32; every FD-derived S is): a warp of the scalar kernel
-//           never straddles two segments, and G1's row budget is spent in warp-sized steps.
+//           multiple of 32 (so at least 32; every FD-derived S is): a segment is at least a warp
+//           of rows, and G1's row budget is spent in warp-sized steps.
 //         S > m -> S = m.
 //     -mat_suraa_segment_rows N > 0 overrides S exactly (no rounding).
 //   * Groups (section 4.1 text; Alg. 2 l.10 compares npr with max_child_threads, a slip): from the
@@ -64,14 +64,36 @@
 //     launch pool full), the parent thread computes the row itself.
 //     Without dynamic parallelism (-mat_suraa_dynamic 0): one host-launched kernel with one block
 //     of kG1BlockThreads per chunk of every G1 row, same chunks, same partials.
-//   * Empty rows sort last, so they are the tail of G3 (the scalar kernel stores beta*y, or 0
-//     when beta == 0); with beta == 1 the cuda product skips them.
+//   * G3 threads per row: a documented modernisation of the paper. Its G3 is a scalar kernel (Alg.
+//     5, one thread per row): the 32 lanes of a warp read 32 different rows, so every load of the
+//     matrix is its own memory transaction; stencils (7-27 entries per row, all in G3) ran at
+//     0.21-0.43x of aijcusparse/sellcuda on an H100. Here each G3 segment runs T consecutive
+//     lanes of a warp per row: lane t reads entries rs + t, rs + t + T, ... (consecutive lanes,
+//     consecutive addresses: coalesced), a width-T shuffle butterfly inside the lane group adds
+//     the T partials, lane 0 of the group stores y[perm[p]]. The rule is G2's (Alg. 1 l.7-9: ~2 entries
+//     per thread) on powers of two instead of multiples of 32:
+//         T = subwarp_threads(nnz(s), rows(s)) = smallest power of two with 2 T >= mean(s),
+//     clamped to [1, 32] (G3's mean < 32 gives T <= 16). A power of two dividing 32 keeps a row's
+//     lanes inside one warp, aligned on T: the groups a width-T shuffle adds over. For T > 1 the
+//     rule gives T < mean <= 2 T, so a row of the mean length gives each lane 1 or 2 entries: no
+//     idle lane (one entry per lane, T >= mean, idles up to half of them: mean 9 -> 16 lanes),
+//     2 independent loads in flight per lane (strided_dot<2>), log2(T) shuffle steps. The sorted
+//     rows of a segment are close to its mean, and a longer row just takes more strides.
+//     T = 1 (mean <= 2) keeps the paper's one-thread row (row_dot, paired 16-byte loads): rows of
+//     1-2 entries lie next to each other, so adjacent lanes already read adjacent addresses, and a
+//     shuffle would only cost. Blocks of kSubwarpBlockThreads = 256 threads hold 256 / T rows;
+//     every lane of a warp, with a row or past the launch's end, takes part in the shuffle (full
+//     mask).
+//   * Empty rows sort last, so they are the tail of G3 (a row with no entries sums to 0 for any T;
+//     lane 0 stores beta*y, or 0 when beta == 0); with beta == 1 the cuda product skips them.
 //   * Launch order and streams (Alg. 1): G3, then G2, then G1 (paper order). Consecutive segments
-//     that run the same kernel with the same configuration (all of G3; G2 segments of equal Y)
-//     are ONE launch: the same work in the same order as per-segment launches on one stream, at a
-//     fraction of the launch cost (an R-MAT graph has ~10^5 segments of 32 rows). The G3 launch
-//     and the G2 launches go round-robin on the `streams` extra streams (StreamSet.streams[1..]),
-//     G1 on PETSc's stream; the glue joins them.
+//     that run the same kernel with the same configuration (G3 segments of equal T, G2 segments
+//     of equal Y) are ONE launch: the same work in the same order as per-segment launches on one
+//     stream, at a fraction of the launch cost (an R-MAT graph has ~10^5 segments of 32 rows).
+//     Segment means do not increase along the positions, so T and Y do not either: at most one
+//     G3 launch per T (<= 5). The G3 launches and the G2 launches, in that order, go round-robin
+//     on the `streams` extra streams (StreamSet.streams[1..]), G1 on PETSc's stream; the glue
+//     joins them.
 #pragma once
 #include "../format.hpp"
 
@@ -94,10 +116,14 @@ namespace suraa {
 constexpr int32_t kWarp = 32;
 // Segment mean length from which a segment is "long" (G1/G2): a warp (paper, figure 5).
 constexpr int32_t kLongMean = 32;
-// Extra streams the product may use (FormatOps::extra_streams): G3 + a few G2 runs rarely need more.
+// Extra streams the product may use (FormatOps::extra_streams), round-robin over the G3 runs (one
+// per T: at most 5) and the G2 runs (one per Y).
 constexpr int32_t kMaxStreams = 4;
-// Scalar kernel: 256 threads per block (paper 4.2.2: (segment_size + 256 - 1) / 256 blocks).
-constexpr int32_t kScalarThreads = 256;
+// Sub-warp (G3) kernel: 256 threads per block (paper 4.2.2's scalar kernel: (segment_size + 256 - 1)
+// / 256 blocks), 256 / T rows per block.
+constexpr int32_t kSubwarpBlockThreads = 256;
+// Entries per thread the sub-warp kernel keeps in flight (strided_dot<kSubwarpUnroll>): T ~ mean/2.
+constexpr int32_t kSubwarpUnroll = 2;
 // Vector kernel: blocks of max(Y, 256) threads, 256 / Y rows each: 8 warps keep the grid tail short.
 constexpr int32_t kVectorBlockThreads = 256;
 // Threads per row of the vector kernel and of a child block: the CUDA block limit.
@@ -120,10 +146,10 @@ struct Params {
 };
 
 enum class SegmentRule { none, single_length, freedman_diaconis, scott, override_rows };
-enum class Kernel { scalar, vector, g1 };
+enum class Kernel { subwarp, vector, g1 };
 
 // One kernel launch of the product: positions [begin, end), `segments` consecutive segments
-// starting at first_segment. threads_per_row: 1 (scalar), Y (vector), 0 (G1: per row).
+// starting at first_segment. threads_per_row: T (G3 sub-warp), Y (G2 vector), 0 (G1: per row).
 struct Launch {
   Kernel  kernel;
   int32_t begin, end;
@@ -149,7 +175,7 @@ struct Plan {
   int64_t     g1_nnz = 0, g2_nnz = 0, g3_nnz = 0;
   int32_t     g1_chunks = 0;          // total chunk blocks of G1 (filled by the builders)
   int32_t     g1_multi_chunk_rows = 0; // G1 rows longer than one chunk
-  std::vector<Launch> launches;       // G3, G2 runs, G1 (the paper's order)
+  std::vector<Launch> launches;       // G3 runs of equal T, G2 runs of equal Y, G1 (the paper's order)
 };
 
 // What make_plan reads from a builder's sorted layout (host vectors or device arrays).
@@ -159,9 +185,18 @@ struct SortedRows {
   std::function<int64_t()>                                          sum_of_squared_lengths;
 };
 
+// Rows of a G3 launch the cuda product runs, from l.begin: all of them, except with beta == 1,
+// where the empty rows (sorted last: the tail of G3) keep y as it is and are left out.
+inline int32_t subwarp_launch_rows(const Launch &l, int32_t nrows, int32_t empty_rows, double beta)
+{
+  const int32_t end = beta == 1.0 && nrows - empty_rows < l.end ? nrows - empty_rows : l.end;
+  return end > l.begin ? end - l.begin : 0;
+}
+
 // Reads and checks the parameters (Error(bad_input)).
 Params read_params(const int64_t *params);
 // Segments, groups and launches (everything but the G1 chunk counts). Same on host and device.
+// G3: one launch per run of consecutive segments of equal subwarp_threads.
 Plan make_plan(const Params &params, int32_t nrows, int32_t ncols, int64_t nnz, const SortedRows &rows);
 std::size_t bytes(const Plan &plan);
 void        describe(const Plan &plan, std::vector<LayoutStat> &out);
@@ -181,6 +216,34 @@ SURAA_HD int32_t vector_threads(int64_t mean)
 {
   const int64_t t = (((mean >> 1) + 31) >> 5) << 5;
   return (int32_t)(t < kWarp ? kWarp : (t > kMaxThreadsPerRow ? kMaxThreadsPerRow : t));
+}
+// G3 threads per row T of a segment of `nnz` entries in `rows` rows: the smallest power of two
+// with 2 T >= nnz / rows (the exact mean, no rounding), in [1, 32] (rows <= 0: 1). G2's ~2 entries
+// per thread on powers of two (header comment: why).
+SURAA_HD int32_t subwarp_threads(int64_t nnz, int64_t rows)
+{
+  int32_t t = 1;
+  while (t < kWarp && 2 * (int64_t)t * rows < nnz) t <<= 1;
+  return t;
+}
+// Sub-warp kernel: blocks of a launch of `rows` rows at T threads per row.
+SURAA_HD int64_t subwarp_blocks(int64_t rows, int32_t T)
+{
+  const int32_t per_block = kSubwarpBlockThreads / T;
+  return (rows + per_block - 1) / per_block;
+}
+// Sub-warp kernel: thread `thread` of block `block` of a launch starting at position `begin` works
+// on position p (possibly >= the launch's end in its last block: no row, but it still shuffles) as
+// lane `lane` of its row's T lanes. T divides 32, so the T lanes of a row are consecutive lanes of
+// one warp, aligned on T (the groups a width-T shuffle uses). int64: begin + block * (256 / T)
+// may pass 2^31 in the last block.
+struct SubwarpThread {
+  int64_t p;
+  int32_t lane;
+};
+SURAA_HD SubwarpThread subwarp_thread(int32_t begin, uint32_t block, uint32_t thread, int32_t T)
+{
+  return {(int64_t)begin + (int64_t)block * (kSubwarpBlockThreads / T) + (int64_t)(thread / (uint32_t)T), (int32_t)(thread & (uint32_t)(T - 1))};
 }
 
 // The arrays a kernel reads, as plain pointers (device memory on the cuda backend).

@@ -1,5 +1,5 @@
 // SURAA on the GPU: the device builder (Thrust, from the CSR uploaded once; the same layout and plan
-// as the host builder in suraa_host.cpp), the G3 scalar and G2 vector kernels, the host-launched G1
+// as the host builder in suraa_host.cpp), the G3 sub-warp and G2 vector kernels, the host-launched G1
 // kernel, and the product that launches them on the streams. The dynamic-parallelism G1 kernels
 // are in suraa_dynamic_rdc.cu. Layout and rules: suraa.hpp.
 #include "suraa.hpp"
@@ -22,6 +22,7 @@
 #include <thrust/transform_reduce.h>
 
 #include <algorithm>
+#include <string>
 
 namespace gpuformats {
 namespace suraa {
@@ -31,14 +32,40 @@ namespace {
 // ------------------------------------------------------------------------------------------------
 // Kernels
 
-// G3 (Algorithm 5): one thread per row of positions [begin, end). The rows of a warp are
-// consecutive in the sorted order, so they have (nearly) the same length: no divergence.
-__global__ void __launch_bounds__(kScalarThreads) suraa_scalar_rows(int32_t begin, int32_t end, DeviceView v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+// G3 (Algorithm 5, modernised: suraa.hpp): T consecutive lanes per row of positions [begin, end),
+// kSubwarpBlockThreads / T rows per block; lane t reads the row's entries t, t + T, ... (coalesced),
+// the width-T butterfly adds the lanes' partials, lane 0 stores. The rows of a warp are consecutive
+// in the sorted order, so they have (nearly) the same length: little divergence. No thread returns
+// before the shuffle: lanes past `end` (last block) add 0 and store nothing. T = 1: one thread per
+// row (row_dot), no shuffle.
+template <int T>
+__global__ void __launch_bounds__(kSubwarpBlockThreads) suraa_subwarp_rows(int32_t begin, int32_t end, DeviceView v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
 {
-  const int64_t p = (int64_t)begin + (int64_t)blockIdx.x * kScalarThreads + threadIdx.x;
-  if (p >= end) return;
-  const int32_t rs = load_ro(v.rowptr + p), re = load_ro(v.rowptr + p + 1);
-  store_row(v, (int32_t)p, row_dot(rs, re, v.colidx, v.values, x), alpha, beta, y);
+  const SubwarpThread th    = subwarp_thread(begin, blockIdx.x, threadIdx.x, T);
+  const bool          valid = th.p < end;
+  double              sum   = 0;
+  if (valid) {
+    const int32_t rs = load_ro(v.rowptr + th.p), re = load_ro(v.rowptr + th.p + 1);
+    sum              = subwarp_lane_dot<T>(rs, re, th.lane, v.colidx, v.values, x);
+  }
+  if constexpr (T > 1) sum = subwarp_sum<T>(sum); // every lane of the warp, valid or not
+  if (valid && th.lane == 0) store_row(v, (int32_t)th.p, sum, alpha, beta, y);
+}
+
+// Positions [begin, begin + n) of one G3 launch at T threads per row (T from the plan: a power of
+// two in [1, 32]).
+void launch_subwarp(int32_t T, int32_t begin, int32_t n, const DeviceView &v, double alpha, const double *x, double beta, double *y, cudaStream_t s)
+{
+  const unsigned blocks = (unsigned)subwarp_blocks(n, T);
+  switch (T) {
+  case 1: suraa_subwarp_rows<1><<<blocks, kSubwarpBlockThreads, 0, s>>>(begin, begin + n, v, alpha, x, beta, y); break;
+  case 2: suraa_subwarp_rows<2><<<blocks, kSubwarpBlockThreads, 0, s>>>(begin, begin + n, v, alpha, x, beta, y); break;
+  case 4: suraa_subwarp_rows<4><<<blocks, kSubwarpBlockThreads, 0, s>>>(begin, begin + n, v, alpha, x, beta, y); break;
+  case 8: suraa_subwarp_rows<8><<<blocks, kSubwarpBlockThreads, 0, s>>>(begin, begin + n, v, alpha, x, beta, y); break;
+  case 16: suraa_subwarp_rows<16><<<blocks, kSubwarpBlockThreads, 0, s>>>(begin, begin + n, v, alpha, x, beta, y); break;
+  case 32: suraa_subwarp_rows<32><<<blocks, kSubwarpBlockThreads, 0, s>>>(begin, begin + n, v, alpha, x, beta, y); break;
+  default: throw Error(ErrorKind::device, "suraa: internal error: G3 threads per row " + std::to_string(T) + " is not a power of two in [1, 32]");
+  }
 }
 
 // G2 (Algorithm 6): Y threads per row (a multiple of 32), blockDim.x / Y rows per block. Each warp
@@ -53,7 +80,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerRow) suraa_vector_rows(int32_t b
   double            sum   = 0;
   if (valid) {
     const int32_t rs = load_ro(v.rowptr + p), re = load_ro(v.rowptr + p + 1);
-    sum              = strided_dot<2>(rs + lane, re, Y, v.colidx, v.values, x); // ~2 entries per thread (Y ~ mean/2)
+    sum              = strided_dot<2>((uint32_t)rs + (uint32_t)lane, (uint32_t)re, (uint32_t)Y, v.colidx, v.values, x); // ~2 entries per thread (Y ~ mean/2)
   }
   sum = warp_sum(sum);
   if (Y == kWarp) { // block-uniform
@@ -143,7 +170,7 @@ public:
     return {rowptr.data(), colidx.data(), vals.data(), perm.data(), g1_chunk_start.data(), const_cast<double *>(g1_partial.data()), const_cast<unsigned *>(g1_count.data())};
   }
 
-  // Algorithm 1: G3, then the G2 runs, on the extra streams round-robin, then G1 on PETSc's.
+  // Algorithm 1: the G3 runs, then the G2 runs, on the extra streams round-robin, then G1 on PETSc's.
   void spmv(double alpha, const double *x, double beta, double *y, const StreamSet &streams) const override
   {
     if (nrows == 0) return;
@@ -153,10 +180,10 @@ public:
       const cudaStream_t s = l.order >= 0 && extra ? streams.streams[1 + l.order % extra] : streams.main();
       int32_t            n = l.end - l.begin;
       switch (l.kernel) {
-      case Kernel::scalar:
+      case Kernel::subwarp:
         // Empty rows sort last; with beta == 1 they keep y as it is (off-process blocks are mostly empty rows).
-        if (beta == 1.0) n = std::max(0, std::min(l.end, nrows - plan.empty_rows) - l.begin);
-        if (n) suraa_scalar_rows<<<(unsigned)((n + kScalarThreads - 1) / kScalarThreads), kScalarThreads, 0, s>>>(l.begin, l.begin + n, v, alpha, x, beta, y);
+        n = subwarp_launch_rows(l, nrows, plan.empty_rows, beta);
+        if (n) launch_subwarp(l.threads_per_row, l.begin, n, v, alpha, x, beta, y, s);
         break;
       case Kernel::vector: {
         const int32_t Y = l.threads_per_row, rows_per_block = std::max(1, kVectorBlockThreads / Y);

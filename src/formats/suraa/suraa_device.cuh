@@ -1,7 +1,8 @@
-// SURAA device code shared by suraa_cuda.cu (scalar, vector and host-launched G1 kernels) and
+// SURAA device code shared by suraa_cuda.cu (sub-warp, vector and host-launched G1 kernels) and
 // suraa_dynamic_rdc.cu (the dynamic-parallelism child kernel): loads, row sums, reductions, and
-// the G1 chunk body both G1 variants run. Layout and rules: suraa.hpp. The row sums also compile
-// for the host (tests); the rest only under nvcc.
+// the G1 chunk body both G1 variants run. Layout and rules: suraa.hpp. The row sums (strided_dot,
+// row_dot, subwarp_lane_dot) also compile for the host (test/unit/test_suraa_g3.cpp emulates the
+// G3 kernel with them); the rest only under nvcc.
 #pragma once
 #include "../../core/loads.cuh"
 #include "suraa.hpp"
@@ -16,14 +17,16 @@ namespace suraa {
 
 // sum of values[k] * x[colidx[k]] for k = first, first + stride, ... < end. kUnroll (value, column)
 // pairs are loaded, then their kUnroll x entries, before any use: that many loads in flight per
-// thread instead of one dependent chain.
+// thread instead of one dependent chain. Unsigned: callers pass row start + lane, which may pass
+// 2^31 - 1 (an empty row at nnz = 2^31 - 1); end <= 2^31 - 1 and kUnroll * stride <= 2^12, so
+// no index below wraps past 2^32.
 template <int kUnroll>
-SURAA_HD double strided_dot(int32_t first, int32_t end, int32_t stride, const int32_t *__restrict__ colidx, const double *__restrict__ values, const double *__restrict__ x)
+SURAA_HD double strided_dot(uint32_t first, uint32_t end, uint32_t stride, const int32_t *__restrict__ colidx, const double *__restrict__ values, const double *__restrict__ x)
 {
-  double        sum   = 0;
-  int32_t       k     = first;
-  const int32_t limit = end - (kUnroll - 1) * stride; // k < limit: all kUnroll entries exist (no int32 overflow)
-  for (; k < limit; k += kUnroll * stride) {
+  double         sum  = 0;
+  uint32_t       k    = first;
+  const uint32_t span = (uint32_t)(kUnroll - 1) * stride;
+  for (; k + span < end; k += kUnroll * stride) { // all kUnroll entries exist
     int32_t c[kUnroll];
     double  v[kUnroll], xv[kUnroll];
 #pragma unroll
@@ -40,8 +43,10 @@ SURAA_HD double strided_dot(int32_t first, int32_t end, int32_t stride, const in
   return sum;
 }
 
-// One thread's whole row [rs, re) (the scalar kernel). The threads of a warp read 32 different
-// rows, so every load is its own memory transaction: after at most one entry that aligns k to an
+// One thread's whole row [rs, re) (the sub-warp kernel at T = 1, the paper's scalar kernel, and a
+// G1 row whose child launch failed). Rows of 1-2 entries (G3's T = 1) lie next to each other, so
+// the lanes of a warp read adjacent addresses; for longer rows the 32 lanes read 32 different
+// rows, every load its own memory transaction: after at most one entry that aligns k to an
 // even index, entries go by pairs with 16-byte value loads (double2) and 8-byte column loads (int2),
 // half the transactions of 8/4-byte loads; two pairs in flight. values and colidx come from
 // cudaMalloc (256-byte aligned), so an even k is 16-byte aligned in values and 8-byte in colidx.
@@ -74,7 +79,30 @@ SURAA_HD double row_dot(int32_t rs, int32_t re, const int32_t *__restrict__ coli
   return sum;
 }
 
+// Lane t (0 <= t < T) of the T lanes of row [rs, re) in the sub-warp kernel: the sum over entries
+// rs + t, rs + t + T, ... < re (none when rs + t >= re: 0). The T partials add up to the row sum.
+// T = 1: the whole row by row_dot. T and the unroll are compile-time (the kernel is a template on T).
+template <int T>
+SURAA_HD double subwarp_lane_dot(int32_t rs, int32_t re, int32_t t, const int32_t *__restrict__ colidx, const double *__restrict__ values, const double *__restrict__ x)
+{
+  static_assert(T >= 1 && T <= kWarp && (T & (T - 1)) == 0, "T: a power of two that divides a warp");
+  if constexpr (T == 1) return row_dot(rs, re, colidx, values, x);
+  else return strided_dot<kSubwarpUnroll>((uint32_t)rs + (uint32_t)t, (uint32_t)re, (uint32_t)T, colidx, values, x);
+}
+
 #ifdef __CUDACC__
+// Sum over the T lanes of each aligned group of T lanes (T a power of two <= 32): a shuffle
+// butterfly with width T (a source lane outside the group returns the caller's own value, so
+// groups never mix), lane 0 of each group holds its group's sum. Every lane of the warp must call
+// it (full mask).
+template <int T>
+__device__ __forceinline__ double subwarp_sum(double v)
+{
+#pragma unroll
+  for (int offset = T / 2; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset, T);
+  return v;
+}
+
 // Warp sum by shuffles. The paper's loops step by `i >> 2` (16, 4, 1: lanes 2, 3, 6, ... never
 // added); a butterfly needs 16, 8, 4, 2, 1. Lane 0 holds the sum.
 __device__ __forceinline__ double warp_sum(double v)
@@ -118,7 +146,7 @@ __device__ __forceinline__ void g1_chunk(int32_t r, int32_t c, const DeviceView 
   const int32_t     c0 = load_ro(v.g1_chunk_start + r), nchunks = load_ro(v.g1_chunk_start + r + 1) - c0;
   const int32_t     first = rs + c * kG1ChunkEntries;
   const int32_t     end   = re - first < kG1ChunkEntries ? re : first + kG1ChunkEntries;
-  double            sum   = block_sum(strided_dot<kUnroll>(first + (int32_t)threadIdx.x, end, (int32_t)blockDim.x, v.colidx, v.values, x), sh);
+  double            sum   = block_sum(strided_dot<kUnroll>((uint32_t)first + threadIdx.x, (uint32_t)end, blockDim.x, v.colidx, v.values, x), sh);
   if (nchunks == 1) {
     if (threadIdx.x == 0) store_row(v, r, sum, alpha, beta, y);
     return;

@@ -51,7 +51,8 @@ public:
   }
 
   // The launches in the paper's order, each with the arithmetic of its kernel: G3 and G2 a row at a
-  // time, G1 by chunks of kG1ChunkEntries whose partial sums are added in chunk order.
+  // time (a plain sequential row sum, whatever T or Y the cuda kernels use: the independent
+  // oracle), G1 by chunks of kG1ChunkEntries whose partial sums are added in chunk order.
   void spmv(double alpha, const double *x, double beta, double *y, const StreamSet &) const override
   {
     for (const Launch &l : plan.launches) {
@@ -225,9 +226,16 @@ Plan make_plan(const Params &P, int32_t m, int32_t ncols, int64_t nnz, const Sor
   pl.g2_nnz      = (int64_t)bptr[pl.g1_segments + pl.g2_segments] - pl.g1_nnz;
   pl.g3_nnz      = nnz - pl.g1_nnz - pl.g2_nnz;
 
-  // Launches in the paper's order: G3 (one scalar launch), G2 (one per run of equal Y), G1.
+  // Launches in the paper's order: G3 (one sub-warp launch per run of equal T), G2 (one per run of
+  // equal Y), G1. Means do not increase along the segments, so neither do T and Y: one run per value.
   int32_t order = 0;
-  if (pl.g3_segments) pl.launches.push_back({Kernel::scalar, pl.g2_end, m, pl.g1_segments + pl.g2_segments, pl.g3_segments, 1, pl.g3_nnz, order++});
+  for (int32_t t = pl.g1_segments + pl.g2_segments; t < pl.segments;) {
+    const int32_t T = subwarp_threads(seg_nnz(t), seg_rows(t));
+    int32_t       u = t + 1;
+    while (u < pl.segments && subwarp_threads(seg_nnz(u), seg_rows(u)) == T) ++u;
+    pl.launches.push_back({Kernel::subwarp, bpos[t], bpos[u], t, u - t, T, (int64_t)bptr[u] - bptr[t], order++});
+    t = u;
+  }
   for (int32_t t = pl.g1_segments; t < pl.g1_segments + pl.g2_segments;) {
     const int32_t Y = vector_threads(seg_nnz(t) / seg_rows(t));
     int32_t       u = t + 1;
@@ -274,7 +282,12 @@ void describe(const Plan &pl, std::vector<LayoutStat> &out)
   for (const Launch &l : pl.launches) {
     const std::string rows = std::to_string(l.end - l.begin) + " rows " + range(l.begin, l.end) + ", " + std::to_string(l.nnz) + " nonzeros, " + std::to_string(l.segments) + " segments";
     switch (l.kernel) {
-    case Kernel::scalar: out.push_back({"G3 (mean < 32)", rows + ", scalar kernel (1 thread/row, " + std::to_string(kScalarThreads) + "/block), stream " + stream_of(l)}); break;
+    case Kernel::subwarp: {
+      const int32_t T = l.threads_per_row;
+      out.push_back({"G3 (mean < 32)", rows + ", sub-warp kernel T = " + std::to_string(T) + " thread" + (T == 1 ? "" : "s") + "/row (" + std::to_string(kSubwarpBlockThreads / T) + " rows/block, T = smallest power of two >= mean/2" +
+                                         (T == 1 ? ": the paper's scalar row" : ", coalesced") + "), stream " + stream_of(l)});
+      break;
+    }
     case Kernel::vector: out.push_back({"G2 (mean >= 32)", rows + ", vector kernel Y = " + std::to_string(l.threads_per_row) + " threads/row, stream " + stream_of(l)}); break;
     case Kernel::g1:
       out.push_back({"G1 (long rows, <= " + std::to_string(pl.params.max_child_threads) + ")",
@@ -306,7 +319,7 @@ static const FormatParam kSuraaParams[] = {
 
 extern const FormatOps suraa_ops = {
   "suraa",
-  "SURAA (Muhammed et al.): rows sorted longest first, Freedman-Diaconis segments, G1/G2/G3 by segment mean run by dynamic-parallelism / vector / scalar CSR kernels on streams",
+  "SURAA (Muhammed et al.): rows sorted longest first, Freedman-Diaconis segments, G1/G2/G3 by segment mean run by dynamic-parallelism / vector / sub-warp CSR kernels on streams",
   kSuraaParams,
   suraa::nparams,
   suraa::kMaxStreams,

@@ -1,0 +1,175 @@
+// EVC-HYB's product kernel emulated on the host: every block of the single launch, every thread of
+// it, with the kernel's own band search, work mapping and row functions (evchyb_rows.cuh), over the
+// host builder's arrays (identical to the cuda builder's: the GPU suite checks that). Catches a
+// plan that leaves a row out, writes one twice or hands a thread the wrong slots, without a GPU.
+#include "common/format_checks.hpp"
+#include "formats/evchyb/evchyb.hpp"
+#include "formats/evchyb/evchyb_rows.cuh"
+
+using namespace gftest;
+using namespace gpuformats::evchyb;
+
+namespace {
+
+struct Emulated {
+  std::vector<double> y;
+  std::vector<int>    writes; // per row
+};
+
+Emulated emulate(const HostBlock &b, double alpha, const std::vector<double> &x, double beta, std::vector<double> y)
+{
+  const Shape         &sh = b.sh;
+  const int32_t        B  = sh.prm.block_threads;
+  std::vector<double>  partial(sh.nsplit_blocks);
+  std::vector<int32_t> counter(sh.nsplit_blocks, 0);
+  KernelArgs           a{};
+  a.values        = b.vals.data();
+  a.colidx        = b.colidx.data();
+  a.perm          = b.perm.data();
+  a.slice_ptr     = b.slice_ptr.data();
+  a.csr_row_start = b.csr_row_start.data();
+  a.split         = b.split.data();
+  a.split_partial = partial.data();
+  a.split_counter = counter.data();
+  a.x             = x.data();
+  a.y             = y.data();
+  a.alpha         = alpha;
+  a.beta          = beta;
+  a.ell_first     = sh.ell_first;
+  a.csr_first     = sh.csr_first;
+  a.log2_slice    = sh.prm.log2_slice;
+  a.split_chunk   = sh.split_chunk();
+  a.block_offset  = beta == 1.0 ? sh.empty_blocks : 0;
+  a.nbands        = (int32_t)sh.bands.size();
+  for (size_t i = 0; i < sh.bands.size(); ++i) a.bands[i] = sh.bands[i];
+
+  Emulated out;
+  out.writes.assign(sh.nrows, 0);
+  auto store = [&](int32_t row, double sum) {
+    y[row] = beta == 0.0 ? alpha * sum : std::fma(beta, y[row], alpha * sum);
+    ++out.writes[row];
+  };
+  const int32_t S = 1 << a.log2_slice;
+  for (int32_t grid_blk = 0; grid_blk < sh.nblocks - a.block_offset; ++grid_blk) {
+    const int32_t blk  = grid_blk + a.block_offset;
+    const Band    band = a.bands[band_of_block(a, blk)];
+    switch (band.kind) {
+    case band_ell:
+      for (int32_t tid = 0; tid < B; ++tid) {
+        const int32_t warp = tid >> 5, lane = tid & 31;
+        for (int32_t k = 0; k < band.param; ++k) {
+          const int64_t e0 = ell_run_first(band, blk, B, warp, k);
+          if (e0 >= band.end) break;
+          const int32_t e = (int32_t)e0 + lane;
+          if (e >= band.end) break;
+          const int32_t s = e >> a.log2_slice, r = e & (S - 1);
+          const int32_t base = a.slice_ptr[s], w = (a.slice_ptr[s + 1] - base) >> a.log2_slice;
+          const double  sum  = S == 1 ? ell_row_scalar(a, base, w) : S == 32 ? ell_row_paired<32>(a, base, w, S, r) : ell_row_paired<0>(a, base, w, S, r);
+          store(a.perm[a.ell_first + e], sum);
+        }
+      }
+      break;
+    case band_csr_team:
+      for (int32_t tid = 0; tid < B; tid += band.param) {
+        const int64_t c = csr_team_row(band, blk, B, tid);
+        if (c >= band.end) continue;
+        double sum = 0.0;
+        for (int32_t t = 0; t < band.param; ++t) sum += csr_range(a, a.csr_row_start[c], a.csr_row_start[c + 1], t, band.param);
+        store(a.perm[a.csr_first + c], sum);
+      }
+      break;
+    case band_csr_split: {
+      const int32_t     j  = split_entry(band, blk);
+      const SplitBlock &sb = a.split[j];
+      int32_t           start, end;
+      split_range(a, sb, start, end);
+      double sum = 0.0;
+      for (int32_t t = 0; t < B; ++t) sum += csr_range(a, start, end, t, band.param);
+      partial[j] = sum;
+      if (++counter[sb.first] == sb.nchunks) {
+        double v = 0.0;
+        for (int32_t i = 0; i < sb.nchunks; ++i) v += partial[sb.first + i];
+        store(a.perm[a.csr_first + sb.row], v);
+        counter[sb.first] = 0;
+      }
+      break;
+    }
+    default:
+      for (int32_t tid = 0; tid < B; ++tid)
+        for (int32_t k = 0; k < kEmptyRowsPerThread; ++k) {
+          const int64_t pos = empty_row(band, blk, B, tid, k);
+          if (pos < band.end) {
+            const int32_t row = a.perm[pos];
+            y[row]            = beta == 0.0 ? 0.0 : beta * y[row];
+            ++out.writes[row];
+          }
+        }
+    }
+  }
+  for (int32_t c : counter) check(c == 0, "evchyb.emulate.split_counters_reset");
+  out.y = y;
+  return out;
+}
+
+void check_on(const std::vector<int64_t> &params, const std::string &tag, const NamedMatrix &m)
+{
+  const CsrView     A    = m.A.view();
+  const std::string name = "evchyb_kernel" + tag + "." + m.name;
+  std::unique_ptr<FormatBlock> fb;
+  try {
+    fb = evchyb_ops.build_host(A, params.data());
+  } catch (const Error &e) {
+    check(e.kind == ErrorKind::unsupported, name + ".build", e.what());
+    return;
+  }
+  const HostBlock          &b = static_cast<const HostBlock &>(*fb);
+  const std::vector<double> x = test_vector(A.ncols, 5), y0 = test_vector(A.nrows, 6);
+  for (const ProductCase &pc : product_cases()) {
+    std::vector<double> want = y0;
+    csr_spmv_host(A, pc.alpha, x.data(), pc.beta, want.data());
+    const Emulated got = emulate(b, pc.alpha, x, pc.beta, pc.beta == 0.0 ? std::vector<double>(A.nrows, NAN) : y0);
+    std::string    why;
+    check(close_products(A, x, got.y, want, pc.alpha, pc.beta, y0, why), name + "." + pc.name, why);
+    bool once = true;
+    for (int32_t i = 0; i < A.nrows; ++i)
+      once = once && got.writes[i] == (pc.beta == 1.0 && A.row_length(i) == 0 ? 0 : 1);
+    check(once, name + "." + pc.name + ".each_row_written_once");
+  }
+  // The windowed layout: each window's ELL rows in ascending length, windows in order.
+  if (b.sh.window > 0)
+    for (int32_t e = b.sh.ell_first + 1; e < b.sh.csr_first; ++e) {
+      const int32_t p = b.perm[e - 1], q = b.perm[e];
+      if (p / b.sh.window > q / b.sh.window || (p / b.sh.window == q / b.sh.window && A.row_length(p) > A.row_length(q))) {
+        check(false, name + ".window_order", "at position " + std::to_string(e));
+        break;
+      }
+    }
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+  const std::string        dir = argc > 1 ? argv[1] : "test/matrices";
+  std::vector<NamedMatrix> ms  = edge_case_matrices(true), real = real_matrices(dir);
+  ms.insert(ms.end(), real.begin(), real.end());
+  const std::vector<int64_t> def = default_params(evchyb_ops);
+  struct Variant {
+    const char *tag;
+    int         param;
+    int64_t     value;
+  };
+  // Params: ell_max_row, slice_rows, block_threads, sort_window.
+  const Variant variants[] = {{"", 0, def[0]},           {"[sort_window=0]", 3, 0},   {"[sort_window=64]", 3, 64},  {"[sort_window=1]", 3, 1},
+                              {"[slice_rows=1]", 1, 1},  {"[slice_rows=4]", 1, 4},    {"[block_threads=64]", 2, 64}, {"[block_threads=1024]", 2, 1024},
+                              {"[ell_max_row=0]", 0, 0}, {"[ell_max_row=1024]", 0, 1024}};
+  for (const Variant &v : variants) {
+    std::vector<int64_t> p = def;
+    p[v.param]             = v.value;
+    for (const NamedMatrix &m : ms) check_on(p, v.tag, m);
+  }
+  // Windowed with tiny slices and windows on the mixed shapes.
+  for (const NamedMatrix &m : ms)
+    if (m.name == "mixed_1_to_600" || m.name == "empty_rows_mixed" || m.name == "powerlaw") check_on({def[0], 2, 64, 7}, "[slice_rows=2,sort_window=7]", m);
+  return gftest::finish();
+}
