@@ -18,14 +18,19 @@ std::vector<int32_t> sorted_row_permutation(const CsrView &A, RowOrder order, in
     return a < b;
   };
   std::sort(perm.begin(), perm.end(), before);
-  window_sort_range(perm, 0, A.nrows, window);
+  window_sort_range(A, perm, 0, A.nrows, window, WindowOrder::same);
   return perm;
 }
 
-void window_sort_range(std::vector<int32_t> &perm, int32_t first, int32_t end, int32_t window)
+void window_sort_range(const CsrView &A, std::vector<int32_t> &perm, int32_t first, int32_t end, int32_t window, WindowOrder order)
 {
   if (window <= 0 || end - first < 2) return;
-  std::stable_sort(perm.begin() + first, perm.begin() + end, [window](int32_t a, int32_t b) { return a / window < b / window; });
+  const bool alt = order == WindowOrder::alternate;
+  std::stable_sort(perm.begin() + first, perm.begin() + end, [&](int32_t a, int32_t b) {
+    const int32_t wa = a / window, wb = b / window;
+    if (wa != wb) return wa < wb;
+    return alt && (wa & 1) && A.row_length(a) > A.row_length(b);
+  });
 }
 
 std::vector<int32_t> invert_permutation(const std::vector<int32_t> &perm)

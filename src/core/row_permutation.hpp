@@ -24,9 +24,13 @@ void sorted_row_permutation_cuda(const int32_t *d_rowptr, const int32_t *d_colid
 
 // Stable re-sort of perm[first, end) by window of the original row (perm[k] / window): inside a
 // window the order perm had survives. The windowed permutation above is the global one followed by
-// this on the whole range; EVC-HYB applies it to its ELL rows only.
-void window_sort_range(std::vector<int32_t> &perm, int32_t first, int32_t end, int32_t window);
-void window_sort_range_cuda(int32_t *d_perm, int32_t count, int32_t window, cudaStream_t stream);
+// this on the whole range; EVC-HYB applies it to its ELL rows only, with WindowOrder::alternate:
+// odd windows reverse the length order (longest first; equal lengths keep perm's order), so the
+// rows that meet at a window boundary have similar lengths (a slice that straddles two windows
+// then pads little: measured on power-grid/LP/graph matrices, 11-16% padding -> see evchyb.hpp).
+enum class WindowOrder { same, alternate };
+void window_sort_range(const CsrView &A, std::vector<int32_t> &perm, int32_t first, int32_t end, int32_t window, WindowOrder order);
+void window_sort_range_cuda(const int32_t *d_rowptr, int32_t *d_perm, int32_t count, int32_t window, WindowOrder order, cudaStream_t stream);
 
 // inverse[perm[k]] = k
 std::vector<int32_t> invert_permutation(const std::vector<int32_t> &perm);

@@ -25,9 +25,17 @@ struct RowSortKey {
     return ((uint64_t)lk << 32) | fc;
   }
 };
-struct WindowOf {
-  int32_t window;
-  __device__ int32_t operator()(int32_t row) const { return row / window; }
+// (window << 32) | (odd window and alternate ? INT32_MAX - length : 0): stable-sorted, rows keep
+// their order inside a window, except that alternate odd windows go longest first.
+struct WindowKey {
+  const int32_t *rowptr;
+  int32_t        window;
+  bool           alternate;
+  __device__ uint64_t operator()(int32_t row) const
+  {
+    const uint32_t w = (uint32_t)(row / window);
+    return ((uint64_t)w << 32) | (alternate && (w & 1) ? (uint32_t)(INT32_MAX - (rowptr[row + 1] - rowptr[row])) : 0u);
+  }
 };
 } // namespace
 
@@ -39,18 +47,18 @@ void sorted_row_permutation_cuda(const int32_t *d_rowptr, const int32_t *d_colid
   thrust::sequence(pol, d_perm, d_perm + nrows);
   thrust::transform(pol, thrust::counting_iterator<int32_t>(0), thrust::counting_iterator<int32_t>(nrows), keys.data(), RowSortKey{d_rowptr, d_colidx, ncols, order == RowOrder::longest_first});
   thrust::stable_sort_by_key(pol, keys.data(), keys.data() + nrows, d_perm);
-  if (window > 0 && window < nrows) window_sort_range_cuda(d_perm, nrows, window, stream);
+  if (window > 0 && window < nrows) window_sort_range_cuda(d_rowptr, d_perm, nrows, window, WindowOrder::same, stream);
   GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the key buffers are freed on return
 }
 
-void window_sort_range_cuda(int32_t *d_perm, int32_t count, int32_t window, cudaStream_t stream)
+void window_sort_range_cuda(const int32_t *d_rowptr, int32_t *d_perm, int32_t count, int32_t window, WindowOrder order, cudaStream_t stream)
 {
   if (window <= 0 || count < 2) return;
-  auto                  pol = thrust::cuda::par.on(stream);
-  DeviceBuffer<int32_t> wid(count);
-  thrust::transform(pol, d_perm, d_perm + count, wid.data(), WindowOf{window});
-  thrust::stable_sort_by_key(pol, wid.data(), wid.data() + count, d_perm);
-  GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // wid is freed on return
+  auto                   pol = thrust::cuda::par.on(stream);
+  DeviceBuffer<uint64_t> key(count);
+  thrust::transform(pol, d_perm, d_perm + count, key.data(), WindowKey{d_rowptr, window, order == WindowOrder::alternate});
+  thrust::stable_sort_by_key(pol, key.data(), key.data() + count, d_perm);
+  GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // key is freed on return
 }
 
 } // namespace gpuformats

@@ -135,11 +135,13 @@ void check_on(const std::vector<int64_t> &params, const std::string &tag, const 
       once = once && got.writes[i] == (pc.beta == 1.0 && A.row_length(i) == 0 ? 0 : 1);
     check(once, name + "." + pc.name + ".each_row_written_once");
   }
-  // The windowed layout: each window's ELL rows in ascending length, windows in order.
+  // The windowed layout: windows in order, even windows' ELL rows in ascending length, odd ones'
+  // in descending length.
   if (b.sh.window > 0)
     for (int32_t e = b.sh.ell_first + 1; e < b.sh.csr_first; ++e) {
-      const int32_t p = b.perm[e - 1], q = b.perm[e];
-      if (p / b.sh.window > q / b.sh.window || (p / b.sh.window == q / b.sh.window && A.row_length(p) > A.row_length(q))) {
+      const int32_t p = b.perm[e - 1], q = b.perm[e], wp = p / b.sh.window, wq = q / b.sh.window;
+      const bool    up = A.row_length(p) <= A.row_length(q), down = A.row_length(p) >= A.row_length(q);
+      if (wp > wq || (wp == wq && !((wp & 1) ? down : up))) {
         check(false, name + ".window_order", "at position " + std::to_string(e));
         break;
       }

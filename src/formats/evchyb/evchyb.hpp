@@ -37,9 +37,11 @@
 //  There are no length groups then: slices are S consecutive ELL rows, each padded to its longest
 //  row (slice widths vary; the kernel reads each slice's width from slice_ptr as it always does),
 //  the last slice may be partial, and no row is carried. Long rows (> M) stay globally sorted in
-//  the vCSR part: few, each read by a whole team. Auto (-1, default): windows of kAutoWindow rows
-//  unless they pad more than the global groups by over kAutoExtraPadding of the ELL nonzeros
-//  (power-law rows, where a window's slices mix very different lengths); 0: the paper's layout.
+//  the vCSR part: few, each read by a whole team. Odd windows are sorted longest first
+//  (WindowOrder::alternate), so the rows that meet in a slice straddling two windows have similar
+//  lengths. Auto (-1, default): the first of kAutoWindows whose padding exceeds the global groups'
+//  by at most kAutoExtraPadding of the ELL nonzeros, else the global groups (graphs whose windows
+//  mix very different lengths); 0: the paper's layout.
 //
 //  Padding: value 0.0, column = the row's last real column (same x cache line, no extra traffic).
 //  The gap [ell_slots, csr_base) holds value 0.0, column 0 and is never read.
@@ -65,6 +67,7 @@
 #include "../format.hpp"
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #ifdef __CUDACC__
@@ -95,10 +98,13 @@ constexpr int32_t kEllLaneWork         = 16;
 constexpr int32_t kEllMaxRowsPerThread = 8;
 // Empty rows handled per thread (each is one 4-byte perm load and one 8-byte store).
 constexpr int32_t kEmptyRowsPerThread = 4;
-// Auto sort window: rows per window (pJDS's measured choice, the same SELL-C-sigma idea), and the
-// extra padding over the global layout, as a fraction of the ELL nonzeros, above which the global
-// layout is kept (it bounds the device bytes near the 1.15x CSR).
-constexpr int32_t kAutoWindow       = 1024;
+// Auto sort window: windows tried in order (1024: pJDS's measured best, the SELL-C-sigma idea;
+// larger windows pad less, as a window's longest rows (its length tail) share fewer slices, at
+// some locality: e.g. replicated power-grid rows pad 11% at 1024, 1.6% at 8192; a replicated
+// collaboration graph 87%, 13%, 1.8% at 1024, 8192, 65536),
+// and the extra padding over the global layout, as a fraction of the ELL nonzeros, above which a
+// window is refused (it keeps the device bytes near the 1.15x CSR).
+constexpr int32_t kAutoWindows[]    = {1024, 8192, 65536};
 constexpr double  kAutoExtraPadding = 0.10;
 // Bands fit the kernel's parameter block: 1 empty + <= 4 ELL (rows per thread 8,4,2,1) +
 // <= 6 team sizes (32..1024) + 1 split = 12.
@@ -143,8 +149,9 @@ struct Shape {
   Params  prm;
 
   int32_t window      = 0;     // rows per sort window of the ELL rows (0: the paper's global groups)
-  bool    auto_window = false; // chosen by the auto rule; then the two ELL slot counts it compared:
-  int64_t auto_windowed_slots = 0, auto_global_slots = 0;
+  bool    auto_window = false; // chosen by the auto rule; then the ELL slot counts it compared:
+  int64_t auto_global_slots = 0;
+  std::vector<std::pair<int32_t, int64_t>> auto_tried; // (window, ELL slots) in the order tried
 
   int32_t nempty    = 0; // perm positions [0, nempty): empty rows
   int32_t ell_first = 0; // == nempty
@@ -170,11 +177,12 @@ struct Shape {
 //   1. thresholds = plan_thresholds(prm)
 //   2. lb[t] = number of rows whose length < thresholds[t]
 //   3. plan_groups(shape, lb)            -> empty rows, ELL groups, csr_first (the global layout)
-//   3b. unless sort_window == 0: the builder re-sorts the ELL rows of windowed_ell_range(lb) by
-//      window (core window_sort_range), sums S * (slice's longest row) over their slices
-//      (slice_width below), and plan_window(shape, lb, that sum) switches to the windowed layout
-//      when the parameter asks for windows or the auto rule prefers them (it returns whether it
-//      did; if not, the builder restores the global order of that range)
+//   3b. for each W of candidate_windows(prm) (none when sort_window == 0): the builder re-sorts
+//      the ELL rows of windowed_ell_range(lb) by window W (core window_sort_range, alternate),
+//      sums S * (slice's longest row) over their slices (slice_width below), and
+//      plan_window(shape, lb, that sum, W) switches to the windowed layout when the parameter
+//      asks for W or the auto rule accepts it (it returns whether it did; if not, the builder
+//      restores the global order of that range and tries the next W)
 //   4. csr_slots = sum over vCSR rows of roundup(len, 32); split_blocks = sum over split rows of
 //      ceil(roundup(len, 32) / split_chunk)
 //   5. plan_finish(shape, lb, csr_slots, split_blocks) -> slots, bands (throws unsupported if the
@@ -185,8 +193,8 @@ struct PositionRange {
   int32_t first, end;
 };
 PositionRange        windowed_ell_range(const Shape &sh, const std::vector<int64_t> &lb);
-int32_t              requested_window(const Params &prm); // 0 (global) or rows per window
-bool                 plan_window(Shape &sh, const std::vector<int64_t> &lb, int64_t windowed_ell_slots);
+std::vector<int32_t> candidate_windows(const Params &prm); // {} (global), {W} or kAutoWindows
+bool                 plan_window(Shape &sh, const std::vector<int64_t> &lb, int64_t windowed_ell_slots, int32_t window);
 void                 plan_finish(Shape &sh, const std::vector<int64_t> &lb, int64_t csr_slots, int64_t split_blocks);
 // Index into thresholds/lb of the length threshold of threads-per-row `tpr` (64..block) and of
 // the split threshold.

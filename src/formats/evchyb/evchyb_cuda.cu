@@ -348,15 +348,17 @@ std::unique_ptr<FormatBlock> build_device(const CsrView &A, const int64_t *param
   }
   plan_groups(sh, lb);
   const PositionRange wr = windowed_ell_range(sh, lb);
-  if (requested_window(sh.prm) > 0 && wr.end > wr.first) {
+  const std::vector<int32_t> windows = wr.end > wr.first ? candidate_windows(sh.prm) : std::vector<int32_t>{};
+  if (!windows.empty()) {
     const int32_t         ell_rows = wr.end - wr.first, S = sh.prm.slice_rows, nsl = (ell_rows + S - 1) / S;
     DeviceBuffer<int32_t> global(ell_rows);
     GPUFORMATS_CUDA(cudaMemcpyAsync(global.data(), blk->perm.data() + wr.first, global.bytes(), cudaMemcpyDeviceToDevice, stream));
-    window_sort_range_cuda(blk->perm.data() + wr.first, ell_rows, requested_window(sh.prm), stream);
-    thrust::transform(pol, blk->perm.data() + wr.first, blk->perm.data() + wr.end, len.data() + wr.first, RowLength{d.rowptr.data()});
-    auto          it    = make_transform_iterator(counting_iterator<int32_t>(0), SliceSlots{len.data(), wr.first, ell_rows, S, nsl});
-    const int64_t slots = thrust::reduce(pol, it, it + nsl, (int64_t)0, thrust::plus<int64_t>());
-    if (!plan_window(sh, lb, slots)) {
+    for (int32_t W : windows) {
+      window_sort_range_cuda(d.rowptr.data(), blk->perm.data() + wr.first, ell_rows, W, WindowOrder::alternate, stream);
+      thrust::transform(pol, blk->perm.data() + wr.first, blk->perm.data() + wr.end, len.data() + wr.first, RowLength{d.rowptr.data()});
+      auto          it    = make_transform_iterator(counting_iterator<int32_t>(0), SliceSlots{len.data(), wr.first, ell_rows, S, nsl});
+      const int64_t slots = thrust::reduce(pol, it, it + nsl, (int64_t)0, thrust::plus<int64_t>());
+      if (plan_window(sh, lb, slots, W)) break;
       GPUFORMATS_CUDA(cudaMemcpyAsync(blk->perm.data() + wr.first, global.data(), global.bytes(), cudaMemcpyDeviceToDevice, stream));
       thrust::transform(pol, blk->perm.data() + wr.first, blk->perm.data() + wr.end, len.data() + wr.first, RowLength{d.rowptr.data()});
     }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <iterator>
 #include <cstdio>
 
 namespace gpuformats {
@@ -55,7 +56,12 @@ Params read_params(const int64_t *p)
   return prm;
 }
 
-int32_t requested_window(const Params &prm) { return prm.sort_window < 0 ? kAutoWindow : prm.sort_window; }
+std::vector<int32_t> candidate_windows(const Params &prm)
+{
+  if (prm.sort_window < 0) return std::vector<int32_t>(std::begin(kAutoWindows), std::end(kAutoWindows));
+  if (prm.sort_window > 0) return {prm.sort_window};
+  return {};
+}
 
 // Rows of length 1..M: ELL rows of the windowed layout (the global one carries a few out).
 PositionRange windowed_ell_range(const Shape &sh, const std::vector<int64_t> &lb)
@@ -63,7 +69,7 @@ PositionRange windowed_ell_range(const Shape &sh, const std::vector<int64_t> &lb
   return {(int32_t)lb[1], (int32_t)lb[sh.prm.ell_max_row + 1]};
 }
 
-bool plan_window(Shape &sh, const std::vector<int64_t> &lb, int64_t windowed_ell_slots)
+bool plan_window(Shape &sh, const std::vector<int64_t> &lb, int64_t windowed_ell_slots, int32_t window)
 {
   const Params       &prm = sh.prm;
   const PositionRange r   = windowed_ell_range(sh, lb);
@@ -75,15 +81,15 @@ bool plan_window(Shape &sh, const std::vector<int64_t> &lb, int64_t windowed_ell
       ell_nnz += (int64_t)i * (lb[i + 1] - lb[i]);
       widest = i;
     }
-  if (prm.sort_window < 0) { // auto: compare the padding of both layouts
-    sh.auto_window         = true;
-    sh.auto_windowed_slots = windowed_ell_slots;
-    sh.auto_global_slots   = sh.ell_slots;
-    const double extra     = (double)(windowed_ell_slots - ell_nnz) - (double)(sh.ell_slots - sh.ell_nnz);
+  if (prm.sort_window < 0) { // auto: compare the padding of both layouts (sh holds the global plan)
+    sh.auto_window       = true;
+    sh.auto_global_slots = sh.ell_slots;
+    sh.auto_tried.push_back({window, windowed_ell_slots});
+    const double extra = (double)(windowed_ell_slots - ell_nnz) - (double)(sh.ell_slots - sh.ell_nnz);
     if (extra > kAutoExtraPadding * (double)ell_nnz) return false;
   }
   if (windowed_ell_slots > INT32_MAX) throw Error(ErrorKind::unsupported, "evchyb: the ELL part needs more than 2^31 slots; use a smaller -mat_evchyb_ell_max_row or split the matrix over more ranks");
-  sh.window    = requested_window(prm);
+  sh.window    = window;
   sh.groups.clear();
   sh.nempty    = r.first;
   sh.ell_first = r.first;
@@ -216,7 +222,11 @@ void describe_shape(const Shape &sh, std::vector<LayoutStat> &out)
   out.push_back({"layout", "EVC-HYB: rows sorted shortest first; ELL " + std::to_string(sh.prm.slice_rows) + "-row slices for lengths <= " + std::to_string(sh.prm.ell_max_row) + ", vectorized CSR above"});
   out.push_back({"empty rows", std::to_string(sh.nempty) + " (no storage)"});
   std::string order = sh.window > 0 ? "ELL rows sorted inside windows of " + std::to_string(sh.window) + " rows" : "global (paper): all rows sorted and grouped by length";
-  if (sh.auto_window) order += " (auto: windowed ELL slots " + std::to_string(sh.auto_windowed_slots) + ", global " + std::to_string(sh.auto_global_slots) + ")";
+  if (sh.auto_window) {
+    order += " (auto: ELL slots global " + std::to_string(sh.auto_global_slots);
+    for (const auto &t : sh.auto_tried) order += ", window " + std::to_string(t.first) + " " + std::to_string(t.second);
+    order += ")";
+  }
   out.push_back({"sort", order});
   const std::string groups = sh.window > 0 ? "slices padded to their longest row" : std::to_string(sh.groups.size()) + " groups";
   out.push_back({"ELL part", std::to_string(sh.ell_rows) + " rows, " + std::to_string(sh.ell_nnz) + " nonzeros (" + pct((double)sh.ell_nnz, (double)sh.nnz) + "), " + groups + ", " + std::to_string(sh.nslices) + " slices, widest " + std::to_string(sh.ell_width) + ", padding " + pct((double)ell_pad, (double)std::max<int64_t>(sh.ell_nnz, 1))});
@@ -278,18 +288,17 @@ std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
   std::vector<int64_t>       lb(thr.size());
   for (size_t t = 0; t < thr.size(); ++t) lb[t] = std::lower_bound(len.begin(), len.end(), thr[t]) - len.begin();
   plan_groups(sh, lb);
-  const PositionRange wr = windowed_ell_range(sh, lb);
-  if (requested_window(sh.prm) > 0 && wr.end > wr.first) {
-    const std::vector<int32_t> global(blk->perm.begin() + wr.first, blk->perm.begin() + wr.end);
-    window_sort_range(blk->perm, wr.first, wr.end, requested_window(sh.prm));
+  const PositionRange        wr = windowed_ell_range(sh, lb);
+  const std::vector<int32_t> global(blk->perm.begin() + wr.first, blk->perm.begin() + wr.end);
+  for (int32_t W : wr.end > wr.first ? candidate_windows(sh.prm) : std::vector<int32_t>{}) {
+    window_sort_range(A, blk->perm, wr.first, wr.end, W, WindowOrder::alternate);
     for (int32_t k = wr.first; k < wr.end; ++k) len[k] = A.row_length(blk->perm[k]);
     const int32_t S = sh.prm.slice_rows, ell_rows = wr.end - wr.first;
     int64_t       slots = 0;
     for (int32_t sl = 0; sl < ceil_div(ell_rows, S); ++sl) slots += (int64_t)S * slice_width(len.data(), wr.first, ell_rows, S, sl);
-    if (!plan_window(sh, lb, slots)) {
-      std::copy(global.begin(), global.end(), blk->perm.begin() + wr.first);
-      for (int32_t k = wr.first; k < wr.end; ++k) len[k] = A.row_length(blk->perm[k]);
-    }
+    if (plan_window(sh, lb, slots, W)) break;
+    std::copy(global.begin(), global.end(), blk->perm.begin() + wr.first);
+    for (int32_t k = wr.first; k < wr.end; ++k) len[k] = A.row_length(blk->perm[k]);
   }
 
   const int32_t chunk     = sh.split_chunk();
@@ -349,7 +358,7 @@ const FormatParam kParams[] = {
   {"ell_max_row", "rows of length <= this go to the ELL part (paper: 128); longer rows to the vectorized-CSR part", 128, 0, 1024},
   {"slice_rows", "rows per ELL slice, a power of two (paper: 32 = one warp; a row per lane)", 32, 1, 1024},
   {"block_threads", "threads per block of the single SpMV launch, a power of two in [64,1024] (paper: 256)", 256, 64, 1024},
-  {"sort_window", "ELL rows sorted by length only inside windows of this many rows, keeping x/y locality (0: the paper's global sort; -1: auto, windows of 1024 unless they pad over 10% more)", -1, -1, INT32_MAX},
+  {"sort_window", "ELL rows sorted by length only inside windows of this many rows, keeping x/y locality (0: the paper's global sort; -1: auto, windows of 1024, 8192 or 65536 rows, the first that pads at most 10% more than the global sort, else the global sort)", -1, -1, INT32_MAX},
 };
 
 } // namespace
