@@ -322,13 +322,13 @@ static std::string plan_problem(const Plan &pl, const Sorted &S)
     const int32_t T = l.threads_per_row;
     if (l.begin != pos || l.first_segment != seg || l.segments < 1) return "G3 launches not contiguous at " + std::to_string(l.begin);
     if (l.begin != seg_begin(l.first_segment) || l.end != seg_begin((int64_t)l.first_segment + l.segments)) return "G3 launch not on segment bounds";
-    if (!is_pow2_in_range(T) || T > 16) return "G3 T " + std::to_string(T);
+    if (!is_pow2_in_range(T) || (T > 1 && (T / 2) * pl.params.subwarp_entries >= kLongMean)) return "G3 T " + std::to_string(T);
     if (prevT && T >= prevT) return "G3 runs of T not merged / not decreasing (" + std::to_string(prevT) + " then " + std::to_string(T) + ")";
     for (int32_t s = l.first_segment; s < l.first_segment + l.segments; ++s) {
       const int32_t a = seg_begin(s), b = seg_begin((int64_t)s + 1);
       const int64_t nnz = (int64_t)S.rowptr[b] - S.rowptr[a];
       if (nnz >= 32LL * (b - a)) return "G3 segment with mean >= 32";
-      if (subwarp_threads(nnz, b - a) != T) return "segment " + std::to_string(s) + " rule " + std::to_string(subwarp_threads(nnz, b - a)) + " in a T " + std::to_string(T) + " launch";
+      if (subwarp_threads(nnz, b - a, pl.params.subwarp_entries) != T) return "segment " + std::to_string(s) + " rule " + std::to_string(subwarp_threads(nnz, b - a, pl.params.subwarp_entries)) + " in a T " + std::to_string(T) + " launch";
     }
     if (l.nnz != (int64_t)S.rowptr[l.end] - S.rowptr[l.begin]) return "G3 launch nnz";
     pos = l.end, seg += l.segments, prevT = T, nseg += l.segments;
@@ -458,13 +458,15 @@ static void test_plans_and_emulation(const std::string &dir)
     const char *tag;
     int64_t     segment_rows;
     int32_t     max_child_threads;
+    int32_t     subwarp_entries;
   };
-  const Variant variants[] = {{"", 0, 2048}, {".seg1", 1, 2048}, {".seg7", 7, 2048}, {".seg32", 32, 0}, {".seg1000", 1000, 64}};
+  const Variant variants[] = {{"", 0, 2048, 2}, {".seg1", 1, 2048, 2}, {".seg7", 7, 2048, 2}, {".seg32", 32, 0, 2}, {".seg1000", 1000, 64, 2}, {".e1", 0, 2048, 1}, {".e5", 7, 2048, 5}};
   for (const NamedMatrix &m : ms)
     for (const Variant &v : variants) {
       Params P;
       P.segment_rows      = v.segment_rows;
       P.max_child_threads = v.max_child_threads;
+      P.subwarp_entries   = v.subwarp_entries;
       check_matrix(m.name + v.tag, m.A, P);
     }
 
@@ -478,6 +480,7 @@ static void test_plans_and_emulation(const std::string &dir)
   };
   check(first_T(stencil7(16)) == 4, "suraa_g3.plan.stencil7_T4", std::to_string(first_T(stencil7(16))));
   check(first_T(stencil27(10)) == 16, "suraa_g3.plan.stencil27_T16", std::to_string(first_T(stencil27(10))));
+  check(subwarp_threads(7, 1, 1) == 8 && subwarp_threads(27, 1, 1) == 32 && subwarp_threads(9, 1, 3) == 4 && subwarp_threads(1, 1, 1) == 1, "suraa_g3.rule.entries_per_lane");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -486,7 +489,7 @@ static void test_plans_and_emulation(const std::string &dir)
 static void test_describe()
 {
   const CsrMatrix              A        = stencil7(12);
-  const int64_t                params[] = {0, 2048, 0, 3};
+  const int64_t                params[] = {0, 2048, 0, 3, 2};
   std::unique_ptr<FormatBlock> blk      = suraa_ops.build_host(A.view(), params);
   std::vector<LayoutStat>      st;
   blk->describe(st);

@@ -72,7 +72,8 @@
 //     consecutive addresses: coalesced), a width-T shuffle butterfly inside the lane group adds
 //     the T partials, lane 0 of the group stores y[perm[p]]. The rule is G2's (Alg. 1 l.7-9: ~2 entries
 //     per thread) on powers of two instead of multiples of 32:
-//         T = subwarp_threads(nnz(s), rows(s)) = smallest power of two with 2 T >= mean(s),
+//         T = subwarp_threads(nnz(s), rows(s)) = smallest power of two with 2 T >= mean(s)
+//     (2 = E, -mat_suraa_subwarp_entries: 1 gives a lane per entry, more threads, one load each),
 //     clamped to [1, 32] (G3's mean < 32 gives T <= 16). A power of two dividing 32 keeps a row's
 //     lanes inside one warp, aligned on T: the groups a width-T shuffle adds over. For T > 1 the
 //     rule gives T < mean <= 2 T, so a row of the mean length gives each lane 1 or 2 entries: no
@@ -136,13 +137,14 @@ constexpr int32_t kG1BlockThreads = 256;
 constexpr int32_t kParentThreads = 64;
 
 // Parameter order of suraa_ops.params.
-enum Param { param_segment_rows = 0, param_max_child_threads = 1, param_dynamic = 2, param_streams = 3, nparams = 4 };
+enum Param { param_segment_rows = 0, param_max_child_threads = 1, param_dynamic = 2, param_streams = 3, param_subwarp_entries = 4, nparams = 5 };
 
 struct Params {
   int64_t segment_rows      = 0;    // 0: Freedman-Diaconis
   int32_t max_child_threads = 2048; // G1 holds at most this many rows (0: no G1)
   bool    dynamic           = false;
   int32_t streams           = 3;
+  int32_t subwarp_entries   = 2; // G3: entries per lane E in T = smallest power of two with E T >= mean
 };
 
 enum class SegmentRule { none, single_length, freedman_diaconis, scott, override_rows };
@@ -218,12 +220,12 @@ SURAA_HD int32_t vector_threads(int64_t mean)
   return (int32_t)(t < kWarp ? kWarp : (t > kMaxThreadsPerRow ? kMaxThreadsPerRow : t));
 }
 // G3 threads per row T of a segment of `nnz` entries in `rows` rows: the smallest power of two
-// with 2 T >= nnz / rows (the exact mean, no rounding), in [1, 32] (rows <= 0: 1). G2's ~2 entries
-// per thread on powers of two (header comment: why).
-SURAA_HD int32_t subwarp_threads(int64_t nnz, int64_t rows)
+// with E T >= nnz / rows (the exact mean, no rounding), in [1, 32] (rows <= 0: 1). E = 2 (default,
+// -mat_suraa_subwarp_entries): G2's ~2 entries per thread on powers of two (header comment: why).
+SURAA_HD int32_t subwarp_threads(int64_t nnz, int64_t rows, int32_t entries = 2)
 {
   int32_t t = 1;
-  while (t < kWarp && 2 * (int64_t)t * rows < nnz) t <<= 1;
+  while (t < kWarp && (int64_t)entries * t * rows < nnz) t <<= 1;
   return t;
 }
 // Sub-warp kernel: blocks of a launch of `rows` rows at T threads per row.

@@ -140,12 +140,14 @@ std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
 
 Params read_params(const int64_t *params)
 {
-  const int64_t s = params[param_segment_rows], c = params[param_max_child_threads], d = params[param_dynamic], n = params[param_streams];
+  const int64_t s = params[param_segment_rows], c = params[param_max_child_threads], d = params[param_dynamic], n = params[param_streams], e = params[param_subwarp_entries];
   if (s < 0 || s > INT32_MAX) throw Error(ErrorKind::bad_input, "suraa: -mat_suraa_segment_rows must be 0 (Freedman-Diaconis rule) or a row count up to 2^31-1; got " + std::to_string(s));
   if (c < 0 || c > (1 << 20)) throw Error(ErrorKind::bad_input, "suraa: -mat_suraa_max_child_threads must be in [0, 1048576] (0: no G1); got " + std::to_string(c));
   if (d != 0 && d != 1) throw Error(ErrorKind::bad_input, "suraa: -mat_suraa_dynamic must be 0 or 1; got " + std::to_string(d));
   if (n < 0 || n > kMaxStreams) throw Error(ErrorKind::bad_input, "suraa: -mat_suraa_streams must be in [0, " + std::to_string(kMaxStreams) + "]; got " + std::to_string(n));
+  if (e < 1 || e > kWarp) throw Error(ErrorKind::bad_input, "suraa: -mat_suraa_subwarp_entries must be in [1, 32]; got " + std::to_string(e));
   Params P;
+  P.subwarp_entries   = (int32_t)e;
   P.segment_rows      = s;
   P.max_child_threads = (int32_t)c;
   P.dynamic           = d == 1;
@@ -230,9 +232,9 @@ Plan make_plan(const Params &P, int32_t m, int32_t ncols, int64_t nnz, const Sor
   // equal Y), G1. Means do not increase along the segments, so neither do T and Y: one run per value.
   int32_t order = 0;
   for (int32_t t = pl.g1_segments + pl.g2_segments; t < pl.segments;) {
-    const int32_t T = subwarp_threads(seg_nnz(t), seg_rows(t));
+    const int32_t T = subwarp_threads(seg_nnz(t), seg_rows(t), pl.params.subwarp_entries);
     int32_t       u = t + 1;
-    while (u < pl.segments && subwarp_threads(seg_nnz(u), seg_rows(u)) == T) ++u;
+    while (u < pl.segments && subwarp_threads(seg_nnz(u), seg_rows(u), pl.params.subwarp_entries) == T) ++u;
     pl.launches.push_back({Kernel::subwarp, bpos[t], bpos[u], t, u - t, T, (int64_t)bptr[u] - bptr[t], order++});
     t = u;
   }
@@ -284,7 +286,7 @@ void describe(const Plan &pl, std::vector<LayoutStat> &out)
     switch (l.kernel) {
     case Kernel::subwarp: {
       const int32_t T = l.threads_per_row;
-      out.push_back({"G3 (mean < 32)", rows + ", sub-warp kernel T = " + std::to_string(T) + " thread" + (T == 1 ? "" : "s") + "/row (" + std::to_string(kSubwarpBlockThreads / T) + " rows/block, T = smallest power of two >= mean/2" +
+      out.push_back({"G3 (mean < 32)", rows + ", sub-warp kernel T = " + std::to_string(T) + " thread" + (T == 1 ? "" : "s") + "/row (" + std::to_string(kSubwarpBlockThreads / T) + " rows/block, T = smallest power of two >= mean/" + std::to_string(pl.params.subwarp_entries) +
                                          (T == 1 ? ": the paper's scalar row" : ", coalesced") + "), stream " + stream_of(l)});
       break;
     }
@@ -315,6 +317,7 @@ static const FormatParam kSuraaParams[] = {
   {"max_child_threads", "G1 (dynamic kernel) takes whole leading segments of mean length >= 32 up to this many rows; 0: no G1", 2048, 0, 1 << 20},
   {"dynamic", "G1 kernel: 1 = dynamic parallelism (parent thread per row launches a child grid), 0 = host-launched block-per-chunk kernel", 0, 0, 1},
   {"streams", "extra CUDA streams for the G3 and G2 launches (0: all on PETSc's stream)", 3, 0, suraa::kMaxStreams},
+  {"subwarp_entries", "G3 (rows of mean < 32): entries per lane E; a segment runs T = smallest power of two >= mean/E threads per row (2: the paper's G2 rule)", 2, 1, 32},
 };
 
 extern const FormatOps suraa_ops = {
