@@ -73,7 +73,8 @@
 //     the T partials, lane 0 of the group stores y[perm[p]]. The rule is G2's (Alg. 1 l.7-9: ~2 entries
 //     per thread) on powers of two instead of multiples of 32:
 //         T = subwarp_threads(nnz(s), rows(s)) = smallest power of two with 2 T >= mean(s)
-//     (2 = E, -mat_suraa_subwarp_entries: 1 gives a lane per entry, more threads, one load each),
+//     (2 = E, -mat_suraa_subwarp_entries; measured on an H100, stencils and a scaled FEM matrix,
+//     E = 2 beat E = 1, 4 and 8 by 1.05-1.8x: bench/results/2026-11-23-h100-s8/spmv-h100-suraa-e*),
 //     clamped to [1, 32] (G3's mean < 32 gives T <= 16). A power of two dividing 32 keeps a row's
 //     lanes inside one warp, aligned on T: the groups a width-T shuffle adds over. For T > 1 the
 //     rule gives T < mean <= 2 T, so a row of the mean length gives each lane 1 or 2 entries: no
