@@ -22,26 +22,8 @@ Emulated emulate(const HostBlock &b, double alpha, const std::vector<double> &x,
   const int32_t        B  = sh.prm.block_threads;
   std::vector<double>  partial(sh.nsplit_blocks);
   std::vector<int32_t> counter(sh.nsplit_blocks, 0);
-  KernelArgs           a{};
-  a.values        = b.vals.data();
-  a.colidx        = b.colidx.data();
-  a.perm          = b.perm.data();
-  a.slice_ptr     = b.slice_ptr.data();
-  a.csr_row_start = b.csr_row_start.data();
-  a.split         = b.split.data();
-  a.split_partial = partial.data();
-  a.split_counter = counter.data();
-  a.x             = x.data();
-  a.y             = y.data();
-  a.alpha         = alpha;
-  a.beta          = beta;
-  a.ell_first     = sh.ell_first;
-  a.csr_first     = sh.csr_first;
-  a.log2_slice    = sh.prm.log2_slice;
-  a.split_chunk   = sh.split_chunk();
-  a.block_offset  = beta == 1.0 ? sh.empty_blocks : 0;
-  a.nbands        = (int32_t)sh.bands.size();
-  for (size_t i = 0; i < sh.bands.size(); ++i) a.bands[i] = sh.bands[i];
+  int32_t          grid;
+  const KernelArgs a = make_kernel_args(sh, {b.vals.data(), b.colidx.data(), b.perm.data(), b.slice_ptr.data(), b.csr_row_start.data(), b.split.data(), partial.data(), counter.data()}, alpha, x.data(), beta, y.data(), grid);
 
   Emulated out;
   out.writes.assign(sh.nrows, 0);
@@ -50,7 +32,7 @@ Emulated emulate(const HostBlock &b, double alpha, const std::vector<double> &x,
     ++out.writes[row];
   };
   const int32_t S = 1 << a.log2_slice;
-  for (int32_t grid_blk = 0; grid_blk < sh.nblocks - a.block_offset; ++grid_blk) {
+  for (int32_t grid_blk = 0; grid_blk < grid; ++grid_blk) {
     const int32_t blk  = grid_blk + a.block_offset;
     const Band    band = a.bands[band_of_block(a, blk)];
     switch (band.kind) {

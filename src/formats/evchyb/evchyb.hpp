@@ -187,6 +187,7 @@ struct Shape {
 //      ceil(roundup(len, 32) / split_chunk)
 //   5. plan_finish(shape, lb, csr_slots, split_blocks) -> slots, bands (throws unsupported if the
 //      slots exceed INT32_MAX)
+void                 init_shape(Shape &sh, const CsrView &A, const int64_t *params); // params (checked) and A's sizes
 std::vector<int32_t> plan_thresholds(const Params &prm);
 void                 plan_groups(Shape &sh, const std::vector<int64_t> &lb);
 struct PositionRange {

@@ -5,6 +5,7 @@
 #include "evchyb_rows.cuh"
 
 #include "../../core/device_buffer.hpp"
+#include "../../core/warp_sum.cuh"
 #include "../../core/row_permutation.hpp"
 
 #include <thrust/binary_search.h>
@@ -35,14 +36,6 @@ __device__ __forceinline__ void store_y(const KernelArgs &a, int32_t out, double
   double v = a.alpha * sum;
   if (a.beta != 0.0) v = fma(a.beta, a.y[out], v); // beta == 0: y is write-only (may hold NaN)
   a.y[out] = v;
-}
-
-// Lane 0 gets the warp's sum (shuffles instead of the paper's shared-memory tree).
-__device__ __forceinline__ double warp_sum(double v)
-{
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-  return v;
 }
 
 // Sum over a team of tpr (> 32) threads of the warp sums in lane 0; valid in the team's thread 0.
@@ -189,27 +182,8 @@ public:
   void spmv(double alpha, const double *x, double beta, double *y, const StreamSet &streams) const override
   {
     if (sh.nrows == 0) return;
-    KernelArgs a{};
-    a.values        = vals.data();
-    a.colidx        = colidx.data();
-    a.perm          = perm.data();
-    a.slice_ptr     = slice_ptr.data();
-    a.csr_row_start = csr_row_start.data();
-    a.split         = split.data();
-    a.split_partial = split_partial.data();
-    a.split_counter = split_counter.data();
-    a.x             = x;
-    a.y             = y;
-    a.alpha         = alpha;
-    a.beta          = beta;
-    a.ell_first     = sh.ell_first;
-    a.csr_first     = sh.csr_first;
-    a.log2_slice    = sh.prm.log2_slice;
-    a.split_chunk   = sh.split_chunk();
-    a.block_offset  = beta == 1.0 ? sh.empty_blocks : 0;
-    a.nbands        = (int32_t)sh.bands.size();
-    for (size_t i = 0; i < sh.bands.size(); ++i) a.bands[i] = sh.bands[i];
-    const int32_t grid = sh.nblocks - a.block_offset;
+    int32_t          grid;
+    const KernelArgs a = make_kernel_args(sh, {vals.data(), colidx.data(), perm.data(), slice_ptr.data(), csr_row_start.data(), split.data(), split_partial.data(), split_counter.data()}, alpha, x, beta, y, grid);
     if (grid <= 0) return;
     cudaStream_t s = streams.main();
     switch (sh.prm.block_threads) {
@@ -320,10 +294,7 @@ std::unique_ptr<FormatBlock> build_device(const CsrView &A, const int64_t *param
 {
   auto   blk = std::make_unique<CudaBlock>();
   Shape &sh  = blk->sh;
-  sh.prm     = read_params(params);
-  sh.nrows   = A.nrows;
-  sh.ncols   = A.ncols;
-  sh.nnz     = A.nnz;
+  init_shape(sh, A, params);
   const int32_t n = A.nrows;
   const auto    pol = thrust::cuda::par.on(stream);
   using thrust::counting_iterator;

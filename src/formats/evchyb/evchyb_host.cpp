@@ -56,6 +56,14 @@ Params read_params(const int64_t *p)
   return prm;
 }
 
+void init_shape(Shape &sh, const CsrView &A, const int64_t *params)
+{
+  sh.prm   = read_params(params);
+  sh.nrows = A.nrows;
+  sh.ncols = A.ncols;
+  sh.nnz   = A.nnz;
+}
+
 std::vector<int32_t> candidate_windows(const Params &prm)
 {
   if (prm.sort_window < 0) return std::vector<int32_t>(std::begin(kAutoWindows), std::end(kAutoWindows));
@@ -274,12 +282,9 @@ namespace {
 
 std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
 {
-  auto blk = std::make_unique<HostBlock>();
-  Shape &sh = blk->sh;
-  sh.prm    = read_params(params);
-  sh.nrows  = A.nrows;
-  sh.ncols  = A.ncols;
-  sh.nnz    = A.nnz;
+  auto   blk = std::make_unique<HostBlock>();
+  Shape &sh  = blk->sh;
+  init_shape(sh, A, params);
 
   blk->perm = sorted_row_permutation(A, RowOrder::shortest_first);
   std::vector<int32_t> len(A.nrows);
@@ -288,9 +293,10 @@ std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
   std::vector<int64_t>       lb(thr.size());
   for (size_t t = 0; t < thr.size(); ++t) lb[t] = std::lower_bound(len.begin(), len.end(), thr[t]) - len.begin();
   plan_groups(sh, lb);
-  const PositionRange        wr = windowed_ell_range(sh, lb);
-  const std::vector<int32_t> global(blk->perm.begin() + wr.first, blk->perm.begin() + wr.end);
-  for (int32_t W : wr.end > wr.first ? candidate_windows(sh.prm) : std::vector<int32_t>{}) {
+  const PositionRange        wr      = windowed_ell_range(sh, lb);
+  const std::vector<int32_t> windows = wr.end > wr.first ? candidate_windows(sh.prm) : std::vector<int32_t>{};
+  const std::vector<int32_t> global  = windows.empty() ? std::vector<int32_t>{} : std::vector<int32_t>(blk->perm.begin() + wr.first, blk->perm.begin() + wr.end);
+  for (int32_t W : windows) {
     window_sort_range(A, blk->perm, wr.first, wr.end, W, WindowOrder::alternate);
     for (int32_t k = wr.first; k < wr.end; ++k) len[k] = A.row_length(blk->perm[k]);
     const int32_t S = sh.prm.slice_rows, ell_rows = wr.end - wr.first;

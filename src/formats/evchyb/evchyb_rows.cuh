@@ -34,6 +34,43 @@ struct KernelArgs {
   Band              bands[kMaxBands]; // rmark/gbmark of the paper, in the parameter block (constant bank)
 };
 
+// The layout's arrays as raw pointers (device memory for the kernel, host memory for the emulation).
+struct LayoutArrays {
+  const double     *values;
+  const int32_t    *colidx, *perm, *slice_ptr, *csr_row_start;
+  const SplitBlock *split;
+  double           *split_partial;
+  int32_t          *split_counter;
+};
+
+// The kernel's arguments for y = alpha*A*x + beta*y, and the blocks to launch (grid <= 0: none).
+// With beta == 1 the empty band's blocks are skipped (block_offset): empty rows keep y.
+inline KernelArgs make_kernel_args(const Shape &sh, const LayoutArrays &arr, double alpha, const double *x, double beta, double *y, int32_t &grid)
+{
+  KernelArgs a{};
+  a.values        = arr.values;
+  a.colidx        = arr.colidx;
+  a.perm          = arr.perm;
+  a.slice_ptr     = arr.slice_ptr;
+  a.csr_row_start = arr.csr_row_start;
+  a.split         = arr.split;
+  a.split_partial = arr.split_partial;
+  a.split_counter = arr.split_counter;
+  a.x             = x;
+  a.y             = y;
+  a.alpha         = alpha;
+  a.beta          = beta;
+  a.ell_first     = sh.ell_first;
+  a.csr_first     = sh.csr_first;
+  a.log2_slice    = sh.prm.log2_slice;
+  a.split_chunk   = sh.split_chunk();
+  a.block_offset  = beta == 1.0 ? sh.empty_blocks : 0;
+  a.nbands        = (int32_t)sh.bands.size();
+  for (size_t i = 0; i < sh.bands.size(); ++i) a.bands[i] = sh.bands[i];
+  grid = sh.nblocks - a.block_offset;
+  return a;
+}
+
 // Matrix data is read once: streaming loads (ld.global.cs, evict-first) keep L1/L2 for x, which
 // irregular matrices re-read. x goes through the read-only path (__ldg; the paper's texture
 // cache). Both from core/loads.cuh.

@@ -5,6 +5,7 @@
 
 #include "../../core/device_buffer.hpp"
 #include "../../core/loads.cuh"
+#include "../../core/warp_sum.cuh"
 #include "../../core/row_permutation.hpp"
 
 #include <thrust/binary_search.h>
@@ -146,8 +147,7 @@ __global__ void __launch_bounds__(kThreads) pjds_wide_finish(KernelArgs a, WideA
   const int32_t t1  = load_ro(w.wide_item_start + wi + 1);
   double        sum = 0;
   for (int32_t t = load_ro(w.wide_item_start + wi) + lane; t < t1; t += 32) sum += w.partial[(int64_t)t * a.block_rows + r];
-#pragma unroll
-  for (int off = 16; off > 0; off >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, off);
+  sum = warp_sum(sum);
   if (lane == 0) store_y(y, load_ro(a.perm + p), alpha, sum, beta);
 }
 

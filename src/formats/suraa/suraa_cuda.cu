@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(kSubwarpBlockThreads) suraa_subwarp_rows(int32
     const int32_t rs = load_ro(v.rowptr + th.p), re = load_ro(v.rowptr + th.p + 1);
     sum              = subwarp_lane_dot<T>(rs, re, th.lane, v.colidx, v.values, x);
   }
-  if constexpr (T > 1) sum = subwarp_sum<T>(sum); // every lane of the warp, valid or not
+  if constexpr (T > 1) sum = lane_group_sum<T>(sum); // every lane of the warp, valid or not (core/warp_sum.cuh)
   if (valid && th.lane == 0) store_row(v, (int32_t)th.p, sum, alpha, beta, y);
 }
 

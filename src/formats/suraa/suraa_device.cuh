@@ -5,6 +5,7 @@
 // G3 kernel with them); the rest only under nvcc.
 #pragma once
 #include "../../core/loads.cuh"
+#include "../../core/warp_sum.cuh"
 #include "suraa.hpp"
 
 #include <cmath>
@@ -91,27 +92,6 @@ SURAA_HD double subwarp_lane_dot(int32_t rs, int32_t re, int32_t t, const int32_
 }
 
 #ifdef __CUDACC__
-// Sum over the T lanes of each aligned group of T lanes (T a power of two <= 32): a shuffle
-// butterfly with width T (a source lane outside the group returns the caller's own value, so
-// groups never mix), lane 0 of each group holds its group's sum. Every lane of the warp must call
-// it (full mask).
-template <int T>
-__device__ __forceinline__ double subwarp_sum(double v)
-{
-#pragma unroll
-  for (int offset = T / 2; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset, T);
-  return v;
-}
-
-// Warp sum by shuffles. The paper's loops step by `i >> 2` (16, 4, 1: lanes 2, 3, 6, ... never
-// added); a butterfly needs 16, 8, 4, 2, 1. Lane 0 holds the sum.
-__device__ __forceinline__ double warp_sum(double v)
-{
-#pragma unroll
-  for (int offset = kWarp / 2; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
-  return v;
-}
-
 // Sum over the whole block (blockDim.x a multiple of 32, <= 1024); thread 0 holds it. Every thread
 // of the block must call it (it synchronises); `sh` holds 32 doubles and is free again on return.
 __device__ __forceinline__ double block_sum(double v, double *sh)
