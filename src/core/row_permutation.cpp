@@ -5,13 +5,14 @@
 
 namespace gpuformats {
 
-std::vector<int32_t> sorted_row_permutation(const CsrView &A, RowOrder order, int32_t window)
+std::vector<int32_t> sorted_row_permutation(const CsrView &A, RowOrder order, int32_t window, int32_t long_row)
 {
   std::vector<int32_t> perm(A.nrows);
   std::iota(perm.begin(), perm.end(), 0);
-  auto first_col = [&](int32_t i) { return A.row_length(i) ? A.colidx[A.rowptr[i]] : A.ncols; };
+  auto length    = [&](int32_t i) { return sort_length(A.row_length(i), long_row); };
+  auto first_col = [&](int32_t i) { return length(i) ? A.colidx[A.rowptr[i]] : A.ncols; };
   auto before    = [&](int32_t a, int32_t b) {
-    const int32_t la = A.row_length(a), lb = A.row_length(b);
+    const int32_t la = length(a), lb = length(b);
     if (la != lb) return order == RowOrder::longest_first ? la > lb : la < lb;
     const int32_t ca = first_col(a), cb = first_col(b);
     if (ca != cb) return ca < cb;

@@ -15,11 +15,11 @@ namespace gpuformats {
 namespace {
 struct RowSortKey {
   const int32_t *rowptr, *colidx;
-  int32_t        ncols;
+  int32_t        ncols, long_row;
   bool           longest_first;
   __device__ uint64_t operator()(int32_t i) const
   {
-    const int32_t  len = rowptr[i + 1] - rowptr[i];
+    const int32_t  len = sort_length(rowptr[i + 1] - rowptr[i], long_row);
     const uint32_t fc  = len ? (uint32_t)colidx[rowptr[i]] : (uint32_t)ncols;
     const uint32_t lk  = longest_first ? 0x7fffffffu - (uint32_t)len : (uint32_t)len;
     return ((uint64_t)lk << 32) | fc;
@@ -39,13 +39,13 @@ struct WindowKey {
 };
 } // namespace
 
-void sorted_row_permutation_cuda(const int32_t *d_rowptr, const int32_t *d_colidx, int32_t nrows, int32_t ncols, RowOrder order, int32_t window, int32_t *d_perm, cudaStream_t stream)
+void sorted_row_permutation_cuda(const int32_t *d_rowptr, const int32_t *d_colidx, int32_t nrows, int32_t ncols, RowOrder order, int32_t window, int32_t *d_perm, cudaStream_t stream, int32_t long_row)
 {
   if (nrows <= 0) return;
   auto                   pol = thrust::cuda::par.on(stream);
   DeviceBuffer<uint64_t> keys(nrows);
   thrust::sequence(pol, d_perm, d_perm + nrows);
-  thrust::transform(pol, thrust::counting_iterator<int32_t>(0), thrust::counting_iterator<int32_t>(nrows), keys.data(), RowSortKey{d_rowptr, d_colidx, ncols, order == RowOrder::longest_first});
+  thrust::transform(pol, thrust::counting_iterator<int32_t>(0), thrust::counting_iterator<int32_t>(nrows), keys.data(), RowSortKey{d_rowptr, d_colidx, ncols, long_row, order == RowOrder::longest_first});
   thrust::stable_sort_by_key(pol, keys.data(), keys.data() + nrows, d_perm);
   if (window > 0 && window < nrows) window_sort_range_cuda(d_rowptr, d_perm, nrows, window, WindowOrder::same, stream);
   GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the key buffers are freed on return

@@ -75,10 +75,12 @@ inline const std::vector<ProductCase> &product_cases()
 }
 
 // Values a parameter is tested at beyond its range ends: a sort window's two layouts (0: global,
-// 64: many small windows) besides -1 (auto, the default) and INT32_MAX (one window).
+// 64: many small windows) besides -1 (auto, the default) and INT32_MAX (one window); pJDS long
+// rows off (0) and at thresholds the small test matrices cross (3, 40) besides -1 and 256.
 inline std::vector<int64_t> extra_param_values(const FormatParam &p)
 {
   if (std::string(p.name) == "sort_window") return {0, 64};
+  if (std::string(p.name) == "long_row") return {0, 3, 40};
   return {};
 }
 

@@ -1,7 +1,7 @@
-// pJDS auto sort window: the Thrust padded-slot count the device builder runs (pjds_window.cuh),
-// here on thrust::host, against the host builder's count, on the test matrices, for global and
-// windowed sorts and several block sizes; and the auto rule's choices on shapes with a known
-// answer. Runs without a GPU.
+// pJDS auto sort window and auto long rows: the Thrust padded-slot count the device builder runs
+// (pjds_window.cuh), here on thrust::host, against the host builder's count, on the test matrices,
+// for global and windowed sorts, several block sizes and long-row thresholds; and the auto rules'
+// choices on shapes with a known answer. Runs without a GPU.
 #include "common/check.hpp"
 #include "common/test_matrices.hpp"
 #include "formats/pjds/pjds_window.cuh"
@@ -11,10 +11,10 @@
 using namespace gftest;
 using namespace gpuformats;
 
-static int64_t thrust_host_slots(const CsrMatrix &A, int32_t br, int32_t window)
+static int64_t thrust_host_slots(const CsrMatrix &A, int32_t br, int32_t window, int32_t long_row = 0)
 {
   std::vector<int64_t> keys(std::max<int32_t>(A.nrows, 1));
-  return pjds_padded_slots(thrust::host, keys.data(), A.rowptr.data(), A.nrows, br, window);
+  return pjds_padded_slots(thrust::host, keys.data(), A.rowptr.data(), A.nrows, br, window, long_row);
 }
 
 static std::vector<int32_t> lengths(const CsrMatrix &A)
@@ -30,15 +30,38 @@ int main(int argc, char **argv)
   ms.insert(ms.end(), real.begin(), real.end());
   for (const NamedMatrix &m : ms)
     for (int32_t br : {1, 7, 32})
-      for (int32_t w : {0, 64, kPjdsAutoWindow}) {
-        const int64_t h = pjds_padded_slots_host(lengths(m.A), br, w), t = thrust_host_slots(m.A, br, w);
-        check(h == t, "pjds_window.slots." + m.name + ".br" + std::to_string(br) + ".w" + std::to_string(w), std::to_string(t) + " vs host " + std::to_string(h));
-      }
+      for (int32_t w : {0, 64, kPjdsAutoWindow})
+        for (int32_t L : {0, 3, kPjdsAutoLongRow}) {
+          const int64_t h = pjds_padded_slots_host(lengths(m.A), br, w, L), t = thrust_host_slots(m.A, br, w, L);
+          check(h == t, "pjds_window.slots." + m.name + ".br" + std::to_string(br) + ".w" + std::to_string(w) + ".L" + std::to_string(L), std::to_string(t) + " vs host " + std::to_string(h));
+        }
   // The rule: a stencil keeps windows (same padding); one huge row per window of a power-law-like
   // matrix pads every window to it, far beyond the global sort: global.
   CsrMatrix st = stencil7(24);
   check(pjds_auto_choice(thrust_host_slots(st, 32, kPjdsAutoWindow), thrust_host_slots(st, 32, 0)) == kPjdsAutoWindow, "pjds_window.auto.stencil_keeps_windows");
   CsrMatrix hubs = random_rows(64 * 1024, 64 * 1024, 5, [](std::mt19937_64 &r, int32_t i) { return i % 1024 == 3 ? 3000 : std::uniform_int_distribution<int32_t>(1, 6)(r); });
   check(pjds_auto_choice(thrust_host_slots(hubs, 32, kPjdsAutoWindow), thrust_host_slots(hubs, 32, 0)) == 0, "pjds_window.auto.hub_per_window_sorts_globally");
+
+  // Auto long rows (pjds_make_plan with the host counts): two rows holding a fifth of the nonzeros
+  // pad their blocks far beyond 10%: they leave the diagonals, and the windows stay; rows of
+  // 400..2000 entries sorted next to each other pad little: all stay (the wide-block path).
+  auto plan_of = [](const CsrMatrix &A) {
+    const std::vector<int32_t> len = lengths(A);
+    const int64_t              params[pjds_nparams] = {32, -1, -1};
+    return pjds_make_plan(
+      A.nrows, (int64_t)A.colidx.size(), params, [&](int32_t br, int32_t w, int32_t L) { return pjds_padded_slots_host(len, br, w, L); },
+      [&](int32_t L) {
+        int64_t n = 0;
+        for (int32_t l : len) n += l - sort_length(l, L);
+        return n;
+      });
+  };
+  CsrMatrix  two_long = random_rows(40000, 40000, 7, [](std::mt19937_64 &r, int32_t i) { return i == 5000 || i == 30000 ? 12000 : std::uniform_int_distribution<int32_t>(1, 10)(r); });
+  const PjdsPlan p1  = plan_of(two_long);
+  check(p1.long_row == kPjdsAutoLongRow && p1.auto_long && p1.sort_window == kPjdsAutoWindow, "pjds_window.auto_long.two_long_rows_leave", "long_row " + std::to_string(p1.long_row) + " window " + std::to_string(p1.sort_window));
+  const PjdsPlan p2 = plan_of(uniform_rows(3000, 60000, 400, 2000, 8));
+  check(p2.long_row == 0 && p2.auto_long, "pjds_window.auto_long.similar_long_rows_stay", "long_row " + std::to_string(p2.long_row));
+  const PjdsPlan p3 = plan_of(st);
+  check(p3.long_row == 0 && p3.sort_window == kPjdsAutoWindow, "pjds_window.auto_long.stencil_unchanged");
   return finish();
 }

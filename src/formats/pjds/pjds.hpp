@@ -64,10 +64,32 @@
 //   wide_item_start[w] first item of wide block w (nwide + 1 entries, exclusive scan of
 //                      ceil(width / kPjdsChunkDiagonals))
 //   wide_item_owner[t] wide-block index w of item t
+//
+// Long rows (a modernisation the paper does not have; -mat_pjds_long_row L, 1 <= L <= 256): a row
+// longer than L pads every other row of its block to its length (the two rows of 5M entries of the
+// suite's long_2x20 made the layout 8.5x its CSR bytes, circuit's dense rows 2.3x). Such rows leave the jagged
+// diagonals: they sort as empty rows (core sort_length) and their entries follow the diagonals in
+// plain CSR order, in ascending row order, cut into chunks of kPjdsLongChunk entries:
+//
+//   slots: [ jagged diagonals (nslots - long_nnz) | long row 0 | long row 1 | ... ]
+//                                                   chunk 0..2   chunk 3
+//   long_row[r]         original row of long row r (ascending)
+//   long_start[r]       slot of its first entry (nlong + 1 entries; long_start[nlong] = nslots)
+//   long_chunk_start[r] its first chunk (nlong + 1 entries, exclusive scan of ceil(len / chunk))
+//   long_chunk_owner[c] long row of chunk c
+// The product runs the row kernel as usual (a long row is an empty jagged row there: it writes
+// y = beta*y), then one warp per chunk (coalesced, partial sums in chunk order) and one warp per
+// long row adding alpha * (sum of its partials) to y, all on the main stream: y is written by
+// one kernel at a time. Long rows and wide blocks never meet (L <= kPjdsChunkDiagonals caps every
+// jagged width). Auto (-1, the default): rows longer than kPjdsAutoLongRow leave the diagonals
+// when that removes more padding than kPjdsAutoLongPaddingPercent of the nonzeros; otherwise the
+// paper's layout (as 0 asks for).
 #pragma once
 #include "../format.hpp"
 
 #include <cstdint>
+#include <map>
+#include <utility>
 #include <vector>
 
 namespace gpuformats {
@@ -79,15 +101,26 @@ namespace gpuformats {
 constexpr int32_t kPjdsChunkDiagonals = 256;
 constexpr int32_t kPjdsAutoWindow          = 1024; // rows per sorted window in the auto mode
 constexpr int64_t kPjdsAutoMaxPaddingRatio = 2;    // auto: windowed slots <= this x globally sorted slots
+// Entries one warp sums per long-row chunk: 32 per lane, 4 rounds of 8 loads in flight; a row of
+// 10^6 entries spreads over ~1000 warps, a row just over the threshold is one warp.
+constexpr int32_t kPjdsLongChunk = 1024;
+// Auto long rows: rows the jagged kernel would otherwise cut into items (longer than one chunk of
+// diagonals) leave the diagonals when their padding exceeds this share of the nonzeros.
+constexpr int32_t kPjdsAutoLongRow            = kPjdsChunkDiagonals;
+constexpr int64_t kPjdsAutoLongPaddingPercent = 10;
 
-// Padded slots (b_r * sum of block widths) of the rows sorted longest first inside windows of
-// `window` rows (0: globally), from the row lengths alone; the auto rule compares two of these.
-int64_t pjds_padded_slots_host(const std::vector<int32_t> &lengths, int32_t block_rows, int32_t window);
-// The window the auto rule picks given both counts (kPjdsAutoWindow or 0).
+// Padded jagged slots (b_r * sum of block widths) of the rows sorted longest first inside windows
+// of `window` rows (0: globally), rows longer than long_row (> 0) counted as empty, from the row
+// lengths alone; the auto rules compare these.
+int64_t pjds_padded_slots_host(const std::vector<int32_t> &lengths, int32_t block_rows, int32_t window, int32_t long_row);
+// The window the auto rule picks given the entries each layout stores (kPjdsAutoWindow or 0).
 inline int32_t pjds_auto_choice(int64_t windowed_slots, int64_t global_slots) { return windowed_slots <= kPjdsAutoMaxPaddingRatio * global_slots ? kPjdsAutoWindow : 0; }
+// The long-row threshold the auto rule picks given the jagged padding with and without the long
+// rows in the diagonals (kPjdsAutoLongRow or 0 = none).
+inline int32_t pjds_auto_long(int64_t padding_kept, int64_t padding_cut, int64_t nnz) { return (padding_kept - padding_cut) * 100 > kPjdsAutoLongPaddingPercent * nnz ? kPjdsAutoLongRow : 0; }
 
 // Parameter order of pjds_ops.params.
-enum PjdsParam { pjds_param_block_rows = 0, pjds_param_sort_window = 1, pjds_nparams = 2 };
+enum PjdsParam { pjds_param_block_rows = 0, pjds_param_sort_window = 1, pjds_param_long_row = 2, pjds_nparams = 3 };
 
 // Geometry fixed by the parameters and the row count (and, for the auto window, the row lengths).
 struct PjdsPlan {
@@ -98,21 +131,39 @@ struct PjdsPlan {
   int32_t perm_window  = 0;  // window passed to the core permutation (0 = global, else S)
   int32_t nblocks      = 0;  // ceil(nrows / b_r)
   int32_t nsegments    = 0;  // ceil(nrows / S)
+  int32_t long_row     = 0;  // rows longer than this are long rows (0: none, the paper's layout)
+  bool    auto_long    = false; // chosen by the auto rule (-mat_pjds_long_row -1)
 };
 void     pjds_check_params(const int64_t *params); // throws Error(bad_input) on bad params
-PjdsPlan pjds_plan(int32_t nrows, int32_t block_rows, int32_t sort_window, bool auto_window);
+PjdsPlan pjds_plan(int32_t nrows, int32_t block_rows, int32_t sort_window, bool auto_window, int32_t long_row, bool auto_long);
 
-// The plan of a block, both builders: checks the parameters and resolves the auto window with
-// padded_slots(block_rows, window), the builder's count of pjds_padded_slots_host.
-template <class CountSlots>
-PjdsPlan pjds_make_plan(int32_t nrows, const int64_t *params, CountSlots &&padded_slots)
+// The plan of a block, both builders: checks the parameters and resolves the auto window and the
+// auto long rows with the builder's counts: padded_slots(block_rows, window, long_row) (its count
+// of pjds_padded_slots_host) and long_nnz(long_row) (entries of the rows longer than long_row).
+template <class CountSlots, class CountLong>
+PjdsPlan pjds_make_plan(int32_t nrows, int64_t nnz, const int64_t *params, CountSlots &&padded_slots, CountLong &&long_nnz)
 {
   pjds_check_params(params);
   const int32_t br = (int32_t)params[pjds_param_block_rows];
-  int64_t       w  = params[pjds_param_sort_window];
-  const bool    aw = w == -1;
-  if (aw) w = pjds_auto_choice(padded_slots(br, kPjdsAutoWindow), padded_slots(br, 0));
-  return pjds_plan(nrows, br, (int32_t)w, aw);
+  int64_t       w  = params[pjds_param_sort_window], L = params[pjds_param_long_row];
+  const bool    aw = w == -1, al = L == -1;
+  std::map<std::pair<int32_t, int32_t>, int64_t> seen; // each count is a sort of all rows: once
+  auto slots = [&](int32_t window, int32_t lr) {
+    auto it = seen.find({window, lr});
+    return it != seen.end() ? it->second : (seen[{window, lr}] = padded_slots(br, window, lr));
+  };
+  auto long_at = [&](int32_t window) -> int32_t { // the threshold at one window
+    if (!al) return (int32_t)L;
+    const int64_t cut_nnz = long_nnz(kPjdsAutoLongRow);
+    if (cut_nnz == 0) return 0; // no row that long: nothing to decide
+    return pjds_auto_long(slots(window, 0) - nnz, slots(window, kPjdsAutoLongRow) - (nnz - cut_nnz), nnz);
+  };
+  if (aw) { // compare the entries each layout stores: jagged slots + long-row entries
+    const int32_t lw = long_at(kPjdsAutoWindow), lg = long_at(0);
+    w = pjds_auto_choice(slots(kPjdsAutoWindow, lw) + long_nnz(lw), slots(0, lg) + long_nnz(lg));
+    L = w ? lw : lg;
+  } else L = long_at((int32_t)w);
+  return pjds_plan(nrows, br, (int32_t)w, aw, (int32_t)L, al);
 }
 
 // Scalars of a built layout (what describe() and bytes() need; the same from both builders).
@@ -123,10 +174,13 @@ struct PjdsInfo {
   int32_t  empty_rows     = 0;
   int32_t  nwide_blocks   = 0;
   int32_t  nwide_items    = 0;
+  int32_t  nlong_rows     = 0; // rows longer than plan.long_row (CSR part)
+  int64_t  long_nnz       = 0; // their entries: the last long_nnz slots
+  int32_t  nlong_chunks   = 0;
 };
 
 // Bytes the product touches: values + colidx + perm + block_width + diag_base + col_start + the
-// wide-block lists and their partial sums.
+// wide-block lists, the long-row lists and their partial sums.
 std::size_t pjds_bytes(const PjdsInfo &info, int32_t nrows, int64_t nslots);
 void        pjds_describe(const PjdsInfo &info, const FormatBlock &blk, std::vector<LayoutStat> &out);
 

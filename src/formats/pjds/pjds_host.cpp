@@ -22,6 +22,7 @@ public:
   PjdsInfo             info;
   std::vector<int32_t> perm, block_width, diag_base, col_start, colidx, slots;
   std::vector<int32_t> wide_block, wide_item_start, wide_item_owner;
+  std::vector<int32_t> long_row, long_start; // long rows: original row, slot of its first entry
   std::vector<double>  vals;
 
   void spmv(double alpha, const double *x, double beta, double *y, const StreamSet &) const override
@@ -39,6 +40,11 @@ public:
       const int32_t row = perm[p];
       y[row]            = beta == 0.0 ? alpha * sum : alpha * sum + beta * y[row];
     }
+    for (size_t r = 0; r < long_row.size(); ++r) { // empty rows above: y = beta*y; add alpha*A_row*x
+      double sum = 0;
+      for (int32_t slot = long_start[r]; slot < long_start[r + 1]; ++slot) sum += vals[slot] * x[colidx[slot]];
+      y[long_row[r]] += alpha * sum;
+    }
   }
   std::size_t bytes() const override { return pjds_bytes(info, nrows, nslots); }
   void        describe(std::vector<LayoutStat> &out) const override { pjds_describe(info, *this, out); }
@@ -48,29 +54,44 @@ std::unique_ptr<FormatBlock> pjds_build_host(const CsrView &A, const int64_t *pa
 {
   auto blk     = std::make_unique<PjdsHostBlock>();
   PjdsInfo &in = blk->info;
-  std::vector<int32_t> len; // row lengths, read once when the auto window counts padding
-  in.plan = pjds_make_plan(A.nrows, params, [&](int32_t br, int32_t window) {
-    if (len.size() != (size_t)A.nrows)
-      for (int32_t i = 0; i < A.nrows; ++i) len.push_back(A.row_length(i));
-    return pjds_padded_slots_host(len, br, window);
-  });
+  std::vector<int32_t> len(A.nrows);
+  for (int32_t i = 0; i < A.nrows; ++i) len[i] = A.row_length(i);
+  in.plan = pjds_make_plan(
+    A.nrows, A.nnz, params, [&](int32_t br, int32_t window, int32_t long_row) { return pjds_padded_slots_host(len, br, window, long_row); },
+    [&](int32_t long_row) {
+      int64_t n = 0;
+      for (int32_t l : len) n += l - sort_length(l, long_row);
+      return n;
+    });
   const PjdsPlan &pl  = in.plan;
-  const int32_t   br = pl.block_rows, S = pl.segment_rows, nb = pl.nblocks, nseg = pl.nsegments;
+  const int32_t   br = pl.block_rows, S = pl.segment_rows, nb = pl.nblocks, nseg = pl.nsegments, L = pl.long_row;
 
-  blk->perm = sorted_row_permutation(A, RowOrder::longest_first, pl.perm_window);
+  blk->perm = sorted_row_permutation(A, RowOrder::longest_first, pl.perm_window, L);
   for (int32_t i = 0; i < A.nrows; ++i) {
-    in.max_row_length = std::max(in.max_row_length, A.row_length(i));
-    in.empty_rows += A.row_length(i) == 0;
+    in.max_row_length = std::max(in.max_row_length, len[i]);
+    in.empty_rows += len[i] == 0;
   }
 
-  // Block widths: the first row of a block is its longest (rows sorted inside whole-block segments).
+  // Block widths: the first row of a block is its longest (rows sorted inside whole-block segments;
+  // long rows count as empty).
   blk->block_width.assign(nb, 0);
-  int64_t nslots = 0;
+  int64_t jagged_slots = 0;
   for (int32_t b = 0; b < nb; ++b) {
     const int64_t p        = (int64_t)b * br;
-    blk->block_width[b]    = p < A.nrows ? A.row_length(blk->perm[p]) : 0;
-    nslots                += (int64_t)br * blk->block_width[b];
+    blk->block_width[b]    = p < A.nrows ? sort_length(len[blk->perm[p]], L) : 0;
+    jagged_slots          += (int64_t)br * blk->block_width[b];
   }
+  // Long rows, ascending, after the diagonals.
+  blk->long_start.push_back((int32_t)std::min<int64_t>(jagged_slots, INT32_MAX));
+  for (int32_t i = 0; i < A.nrows; ++i)
+    if (sort_length(len[i], L) != len[i]) {
+      blk->long_row.push_back(i);
+      in.long_nnz += len[i];
+      in.nlong_chunks += (len[i] + kPjdsLongChunk - 1) / kPjdsLongChunk;
+      blk->long_start.push_back((int32_t)std::min<int64_t>(jagged_slots + in.long_nnz, INT32_MAX));
+    }
+  in.nlong_rows        = (int32_t)blk->long_row.size();
+  const int64_t nslots = jagged_slots + in.long_nnz;
   pjds_check_slots(nslots, A.nnz);
 
   // Jagged diagonals, segment by segment; diagonal j of segment s spans the blocks wider than j.
@@ -98,9 +119,19 @@ std::unique_ptr<FormatBlock> pjds_build_host(const CsrView &A, const int64_t *pa
   blk->vals.assign(nslots, 0.0);
   blk->colidx.assign(nslots, -1);
   blk->slots.assign(A.nnz, 0);
+  for (int32_t r = 0; r < in.nlong_rows; ++r) {
+    const int32_t i = blk->long_row[r];
+    for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) {
+      const int32_t slot = blk->long_start[r] + (k - A.rowptr[i]);
+      blk->slots[k]      = slot;
+      blk->vals[slot]    = A.values[k];
+      blk->colidx[slot]  = A.colidx[k];
+    }
+  }
   for (int32_t p = 0; p < A.nrows; ++p) {
     const int32_t  i = blk->perm[p], s = p / S, lp = p - s * S;
     const int32_t *cs = blk->col_start.data() + blk->diag_base[s];
+    if (sort_length(len[i], L) != len[i]) continue; // a long row: stored above
     for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) {
       const int32_t slot = cs[k - A.rowptr[i]] + lp;
       blk->slots[k]      = slot;
@@ -128,13 +159,14 @@ std::unique_ptr<FormatBlock> pjds_build_host(const CsrView &A, const int64_t *pa
 
 } // namespace
 
-int64_t pjds_padded_slots_host(const std::vector<int32_t> &lengths, int32_t br, int32_t window)
+int64_t pjds_padded_slots_host(const std::vector<int32_t> &lengths, int32_t br, int32_t window, int32_t long_row)
 {
   const size_t n = lengths.size(), W = window > 0 ? ((size_t)window + br - 1) / br * br : std::max<size_t>(n, 1);
   int64_t      slots = 0;
   std::vector<int32_t> seg;
   for (size_t s0 = 0; s0 < n; s0 += W) {
-    seg.assign(lengths.begin() + s0, lengths.begin() + std::min(n, s0 + W));
+    seg.clear();
+    for (size_t i = s0; i < std::min(n, s0 + W); ++i) seg.push_back(sort_length(lengths[i], long_row));
     std::sort(seg.begin(), seg.end(), std::greater<int32_t>());
     for (size_t b = 0; b < seg.size(); b += br) slots += (int64_t)br * seg[b];
   }
@@ -143,17 +175,21 @@ int64_t pjds_padded_slots_host(const std::vector<int32_t> &lengths, int32_t br, 
 
 void pjds_check_params(const int64_t *params)
 {
-  const int64_t br = params[pjds_param_block_rows], w = params[pjds_param_sort_window];
+  const int64_t br = params[pjds_param_block_rows], w = params[pjds_param_sort_window], L = params[pjds_param_long_row];
   if (br < 1 || br > 1024) throw Error(ErrorKind::bad_input, "pjds: -mat_pjds_block_rows must be in [1, 1024] (32, one warp, is the paper's choice); got " + std::to_string(br));
   if (w < -1 || w > INT32_MAX) throw Error(ErrorKind::bad_input, "pjds: -mat_pjds_sort_window must be -1 (auto), 0 (sort all rows) or a window size; got " + std::to_string(w));
+  if (L < -1 || L > kPjdsChunkDiagonals)
+    throw Error(ErrorKind::bad_input, "pjds: -mat_pjds_long_row must be -1 (auto), 0 (every row in the jagged diagonals, the paper's layout) or a length in [1, " + std::to_string(kPjdsChunkDiagonals) + "] above which rows are stored apart; got " + std::to_string(L));
 }
 
-PjdsPlan pjds_plan(int32_t nrows, int32_t br, int32_t w, bool auto_window)
+PjdsPlan pjds_plan(int32_t nrows, int32_t br, int32_t w, bool auto_window, int32_t long_row, bool auto_long)
 {
   PjdsPlan pl;
   pl.block_rows             = br;
   pl.sort_window            = w;
   pl.auto_window            = auto_window;
+  pl.long_row               = long_row;
+  pl.auto_long              = auto_long;
   pl.nblocks                = (int32_t)(((int64_t)nrows + br - 1) / br);
   const int64_t padded_rows = (int64_t)pl.nblocks * br;
   const int64_t S           = ((int64_t)w + br - 1) / br * br; // window rounded up to whole blocks
@@ -181,7 +217,8 @@ std::size_t pjds_bytes(const PjdsInfo &in, int32_t nrows, int64_t nslots)
                        + (int64_t)nrows * 4 + (int64_t)in.plan.nblocks * 4               // perm, block_width
                        + (int64_t)in.plan.nsegments * 4 + in.ndiagonals * 4              // diag_base, col_start
                        + (int64_t)in.nwide_blocks * 8 + 4 + (int64_t)in.nwide_items * 4 // wide lists
-                       + (int64_t)in.nwide_items * br * 8);                              // partial sums
+                       + (int64_t)in.nwide_items * br * 8                                // partial sums
+                       + (int64_t)in.nlong_rows * 12 + 8 + (int64_t)in.nlong_chunks * 12);   // long-row lists, partials
 }
 
 void pjds_describe(const PjdsInfo &in, const FormatBlock &blk, std::vector<LayoutStat> &out)
@@ -207,6 +244,10 @@ void pjds_describe(const PjdsInfo &in, const FormatBlock &blk, std::vector<Layou
   out.push_back({"slots", std::to_string(blk.nslots)});
   out.push_back({"padding slots", std::to_string(padding) + " (" + format_number(blk.nslots ? 100.0 * (double)padding / (double)blk.nslots : 0.0, "%.2f") + "% of slots)"});
   out.push_back({"wide blocks (> " + std::to_string(kPjdsChunkDiagonals) + " diagonals, split)", std::to_string(in.nwide_blocks) + " blocks, " + std::to_string(in.nwide_items) + " items"});
+  out.push_back({"long rows (CSR part after the diagonals)",
+                 (pl.long_row ? std::to_string(in.nlong_rows) + " rows longer than " + std::to_string(pl.long_row) + ", " + std::to_string(in.long_nnz) + " nonzeros, " + std::to_string(in.nlong_chunks) + " warp chunks of " + std::to_string(kPjdsLongChunk)
+                              : std::string("none (every row in the diagonals)")) +
+                   (pl.auto_long ? " (auto: rows longer than " + std::to_string(kPjdsAutoLongRow) + " leave the diagonals when that saves padding above " + std::to_string(kPjdsAutoLongPaddingPercent) + "% of the nonzeros)" : "")});
   out.push_back({"bytes", std::to_string((int64_t)bytes)});
   out.push_back({"CSR bytes", std::to_string((int64_t)csr) + " (pjds/CSR = " + format_number(csr > 0 ? bytes / csr : 0.0, "%.3f") + ")"});
   out.push_back({"ELLPACK-R bytes", format_number(ellr, "%.0f")});
@@ -216,6 +257,7 @@ void pjds_describe(const PjdsInfo &in, const FormatBlock &blk, std::vector<Layou
 static const FormatParam kPjdsParams[] = {
   {"block_rows", "rows per padded block b_r (32 = one warp, the paper's choice); rows of a block are padded to its longest row", 32, 1, 1024},
   {"sort_window", "sort rows by length only inside windows of this many rows (rounded up to whole blocks; keeps x/y locality like SELL-C-sigma); 0 = global sort (the paper); -1 (default) = auto: windows of 1024 unless they pad more than 2x the global sort", -1, -1, INT32_MAX},
+  {"long_row", "rows longer than this (1..256) leave the jagged diagonals for a CSR part read by one warp per 1024 entries, so they pad no other row of their block; 0 = none (the paper); -1 (default) = auto: rows longer than 256 when that saves padding above 10% of the nonzeros", -1, -1, kPjdsChunkDiagonals},
 };
 
 extern const FormatOps pjds_ops = {

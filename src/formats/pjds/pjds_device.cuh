@@ -1,0 +1,375 @@
+// pJDS product bodies and device builder, generic over where they run: the thread bodies are
+// __host__ __device__ and the builder is templated on a "system" (Thrust policy + buffers +
+// permutation), so pjds_cuda.cu runs them on the GPU and test_pjds_build runs the very same code on
+// thrust::host against the host builder (pjds_host.cpp). Layout and invariants: pjds.hpp.
+#pragma once
+#include "pjds.hpp"
+#include "pjds_window.cuh"
+
+#include "../../core/loads.cuh"
+#include "../../core/row_permutation.hpp"
+
+#include <thrust/binary_search.h>
+#include <thrust/copy.h>
+#include <thrust/count.h>
+#include <thrust/execution_policy.h>
+#include <thrust/fill.h>
+#include <thrust/functional.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/partition.h>
+#include <thrust/reduce.h>
+#include <thrust/scan.h>
+#include <thrust/scatter.h>
+#include <thrust/sort.h>
+#include <thrust/transform.h>
+#include <thrust/transform_reduce.h>
+
+#include <algorithm>
+
+namespace gpuformats {
+
+namespace pjds_detail {
+
+// ------------------------------------------------------------------------------------------------
+// Loads (core/loads.cuh): the matrix streamed (load_stream), x and metadata read-only (load_ro).
+
+// Diagonals loaded together by one thread before it uses any of them: 8 independent (value,
+// column) pairs and then 8 independent x loads in flight per thread, so a 7-point stencil row is
+// one round trip for the matrix and one for x. More would only add registers.
+constexpr int kUnroll = 8;
+// 8 warps per CTA: small CTAs keep the tail of the grid short; 256 threads at <= 64 registers
+// still let 4 CTAs (32 warps) share an SM, far more loads in flight than HBM needs.
+constexpr int kThreads = 256;
+
+// sum_{j0 <= j < j1} values[slot] * x[colidx[slot]], slot = cs[j] + lp, stopping at the first
+// padding slot (column -1: the row has ended). Summed in j order, as the host reference does.
+__host__ __device__ inline double row_sum(const int32_t *__restrict__ cs, int32_t lp, int32_t j0, int32_t j1, const int32_t *__restrict__ colidx, const double *__restrict__ values, const double *__restrict__ x)
+{
+  double sum = 0;
+  for (int32_t j = j0; j < j1; j += kUnroll) {
+    int32_t c[kUnroll];
+    double  v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      c[u] = -1;
+      v[u] = 0;
+      if (j + u < j1) {
+        const int32_t slot = load_ro(cs + j + u) + lp; // col_start: same address in the whole warp (broadcast)
+        c[u]               = load_stream(colidx + slot);
+        v[u]               = load_stream(values + slot);
+      }
+    }
+    double xv[kUnroll]; // all x loads before any use: they overlap instead of waiting on each other
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) xv[u] = c[u] >= 0 ? load_ro(x + c[u]) : 0.0;
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) sum += v[u] * xv[u]; // padding adds 0 * 0
+    const bool ended = c[kUnroll - 1] < 0; // padding is a suffix of the row
+    if (ended) break;
+  }
+  return sum;
+}
+
+__host__ __device__ inline void store_y(double *__restrict__ y, int32_t row, double alpha, double sum, double beta)
+{
+  y[row] = beta == 0.0 ? alpha * sum : fma(beta, y[row], alpha * sum); // beta == 0: y is write-only
+}
+
+struct KernelArgs {
+  int32_t        nrows, block_rows, segment_rows;
+  const int32_t *perm, *block_width, *diag_base, *col_start, *colidx;
+  const double  *values;
+};
+
+struct WideArgs {
+  int32_t        nwide, nitems;
+  const int32_t *wide_block, *wide_item_start, *wide_item_owner;
+  double        *partial; // nitems * block_rows
+};
+
+struct LongArgs {
+  int32_t        nlong, nchunks;
+  const int32_t *row, *start, *chunk_start, *chunk_owner;
+  double        *partial; // nchunks
+};
+
+// Thread bodies (host+device: the tests run them on the host). One thread per sorted row (the
+// paper's Listing 2) over every block not wider than kPjdsChunkDiagonals. kWindowed: several
+// segments (sort_window > 0); otherwise p is its own local position.
+template <bool kWindowed>
+__host__ __device__ inline void row_thread(const KernelArgs &a, int32_t p, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+{
+  const int32_t W = load_ro(a.block_width + p / a.block_rows);
+  if (W > kPjdsChunkDiagonals) return; // a wide block: the split path handles it
+  int32_t        lp = p;
+  const int32_t *cs = a.col_start;
+  if (kWindowed) {
+    const int32_t s = p / a.segment_rows;
+    lp              = p - s * a.segment_rows;
+    cs += load_ro(a.diag_base + s);
+  }
+  const double sum = row_sum(cs, lp, 0, W, a.colidx, a.values, x);
+  store_y(y, load_ro(a.perm + p), alpha, sum, beta);
+}
+
+// Split path, step 1: item t covers kPjdsChunkDiagonals diagonals of one wide block; b_r
+// consecutive threads take its b_r rows (same coalesced slots as the row kernel).
+__host__ __device__ inline void wide_item_thread(const KernelArgs &a, const WideArgs &w, int32_t t, const double *__restrict__ x)
+{
+  const int32_t item = t / a.block_rows, r = t - item * a.block_rows;
+  if (item >= w.nitems) return;
+  const int32_t  wi = load_ro(w.wide_item_owner + item);
+  const int32_t  b  = load_ro(w.wide_block + wi);
+  const int32_t  p  = b * a.block_rows + r; // may be a phantom row: all padding, sum 0
+  const int32_t  s  = p / a.segment_rows, lp = p - s * a.segment_rows;
+  const int32_t  j0 = (item - load_ro(w.wide_item_start + wi)) * kPjdsChunkDiagonals;
+  const int32_t  W  = load_ro(a.block_width + b);
+  const int32_t  j1 = j0 + kPjdsChunkDiagonals < W ? j0 + kPjdsChunkDiagonals : W;
+  const int32_t *cs = a.col_start + load_ro(a.diag_base + s);
+  w.partial[(int64_t)item * a.block_rows + r] = row_sum(cs, lp, j0, j1, a.colidx, a.values, x);
+}
+
+// Long rows, step 1: lane `lane` of the warp on chunk c sums entries lane, lane + 32, ... of the
+// chunk (kUnroll loads in flight, as row_sum); the warp's total is the chunk's partial sum.
+__host__ __device__ inline double long_chunk_lane_sum(const LongArgs &l, int32_t c, int lane, const int32_t *__restrict__ colidx, const double *__restrict__ values, const double *__restrict__ x)
+{
+  const int32_t r = load_ro(l.chunk_owner + c);
+  const int32_t k0 = load_ro(l.start + r) + (c - load_ro(l.chunk_start + r)) * kPjdsLongChunk, end = load_ro(l.start + r + 1);
+  const int32_t k1  = end - k0 < kPjdsLongChunk ? end : k0 + kPjdsLongChunk;
+  double        sum = 0;
+  for (int32_t k = k0 + lane; k < k1; k += 32 * kUnroll) {
+    int32_t cl[kUnroll];
+    double  v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int32_t kk = k + 32 * u;
+      cl[u]            = kk < k1 ? load_stream(colidx + kk) : -1;
+      v[u]             = kk < k1 ? load_stream(values + kk) : 0.0;
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) sum += v[u] * (cl[u] >= 0 ? load_ro(x + cl[u]) : 0.0);
+  }
+  return sum;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Builder functors (host+device so the build can also run on thrust::host in tests).
+struct RowLength {
+  const int32_t *rowptr;
+  __host__ __device__ int32_t operator()(int32_t i) const { return rowptr[i + 1] - rowptr[i]; }
+};
+struct IsZero {
+  __host__ __device__ int32_t operator()(int32_t v) const { return v == 0; }
+};
+struct ToInt64 {
+  __host__ __device__ int64_t operator()(int32_t v) const { return v; }
+};
+struct BlockWidth { // jagged length of the first row of block b (0 for a block of phantom rows)
+  const int32_t *rowptr, *perm;
+  int32_t        nrows, block_rows, long_row;
+  __host__ __device__ int32_t operator()(int32_t b) const
+  {
+    const int64_t p = (int64_t)b * block_rows;
+    if (p >= nrows) return 0;
+    const int32_t i = perm[p];
+    return sort_length(rowptr[i + 1] - rowptr[i], long_row);
+  }
+};
+struct LongLength { // entries of row i if it is a long row, else 0
+  const int32_t *rowptr;
+  int32_t        long_row;
+  __host__ __device__ int32_t operator()(int32_t i) const
+  {
+    const int32_t len = rowptr[i + 1] - rowptr[i];
+    return len - sort_length(len, long_row);
+  }
+};
+struct IsLongRow {
+  const int32_t *rowptr;
+  int32_t        long_row;
+  __host__ __device__ bool operator()(int32_t i) const { return LongLength{rowptr, long_row}(i) > 0; }
+};
+struct LongStart { // slot of the first entry of long row i: after the diagonals, in row order
+  const int32_t *long_base;
+  int32_t        jagged_slots;
+  __host__ __device__ int32_t operator()(int32_t i) const { return jagged_slots + long_base[i]; }
+};
+struct ChunksOfLongRow {
+  const int32_t *rowptr;
+  __host__ __device__ int32_t operator()(int32_t i) const { return (rowptr[i + 1] - rowptr[i] + kPjdsLongChunk - 1) / kPjdsLongChunk; }
+};
+struct SegmentWidth { // width of the first block of segment s = number of its diagonals
+  const int32_t *block_width;
+  int32_t        blocks_per_segment;
+  __host__ __device__ int32_t operator()(int32_t s) const { return block_width[(int64_t)s * blocks_per_segment]; }
+};
+struct WiderThan {
+  int32_t j;
+  __host__ __device__ bool operator()(int32_t w) const { return w > j; }
+};
+struct DiagonalLength { // slots of flattened diagonal e = diag_base[s] + j
+  const int32_t *diag_base, *block_width;
+  int32_t        nsegments, blocks_per_segment, nblocks, block_rows;
+  __host__ __device__ int32_t operator()(int32_t e) const
+  {
+    // Segment owning e: the last s with diag_base[s] <= e (segments without diagonals share
+    // their base with the next one and own nothing).
+    const int32_t s  = (int32_t)(thrust::upper_bound(thrust::seq, diag_base, diag_base + nsegments, e) - diag_base) - 1;
+    const int32_t j  = e - diag_base[s];
+    const int32_t b0 = s * blocks_per_segment, b1 = b0 + blocks_per_segment < nblocks ? b0 + blocks_per_segment : nblocks;
+    // Widths do not increase inside a segment: the blocks wider than j are a prefix.
+    const int32_t reach = (int32_t)(thrust::partition_point(thrust::seq, block_width + b0, block_width + b1, WiderThan{j}) - (block_width + b0));
+    return block_rows * reach;
+  }
+};
+struct NonZero {
+  __host__ __device__ bool operator()(int32_t v) const { return v != 0; }
+};
+struct SlotOfEntry { // (k, row) -> slot of CSR entry k
+  const int32_t *rowptr, *inv_perm, *diag_base, *col_start, *long_base;
+  int32_t        segment_rows, long_row, jagged_slots;
+  __host__ __device__ int32_t operator()(int32_t k, int32_t i) const
+  {
+    if (LongLength{rowptr, long_row}(i) > 0) return jagged_slots + long_base[i] + (k - rowptr[i]);
+    const int32_t p = inv_perm[i];
+    const int32_t s = p / segment_rows, lp = p - s * segment_rows;
+    return col_start[diag_base[s] + (k - rowptr[i])] + lp;
+  }
+};
+struct IsWide {
+  __host__ __device__ bool operator()(int32_t w) const { return w > kPjdsChunkDiagonals; }
+};
+struct ItemsOfBlock {
+  const int32_t *block_width;
+  __host__ __device__ int32_t operator()(int32_t b) const { return (block_width[b] + kPjdsChunkDiagonals - 1) / kPjdsChunkDiagonals; }
+};
+struct MinusOne {
+  __host__ __device__ int32_t operator()(int32_t v) const { return v - 1; }
+};
+
+template <class Sys>
+struct Arrays {
+  template <class T>
+  using buf = typename Sys::template buffer<T>;
+  PjdsInfo     info;
+  int64_t      nslots = 0;
+  buf<int32_t> perm, block_width, diag_base, col_start, colidx, slot_of_csr, wide_block, wide_item_start, wide_item_owner;
+  buf<int32_t> long_row, long_start, long_chunk_start, long_chunk_owner;
+  buf<double>  values;
+};
+
+// pjds_padded_slots (pjds_window.cuh) on the system's policy, with its buffers.
+template <class Sys>
+int64_t padded_slots(const Sys &sys, const int32_t *rowptr, int32_t nrows, int32_t br, int32_t window, int32_t long_row)
+{
+  typename Sys::template buffer<int64_t> keys(std::max<int32_t>(nrows, 1));
+  const int64_t                          slots = pjds_padded_slots(sys.policy(), keys.data(), rowptr, nrows, br, window, long_row);
+  sys.sync(); // keys die here
+  return slots;
+}
+
+// Pieces of a list: n elements, count(e) pieces each (an iterator of counts). start (n + 1
+// entries) = exclusive scan of the counts, owner[t] = element of piece t. Returns the pieces.
+// (Wide blocks -> items, long rows -> chunks.)
+template <class Sys, class Counts>
+int32_t split_into_pieces(const Sys &sys, Counts counts, int32_t n, typename Sys::template buffer<int32_t> &start, typename Sys::template buffer<int32_t> &owner)
+{
+  auto                                     pol = sys.policy();
+  const thrust::counting_iterator<int32_t> zero(0);
+  start.resize(n + 1);
+  thrust::copy(pol, counts, counts + n, start.data());
+  thrust::fill(pol, start.data() + n, start.data() + n + 1, 0);
+  thrust::exclusive_scan(pol, start.data(), start.data() + n + 1, start.data());
+  const int32_t pieces = sys.get(start.data() + n);
+  owner.resize(pieces);
+  thrust::upper_bound(pol, start.data(), start.data() + n + 1, zero, zero + pieces, owner.data());
+  thrust::transform(pol, owner.data(), owner.data() + pieces, owner.data(), MinusOne{});
+  return pieces;
+}
+
+// Builds every array of pjds.hpp from a CSR in the system's memory.
+template <class Sys>
+void build_arrays(const Sys &sys, const int32_t *rowptr, const int32_t *colidx, const double *csr_values, int32_t nrows, int32_t ncols, int64_t nnz, const int64_t *params, Arrays<Sys> &out)
+{
+  using thrust::counting_iterator;
+  auto      pol = sys.policy();
+  PjdsInfo &in  = out.info;
+  const counting_iterator<int32_t> zero(0);
+  auto long_nnz = [&](int32_t long_row) { return thrust::transform_reduce(pol, zero, zero + nrows, LongLength{rowptr, long_row}, (int64_t)0, thrust::plus<int64_t>()); };
+  in.plan = pjds_make_plan(nrows, nnz, params, [&](int32_t br, int32_t window, int32_t long_row) { return padded_slots(sys, rowptr, nrows, br, window, long_row); }, long_nnz);
+  const PjdsPlan &pl  = in.plan;
+  const int32_t   br = pl.block_rows, S = pl.segment_rows, nb = pl.nblocks, nseg = pl.nsegments, bps = S / br, L = pl.long_row;
+
+  in.max_row_length = thrust::transform_reduce(pol, zero, zero + nrows, RowLength{rowptr}, (int32_t)0, thrust::maximum<int32_t>());
+  in.empty_rows     = (int32_t)thrust::count_if(pol, thrust::make_transform_iterator(zero, RowLength{rowptr}), thrust::make_transform_iterator(zero + nrows, RowLength{rowptr}), IsZero{});
+
+  out.perm.resize(nrows);
+  sys.row_permutation(rowptr, colidx, nrows, ncols, pl.perm_window, L, out.perm.data());
+
+  out.block_width.resize(nb);
+  thrust::transform(pol, zero, zero + nb, out.block_width.data(), BlockWidth{rowptr, out.perm.data(), nrows, br, L});
+  const int64_t jagged_slots = (int64_t)br * thrust::transform_reduce(pol, out.block_width.data(), out.block_width.data() + nb, ToInt64{}, (int64_t)0, thrust::plus<int64_t>());
+  in.long_nnz                = L > 0 ? long_nnz(L) : 0;
+  const int64_t nslots       = jagged_slots + in.long_nnz;
+  pjds_check_slots(nslots, nnz); // before the big allocations
+  out.nslots = nslots;
+
+  // diag_base = exclusive scan of the segments' widths; col_start = exclusive scan of the
+  // flattened diagonals' lengths (segment after segment, diagonal after diagonal).
+  out.diag_base.resize(nseg);
+  thrust::transform(pol, zero, zero + nseg, out.diag_base.data(), SegmentWidth{out.block_width.data(), bps});
+  in.ndiagonals = thrust::transform_reduce(pol, out.diag_base.data(), out.diag_base.data() + nseg, ToInt64{}, (int64_t)0, thrust::plus<int64_t>());
+  thrust::exclusive_scan(pol, out.diag_base.data(), out.diag_base.data() + nseg, out.diag_base.data());
+  const int32_t ndiag = (int32_t)in.ndiagonals;
+  out.col_start.resize(ndiag);
+  thrust::transform(pol, zero, zero + ndiag, out.col_start.data(), DiagonalLength{out.diag_base.data(), out.block_width.data(), nseg, bps, nb, br});
+  thrust::exclusive_scan(pol, out.col_start.data(), out.col_start.data() + ndiag, out.col_start.data());
+
+  // Entries: slot of CSR entry k from its row and its position in the row.
+  out.values.resize(nslots);
+  out.colidx.resize(nslots);
+  thrust::fill(pol, out.values.data(), out.values.data() + nslots, 0.0);
+  thrust::fill(pol, out.colidx.data(), out.colidx.data() + nslots, -1);
+  {
+    // long_base[i]: entries of the long rows before row i (exclusive scan), their slots' offset
+    // after the diagonals; long rows ascending with their first slot and chunks.
+    typename Sys::template buffer<int32_t> inv(nrows), long_base(nrows + 1);
+    thrust::transform(pol, zero, zero + nrows, long_base.data(), LongLength{rowptr, L});
+    thrust::fill(pol, long_base.data() + nrows, long_base.data() + nrows + 1, 0);
+    thrust::exclusive_scan(pol, long_base.data(), long_base.data() + nrows + 1, long_base.data());
+    const int32_t nlong = L > 0 ? (int32_t)thrust::count_if(pol, zero, zero + nrows, IsLongRow{rowptr, L}) : 0;
+    out.long_row.resize(nlong);
+    thrust::copy_if(pol, zero, zero + nrows, out.long_row.data(), IsLongRow{rowptr, L});
+    out.long_start.resize(nlong + 1);
+    thrust::transform(pol, out.long_row.data(), out.long_row.data() + nlong, out.long_start.data(), LongStart{long_base.data(), (int32_t)jagged_slots});
+    thrust::fill(pol, out.long_start.data() + nlong, out.long_start.data() + nlong + 1, (int32_t)nslots);
+    in.nlong_rows   = nlong;
+    in.nlong_chunks = split_into_pieces(sys, thrust::make_transform_iterator(out.long_row.data(), ChunksOfLongRow{rowptr}), nlong, out.long_chunk_start, out.long_chunk_owner);
+
+    thrust::scatter(pol, zero, zero + nrows, out.perm.data(), inv.data());
+    out.slot_of_csr.resize(nnz);
+    int32_t *sl = out.slot_of_csr.data();
+    // Row of each entry: every non-empty row writes its index at its first entry, a running
+    // maximum fills the rest (O(nnz) streaming instead of a binary search per entry).
+    thrust::fill(pol, sl, sl + nnz, 0);
+    thrust::scatter_if(pol, zero, zero + nrows, rowptr, thrust::make_transform_iterator(zero, RowLength{rowptr}), sl, NonZero{});
+    thrust::inclusive_scan(pol, sl, sl + nnz, sl, thrust::maximum<int32_t>());
+    thrust::transform(pol, zero, zero + (int32_t)nnz, sl, sl, SlotOfEntry{rowptr, inv.data(), out.diag_base.data(), out.col_start.data(), long_base.data(), S, L, (int32_t)jagged_slots});
+    thrust::scatter(pol, csr_values, csr_values + nnz, sl, out.values.data());
+    thrust::scatter(pol, colidx, colidx + nnz, sl, out.colidx.data());
+    sys.sync(); // inv and long_base die here
+  }
+
+  // Wide blocks, their item ranges and the owner of each item.
+  const int32_t nwide = (int32_t)thrust::count_if(pol, out.block_width.data(), out.block_width.data() + nb, IsWide{});
+  out.wide_block.resize(nwide);
+  thrust::copy_if(pol, zero, zero + nb, out.block_width.data(), out.wide_block.data(), IsWide{});
+  in.nwide_blocks = nwide;
+  in.nwide_items  = split_into_pieces(sys, thrust::make_transform_iterator(out.wide_block.data(), ItemsOfBlock{out.block_width.data()}), nwide, out.wide_item_start, out.wide_item_owner);
+  sys.sync();
+}
+
+} // namespace pjds_detail
+
+} // namespace gpuformats

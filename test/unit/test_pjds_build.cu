@@ -1,0 +1,133 @@
+// pJDS's device builder and product bodies (pjds_device.cuh) on the host, without a GPU: the very
+// template the GPU build runs, instantiated on thrust::host with std::vector buffers, against the
+// host builder (pjds_host.cpp), and an emulation of every launch of the product built from the
+// thread bodies the kernels call.
+//   layout    same nslots, slot map (every CSR entry at the same slot), values, describe lines and
+//             bytes as the host builder, for block sizes, sort windows and long-row thresholds
+//             (auto, off, 3, 40) on the edge cases and the real matrices
+//   product   row kernel (one thread per sorted row), wide items + their finish, long-row chunks
+//             (32 lanes each, lanes summed as the shuffle does) + their finish, in launch order,
+//             against the CSR product, for y = A x (y full of NaN), y += A x and y = a A x + b y
+#include "common/check.hpp"
+#include "common/format_checks.hpp"
+#include "common/test_matrices.hpp"
+#include "formats/pjds/pjds_device.cuh"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+using namespace gftest;
+using namespace gpuformats;
+using namespace gpuformats::pjds_detail;
+
+// The builder's system on the host: Thrust's host backend, std::vector buffers, the host permutation.
+struct HostSystem {
+  template <class T>
+  using buffer = std::vector<T>;
+  auto policy() const { return thrust::host; }
+  void row_permutation(const int32_t *rowptr, const int32_t *colidx, int32_t nrows, int32_t ncols, int32_t window, int32_t long_row, int32_t *perm) const
+  {
+    const CsrView              A{nrows, ncols, (int64_t)rowptr[nrows], rowptr, colidx, nullptr};
+    const std::vector<int32_t> p = sorted_row_permutation(A, RowOrder::longest_first, window, long_row);
+    std::copy(p.begin(), p.end(), perm);
+  }
+  template <class T>
+  T get(const T *p) const { return *p; }
+  void sync() const {}
+};
+
+// Every launch of PjdsCudaBlock::spmv, thread by thread / warp by warp, in its stream order.
+static std::vector<double> emulated_product(Arrays<HostSystem> &a, int32_t nrows, double alpha, const std::vector<double> &x, double beta, std::vector<double> y)
+{
+  const PjdsInfo  &in = a.info;
+  const PjdsPlan  &pl = in.plan;
+  const KernelArgs ka{nrows, pl.block_rows, pl.segment_rows, a.perm.data(), a.block_width.data(), a.diag_base.data(), a.col_start.data(), a.colidx.data(), a.values.data()};
+  std::vector<double> partial((size_t)in.nwide_items * pl.block_rows), long_partial(in.nlong_chunks);
+  if (in.nwide_items > 0) { // extra stream; disjoint rows from the row kernel
+    const WideArgs wa{in.nwide_blocks, in.nwide_items, a.wide_block.data(), a.wide_item_start.data(), a.wide_item_owner.data(), partial.data()};
+    for (int32_t t = 0; t < in.nwide_items * pl.block_rows; ++t) wide_item_thread(ka, wa, t, x.data());
+    for (int32_t wi = 0; wi < in.nwide_blocks; ++wi)
+      for (int32_t r = 0; r < pl.block_rows; ++r) {
+        const int32_t p = a.wide_block[wi] * pl.block_rows + r;
+        if (p >= nrows) continue;
+        double sum = 0;
+        for (int32_t t = a.wide_item_start[wi]; t < a.wide_item_start[wi + 1]; ++t) sum += partial[(size_t)t * pl.block_rows + r];
+        store_y(y.data(), a.perm[p], alpha, sum, beta);
+      }
+  }
+  for (int32_t p = 0; p < nrows; ++p) {
+    if (pl.perm_window) row_thread<true>(ka, p, alpha, x.data(), beta, y.data());
+    else row_thread<false>(ka, p, alpha, x.data(), beta, y.data());
+  }
+  if (in.nlong_rows > 0) {
+    const LongArgs la{in.nlong_rows, in.nlong_chunks, a.long_row.data(), a.long_start.data(), a.long_chunk_start.data(), a.long_chunk_owner.data(), long_partial.data()};
+    for (int32_t c = 0; c < in.nlong_chunks; ++c) {
+      double sum = 0;
+      for (int lane = 0; lane < 32; ++lane) sum += long_chunk_lane_sum(la, c, lane, a.colidx.data(), a.values.data(), x.data());
+      long_partial[c] = sum;
+    }
+    for (int32_t r = 0; r < in.nlong_rows; ++r) {
+      double sum = 0;
+      for (int32_t c = a.long_chunk_start[r]; c < a.long_chunk_start[r + 1]; ++c) sum += long_partial[c];
+      y[a.long_row[r]] += alpha * sum;
+    }
+  }
+  return y;
+}
+
+static std::string describe_text(const std::vector<LayoutStat> &st)
+{
+  std::string s;
+  for (const LayoutStat &l : st) s += l.key + ": " + l.value + "\n";
+  return s;
+}
+
+int main(int argc, char **argv)
+{
+  std::vector<NamedMatrix> ms = edge_case_matrices(false), real = real_matrices(argc > 1 ? argv[1] : "test/matrices");
+  ms.insert(ms.end(), real.begin(), real.end());
+  // Two rows with a third of the nonzeros: the auto rule moves them out of the diagonals.
+  ms.push_back({"two_long_rows", random_rows(20000, 20000, 21, [](std::mt19937_64 &r, int32_t i) { return i == 700 || i == 15000 ? 6000 : std::uniform_int_distribution<int32_t>(0, 6)(r); })});
+  for (const NamedMatrix &m : ms) {
+    const CsrView A = m.A.view();
+    for (int64_t br : {1, 32})
+      for (int64_t w : {-1, 0, 64})
+        for (int64_t L : {-1, 0, 3, 40}) {
+          const int64_t     params[pjds_nparams] = {br, w, L};
+          const std::string name = "pjds_build." + m.name + ".br" + std::to_string(br) + ".w" + std::to_string(w) + ".L" + std::to_string(L);
+          std::unique_ptr<FormatBlock> host = pjds_ops.build_host(A, params);
+          Arrays<HostSystem>           a;
+          build_arrays(HostSystem{}, m.A.rowptr.data(), m.A.colidx.data(), m.A.values.data(), A.nrows, A.ncols, A.nnz, params, a);
+
+          bool        same = a.nslots == host->nslots && (int64_t)a.values.size() == a.nslots;
+          std::string why  = same ? "" : "nslots " + std::to_string(a.nslots) + " vs host " + std::to_string(host->nslots);
+          for (int64_t k = 0; same && k < A.nnz; ++k)
+            if (a.slot_of_csr[k] != host->slot_of_csr[k]) same = false, why = "slot of entry " + std::to_string(k);
+          for (int64_t s = 0; same && s < a.nslots; ++s)
+            if (a.values[s] != host->values[s]) same = false, why = "value at slot " + std::to_string(s);
+          check(same, name + ".layout_as_host", why);
+          std::vector<LayoutStat> dh, dd;
+          host->describe(dh);
+          pjds_describe(a.info, *host, dd);
+          check(describe_text(dh) == describe_text(dd) && pjds_bytes(a.info, A.nrows, a.nslots) == host->bytes(), name + ".describe_as_host", describe_text(dd) + "vs host\n" + describe_text(dh));
+
+          const std::vector<double> x = test_vector(A.ncols, 5), y0 = test_vector(A.nrows, 6);
+          for (const ProductCase &pc : product_cases()) {
+            std::vector<double> yin = y0;
+            if (pc.beta == 0.0) yin.assign(A.nrows, std::numeric_limits<double>::quiet_NaN());
+            const std::vector<double> got = emulated_product(a, A.nrows, pc.alpha, x, pc.beta, yin);
+            std::vector<double>       want(A.nrows);
+            for (int32_t i = 0; i < A.nrows; ++i) {
+              double s = 0;
+              for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) s += A.values[k] * x[A.colidx[k]];
+              want[i] = pc.alpha * s + (pc.beta != 0.0 ? pc.beta * y0[i] : 0.0);
+            }
+            std::string pwhy;
+            check(close_products(A, x, got, want, pc.alpha, pc.beta, y0, pwhy), name + ".product." + pc.name, pwhy);
+          }
+        }
+  }
+  return finish();
+}
