@@ -21,10 +21,11 @@ types="aij,sell,${ours}nosuchtype"
 "$BIN" -suite bench/suites/small.txt -types "$types" -reps 3 -warmup 1 -refresh_reps 2 -json "$OUT/small.json" >"$OUT/small.log" 2>&1
 rc=$?
 [ $rc = 0 ] && ok "bench.small_suite_runs" || { notok "bench.small_suite_runs" "exit $rc"; tail -20 "$OUT/small.log"; }
-python3 - "$OUT/small.json" "$types" <<'EOF'
+python3 - "$OUT/small.json" "$types" "$ours" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
 types = sys.argv[2].split(",")
+ours = [t for t in sys.argv[3].split(",") if t]
 suite = [l.split()[0] for l in open("bench/suites/small.txt") if l.strip() and not l.startswith("#")]
 got = [m["label"] for m in d["matrices"]]
 print(("ok" if got == suite else "not ok") + " bench.json_has_every_matrix" + ("" if got == suite else f": {got}"))
@@ -38,10 +39,21 @@ for m in d["matrices"]:
     print(("ok" if m["status"] == "ok" and not bad else "not ok") + f" bench.verified.{m['label']}" + (f": {bad}" if bad else ""))
     figs = all(res[t].get(f) is not None for t in types if t in res and res[t]["status"] == "ok" for f in ("gflops", "gbs", "setup_s", "refresh_s", "bytes"))
     print(("ok" if figs else "not ok") + f" bench.figures.{m['label']}")
+    # device-side split: measured exactly for our types on the GPU, null elsewhere (host backend, PETSc's types)
+    dev = ("setup_upload_s", "setup_device_s", "setup_device_spmvs", "refresh_upload_s", "refresh_device_s", "refresh_device_spmvs")
+    okr = [r for r in res.values() if r["status"] == "ok"]
+    split = all(all(k in r for k in dev) and (r["setup_device_s"] is not None) == (r["type"] in ours and r["where"] == "gpu") for r in okr)
+    print(("ok" if split else "not ok") + f" bench.device_fields.{m['label']}")
     print(("ok" if m.get("ellpackr_bytes", 0) >= 12 * m["nnz"] else "not ok") + f" bench.ellpackr_bytes.{m['label']}")
     na = res.get("nosuchtype", {})
     print(("ok" if na.get("status") == "n/a" and "nosuchtype" in na.get("reason", "") else "not ok") + f" bench.unknown_type_is_na.{m['label']}")
 EOF
+
+# targets.py reads this run, and a committed one from before the device-side fields
+for j in "$OUT/small.json" bench/results/2026-11-23-h100-s8/spmv-h100-s8.json; do
+  out=$(python3 bench/targets.py "$j" 2>&1); rc=$?
+  [ $rc = 0 ] && echo "$out" | grep -q "first conversion (device-side)" && ok "bench.targets.$(basename "$j" .json)" || { notok "bench.targets.$(basename "$j" .json)" "exit $rc"; echo "$out" | tail -5; }
+done
 
 # 2. a bad matrix spec is a clear error, not a crash
 out=$("$BIN" -matrix "fem:rows=100,nonsense=3" -types aij 2>&1); rc=$?

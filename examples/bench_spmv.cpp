@@ -11,6 +11,9 @@
 //   refresh  values-only change with the same pattern (new values written into B's host AIJ
 //            arrays, or MatSetValues + assembly where B is not an AIJ), timed as
 //            (refresh + MatMult) - median MatMult, also in SpMV units, and checked again
+//   device   for gpuformats types on the GPU, setup and refresh split by the library's CUDA events
+//            (MatGPUFormatsGetLastTimes) into the upload from host memory and the device work after
+//            it (the build; the scatter through the slot map), the latter also in SpMV units
 //   bytes    device bytes of the stored format (MatGPUFormatsGetBytes_C for ours) vs CSR bytes
 //            12*nnz + 4*(nrows+1)
 // Rates: GFLOP/s = 2*nnz/t; GB/s under the minimal CSR traffic model
@@ -462,6 +465,7 @@ struct TypeResult {
   double      relerr = NAN, relerr_refresh = NAN;
   double      spmv_median_s = NAN, spmv_min_s = NAN, spmv_max_s = NAN, spmv_mean_s = NAN, b2b_mean_s = NAN;
   double      refresh_s = NAN, refresh_total_s = NAN;
+  double      setup_upload_s = NAN, setup_device_s = NAN, refresh_upload_s = NAN, refresh_device_s = NAN; // gpuformats on the GPU
   double      bytes = NAN;
   int         reps = 0, refresh_reps = 0;
 };
@@ -523,6 +527,24 @@ PetscErrorCode sync_all(const Settings &S)
   PetscFunctionBegin;
   if (S.gpu) bench_device_synchronize();
   if (S.size > 1) PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The upload and device parts of B's last build and refresh (MatGPUFormatsGetLastTimes, per rank:
+// both blocks of an mpi type summed), the slowest rank's; NaN where not measured (host backend,
+// or not a gpuformats type).
+PetscErrorCode device_times(Mat B, double *build_upload, double *build_device, double *refresh_upload, double *refresh_device)
+{
+  PetscErrorCode (*f)(Mat, PetscReal *, PetscReal *, PetscReal *, PetscReal *) = nullptr;
+  PetscReal t[4]                                                              = {-1, -1, -1, -1};
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatGPUFormatsGetLastTimes_C", &f));
+  if (f) PetscCall(MatGPUFormatsGetLastTimes(B, &t[0], &t[1], &t[2], &t[3]));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, t, 4, MPIU_REAL, MPI_MAX, PetscObjectComm((PetscObject)B)));
+  double *out[4] = {build_upload, build_device, refresh_upload, refresh_device};
+  for (int i = 0; i < 4; ++i)
+    if (out[i]) *out[i] = t[i] < 0 ? NAN : t[i];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -611,6 +633,7 @@ PetscErrorCode measure_type(const Settings &S, HostMatrix &M, const TypeEntry &T
   PetscCall(sync_all(S));
   R.first_mult_s = now_s() - t0;
   R.setup_s      = R.convert_s + R.first_mult_s;
+  PetscCall(device_times(o.B, &R.setup_upload_s, &R.setup_device_s, nullptr, nullptr));
   PetscCall(rel_error(o.y, M.yref[0], &R.relerr));
 
   // --- SpMV: warm-up, then per-product times, then back-to-back ---
@@ -665,7 +688,7 @@ PetscErrorCode measure_type(const Settings &S, HostMatrix &M, const TypeEntry &T
   PetscBool array_path = PETSC_FALSE;
   PetscCall(is_seqaij_like(o.B, &array_path));
   R.refresh_method = array_path ? "MatSeqAIJGetArray/RestoreArray on B, then MatMult" : "MatSetValues (untimed) + MatAssemblyBegin/End + MatMult";
-  std::vector<double> rtimes;
+  std::vector<double> rtimes, rupload, rdevice;
   // MatSetValues row by row costs seconds per pass on large matrices: at most 2 passes there
   // (new values, then the original ones, both verified)
   const int nrefresh = array_path ? S.refresh_reps : std::min(S.refresh_reps, 2);
@@ -683,6 +706,12 @@ PetscErrorCode measure_type(const Settings &S, HostMatrix &M, const TypeEntry &T
     t = now_s() - t0;
     if (S.size > 1) PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
     rtimes.push_back(t);
+    double up, dev;
+    PetscCall(device_times(o.B, nullptr, nullptr, &up, &dev));
+    if (std::isfinite(dev)) {
+      rupload.push_back(up);
+      rdevice.push_back(dev);
+    }
     double e;
     PetscCall(rel_error(o.y, changed ? M.yref_refreshed : M.yref[0], &e));
     R.relerr_refresh = r == 0 ? e : (std::isnan(e) || std::isnan(R.relerr_refresh) ? NAN : std::max(R.relerr_refresh, e));
@@ -690,6 +719,8 @@ PetscErrorCode measure_type(const Settings &S, HostMatrix &M, const TypeEntry &T
   if (!rtimes.empty()) {
     R.refresh_total_s = median(rtimes);
     R.refresh_s       = std::max(0.0, R.refresh_total_s - R.spmv_median_s);
+    R.refresh_upload_s = median(rupload);
+    R.refresh_device_s = median(rdevice);
   }
   R.refresh_reps = nrefresh;
   const bool ok  = R.relerr <= S.tol && (nrefresh == 0 || R.relerr_refresh <= S.tol);
@@ -758,6 +789,8 @@ std::string result_json(const Settings &S, const HostMatrix &M, const TypeEntry 
     o.add("gflops", jnum(f.gflops)).add("gbs", jnum(f.gbs)).add("pct_copy", jnum(f.pct));
     o.add("setup_s", jnum(R.setup_s)).add("convert_s", jnum(R.convert_s)).add("first_mult_s", jnum(R.first_mult_s)).add("setup_spmvs", jnum(R.setup_s / R.spmv_median_s));
     o.add("refresh_s", jnum(R.refresh_s)).add("refresh_plus_mult_s", jnum(R.refresh_total_s)).add("refresh_spmvs", jnum(R.refresh_s / R.spmv_median_s)).add("refresh_method", jstr(R.refresh_method)).add("refresh_reps", jint(R.refresh_reps));
+    o.add("setup_upload_s", jnum(R.setup_upload_s)).add("setup_device_s", jnum(R.setup_device_s)).add("setup_device_spmvs", jnum(R.setup_device_s / R.spmv_median_s));
+    o.add("refresh_upload_s", jnum(R.refresh_upload_s)).add("refresh_device_s", jnum(R.refresh_device_s)).add("refresh_device_spmvs", jnum(R.refresh_device_s / R.spmv_median_s));
     o.add("bytes", jnum(R.bytes)).add("bytes_vs_csr", jnum(R.bytes / csr)).add("bytes_source", jstr(R.bytes_source));
   }
   return o.str();
@@ -791,6 +824,9 @@ void print_result(const Settings &S, const HostMatrix &M, const TypeEntry &T, co
   else std::snprintf(bytes, sizeof bytes, "?");
   PetscPrintf(PETSC_COMM_WORLD, "  %-22s %-5s %8.1e %10.2f %8.0f %10.1f %8.1f %8.1f %6.1f %10.3f %8.1f %7s%s\n", T.label.c_str(), R.where.c_str(), R.relerr, R.setup_s * 1e3, R.setup_s / R.spmv_median_s, R.spmv_median_s * 1e6, f.gflops, f.gbs, f.pct, R.refresh_s * 1e3,
               R.refresh_s / R.spmv_median_s, bytes, R.status == "wrong" ? "  WRONG RESULT" : "");
+  if (std::isfinite(R.setup_device_s) || std::isfinite(R.refresh_device_s))
+    PetscPrintf(PETSC_COMM_WORLD, "  %-22s device part: setup %.3f ms (%.2f SpMVs) after a %.3f ms upload; refresh %.3f ms (%.2f SpMVs) after a %.3f ms upload\n", "", R.setup_device_s * 1e3, R.setup_device_s / R.spmv_median_s, R.setup_upload_s * 1e3, R.refresh_device_s * 1e3,
+                R.refresh_device_s / R.spmv_median_s, R.refresh_upload_s * 1e3);
 }
 
 std::string utc_now()
@@ -1003,6 +1039,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < types.size(); ++i) tl += (i ? ", " : "") + jstr(types[i].label);
     s.add("reps", jint(S.reps)).add("host_reps", jint(S.host_reps)).add("warmup", jint(S.warmup)).add("nx", jint(S.nx)).add("refresh_reps", jint(S.refresh_reps)).add("seed", jint((int64_t)S.seed)).add("verify_tol", jnum(S.tol)).add("types", tl + "]");
     s.add("traffic_model", jstr("12*nnz + 4*(nrows+1) + 8*ncols + 8*nrows bytes")).add("csr_bytes", jstr("12*nnz + 4*(nrows+1)"));
+    s.add("device_times", jstr("setup_/refresh_ upload_s and device_s: MatGPUFormatsGetLastTimes (CUDA events on the stream; per rank the sum of an mpi type's two blocks, then the max over ranks); refresh: median of the refresh_reps"));
     run.add("settings", s.str());
   }
   std::vector<std::string> matrix_json;

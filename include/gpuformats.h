@@ -41,6 +41,10 @@ PETSC_EXTERN PetscErrorCode MatGPUFormatsGetBackend(Mat, MatGPUFormatsBackend *)
 PETSC_EXTERN PetscErrorCode MatGPUFormatsSync(Mat);
 /* Bytes the product reads from the stored format(s) on this rank (values, indices, metadata). */
 PETSC_EXTERN PetscErrorCode MatGPUFormatsGetBytes(Mat, PetscInt64 *);
+/* Seconds of the last build and of the last values-only refresh on this rank, each split into the
+   host->device upload and the device work after it (CUDA events); -1 where not measured (host
+   backend). MPI types: sum over the local and off-process blocks. */
+PETSC_EXTERN PetscErrorCode MatGPUFormatsGetLastTimes(Mat, PetscReal *, PetscReal *, PetscReal *, PetscReal *);
 
 /* Log events (-log_view) */
 PETSC_EXTERN PetscLogEvent MAT_GPUFormatsBuild, MAT_GPUFormatsRefresh, MAT_GPUFormatsSpMV;

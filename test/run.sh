@@ -91,6 +91,8 @@ for t in $TYPES; do
   # Layout statistics in -mat_view ::ascii_info
   out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -mat_view ::ascii_info 2>&1)
   echo "$out" | grep -q "stored slots" && pass "petsc.view_info.$t" || { fail "petsc.view_info.$t"; echo "$out" | tail -5; }
+  # ... and the upload / device times of the last build and refresh (CUDA events; none on the host backend)
+  echo "$out" | grep -q "last build.*\(ms upload\|not measured (host backend)\)" && pass "petsc.view_times.$t" || { fail "petsc.view_times.$t"; echo "$out" | tail -5; }
   # The products really ran in the format (not PETSc's AIJ fallback)
   n=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" $([ $has_gpu = 1 ] && echo -vec_type cuda) -log_view 2>&1 | awk '$1 == "GFSpMV" {print $2}')
   [ "${n:-0}" -gt 0 ] && pass "petsc.products_in_format.$t # $n GFSpMV" || fail "petsc.products_in_format.$t" "no GFSpMV events"

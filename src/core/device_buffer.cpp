@@ -1,4 +1,5 @@
 #include "device_buffer.hpp"
+#include "stage_timer.hpp"
 
 namespace gpuformats {
 
@@ -19,6 +20,8 @@ DeviceCsr upload_csr(const CsrView &A, cudaStream_t stream)
   d.rowptr.resize((size_t)A.nrows + 1);
   d.colidx.resize((size_t)A.nnz);
   d.values.resize((size_t)A.nnz);
+  StageTimer *timer = UploadTimerScope::current(); // marks the copies only, not the allocations
+  if (timer) timer->upload_begin(stream);
   if (A.nrows > 0) d.rowptr.upload(A.rowptr, (size_t)A.nrows + 1, stream);
   else {
     const int32_t zero = 0;
@@ -27,6 +30,7 @@ DeviceCsr upload_csr(const CsrView &A, cudaStream_t stream)
   }
   d.colidx.upload(A.colidx, (size_t)A.nnz, stream);
   d.values.upload(A.values, (size_t)A.nnz, stream);
+  if (timer) timer->upload_end(stream);
   return d;
 }
 

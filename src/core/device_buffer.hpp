@@ -69,6 +69,7 @@ struct DeviceCsr {
   DeviceBuffer<int32_t> rowptr, colidx;
   DeviceBuffer<double>  values;
 };
+// Inside an UploadTimerScope (core/stage_timer.hpp) the copies are marked on its timer.
 DeviceCsr upload_csr(const CsrView &A, cudaStream_t stream);
 
 } // namespace gpuformats

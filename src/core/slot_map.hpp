@@ -4,6 +4,7 @@
 #pragma once
 #include "../formats/format.hpp"
 #include "device_buffer.hpp"
+#include "stage_timer.hpp"
 
 namespace gpuformats {
 
@@ -11,8 +12,9 @@ namespace gpuformats {
 void refresh_values_host(FormatBlock &blk, const double *csr_values);
 
 // Cuda backend: uploads the host CSR values into `staging` (grown as needed; keep it with the
-// block) and scatters them through slot_of_csr on `stream`. Asynchronous.
-void refresh_values_cuda(FormatBlock &blk, const double *csr_values_host, DeviceBuffer<double> &staging, cudaStream_t stream);
+// block) and scatters them through slot_of_csr on `stream`. Asynchronous. A timer, when given,
+// gets the upload marked (an empty block marks none); the caller finishes it after the scatter.
+void refresh_values_cuda(FormatBlock &blk, const double *csr_values_host, DeviceBuffer<double> &staging, cudaStream_t stream, StageTimer *timer = nullptr);
 
 // diag_pos[i] = CSR position of entry (i, i + col_offset), or -1 where the row has none.
 std::vector<int32_t> diagonal_positions(const CsrView &A, int32_t col_offset = 0);

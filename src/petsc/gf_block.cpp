@@ -42,6 +42,8 @@ void GFBlock::reset()
   fmt.reset();
   staging.release();
   d_diag_pos.release();
+  last_build.timer.forget();
+  last_refresh.timer.forget();
   state = nzstate = -1;
 }
 
@@ -97,6 +99,7 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
   if (rebuild) {
     PetscCall(PetscLogEventBegin(MAT_GPUFormatsBuild, aij, 0, 0, 0));
     blk.reset(); // free the old layout first: the new one may need the memory
+    blk.last_build.round = gm.syncs;
     std::unique_ptr<FormatBlock> fmt;
     cudaStream_t                 s = nullptr;
     if (backend == Backend::cuda) PetscCall(current_stream(&s));
@@ -104,7 +107,10 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
       [&] {
         if (backend == Backend::cuda) {
           ensure_streams(blk, gm.ops->extra_streams);
+          blk.last_build.timer.create();
+          UploadTimerScope timed(&blk.last_build.timer); // every build_cuda starts with upload_csr
           fmt = gm.ops->build_cuda(csr, gm.params.data(), s);
+          blk.last_build.timer.finish(s);
         } else fmt = gm.ops->build_host(csr, gm.params.data());
       },
       err);
@@ -119,12 +125,17 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
     }
   } else if (state != blk.state) {
     PetscCall(PetscLogEventBegin(MAT_GPUFormatsRefresh, aij, 0, 0, 0));
+    blk.last_refresh.timer.forget();
+    blk.last_refresh.round = gm.syncs;
     cudaStream_t s = nullptr;
     if (backend == Backend::cuda) PetscCall(current_stream(&s));
     ok = run_layer(
       [&] {
-        if (backend == Backend::cuda) refresh_values_cuda(*blk.fmt, csr.values, blk.staging, s);
-        else refresh_values_host(*blk.fmt, csr.values);
+        if (backend == Backend::cuda) {
+          blk.last_refresh.timer.create();
+          refresh_values_cuda(*blk.fmt, csr.values, blk.staging, s, &blk.last_refresh.timer);
+          blk.last_refresh.timer.finish(s);
+        } else refresh_values_host(*blk.fmt, csr.values);
       },
       err);
     PetscCall(PetscLogEventEnd(MAT_GPUFormatsRefresh, aij, 0, 0, 0));
@@ -200,6 +211,58 @@ PetscErrorCode GFBlockGetDiagonal(GFBlock &blk, PetscScalar *d, PetscInt n)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// Seconds of a stage, waiting for it on the device; measured false where there is nothing to read.
+static PetscErrorCode StageSeconds(const GFStageTime &st, double *upload_s, double *device_s, PetscBool *measured)
+{
+  PetscFunctionBegin;
+  *measured = st.timer.measured() ? PETSC_TRUE : PETSC_FALSE;
+  if (*measured) GF_TRY(PETSC_COMM_SELF, st.timer.read(upload_s, device_s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode StageText(const GFStageTime &st, char *buf, size_t len)
+{
+  double    up, dev;
+  PetscBool measured;
+
+  PetscFunctionBegin;
+  PetscCall(StageSeconds(st, &up, &dev, &measured));
+  if (measured) PetscCall(PetscSNPrintf(buf, len, "%.3f ms upload + %.3f ms device", 1e3 * up, 1e3 * dev));
+  else PetscCall(PetscStrncpy(buf, "not measured", len));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Sum over the blocks of the latest round that ran `stage` in any block; -1 where none was measured.
+static PetscErrorCode LastStage(const GFMat &gm, GFStageTime GFBlock::*stage, PetscReal *upload_s, PetscReal *device_s)
+{
+  const PetscInt last = PetscMax((gm.diag.*stage).round, (gm.offd.*stage).round);
+
+  PetscFunctionBegin;
+  *upload_s = *device_s = -1;
+  for (const GFBlock *b : {&gm.diag, &gm.offd}) {
+    double    up, dev;
+    PetscBool measured;
+    if ((b->*stage).round != last) continue;
+    PetscCall(StageSeconds(b->*stage, &up, &dev, &measured));
+    if (!measured) continue;
+    *upload_s = PetscMax(*upload_s, 0) + up;
+    *device_s = PetscMax(*device_s, 0) + dev;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GFLastTimes(const GFMat &gm, PetscReal *build_upload, PetscReal *build_device, PetscReal *refresh_upload, PetscReal *refresh_device)
+{
+  const PetscInt last_build   = PetscMax(gm.diag.last_build.round, gm.offd.last_build.round);
+  const PetscInt last_refresh = PetscMax(gm.diag.last_refresh.round, gm.offd.last_refresh.round);
+
+  PetscFunctionBegin;
+  PetscCall(LastStage(gm, &GFBlock::last_build, build_upload, build_device));
+  if (last_refresh < last_build) *refresh_upload = *refresh_device = -1; // a refresh of an older layout
+  else PetscCall(LastStage(gm, &GFBlock::last_refresh, refresh_upload, refresh_device));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *label, PetscViewer viewer)
 {
   PetscFunctionBegin;
@@ -212,6 +275,12 @@ PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *labe
   PetscCall(PetscViewerASCIIPrintf(viewer, "%s: %s on %s, %d x %d, %" PetscInt64_FMT " nonzeros, %" PetscInt64_FMT " stored slots (%.1f%% padding)\n", label, gm.ops->root, blk.backend == Backend::cuda ? "cuda" : "host", f.nrows, f.ncols, (PetscInt64)f.nnz, (PetscInt64)f.nslots,
                                    f.nslots ? 100.0 * (double)(f.nslots - f.nnz) / (double)f.nslots : 0.0));
   PetscCall(PetscViewerASCIIPrintf(viewer, "%s: %zu bytes read per product (%.3fx CSR), %zu bytes slot map for values-only refresh; %" PetscInt_FMT " builds, %" PetscInt_FMT " values-only refreshes, %" PetscInt_FMT " products\n", label, f.bytes(), csr_bytes > 0 ? (double)f.bytes() / csr_bytes : 0.0, f.map_bytes(), blk.builds, blk.refreshes, blk.products));
+  if (blk.backend == Backend::cuda) {
+    char build[96], refresh[96];
+    PetscCall(StageText(blk.last_build, build, sizeof(build)));
+    PetscCall(StageText(blk.last_refresh, refresh, sizeof(refresh)));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "%s: last build %s; last values-only refresh %s (CUDA events)\n", label, build, refresh));
+  } else PetscCall(PetscViewerASCIIPrintf(viewer, "%s: last build and values-only refresh: upload and device times not measured (host backend)\n", label));
   std::vector<LayoutStat> stats;
   f.describe(stats);
   for (const LayoutStat &st : stats) PetscCall(PetscViewerASCIIPrintf(viewer, "%s:   %s: %s\n", label, st.key.c_str(), st.value.c_str()));

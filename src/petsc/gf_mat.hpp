@@ -14,6 +14,7 @@
 #include <petsc/private/matimpl.h>
 
 #include "core/device_buffer.hpp"
+#include "core/stage_timer.hpp"
 #include "formats/format.hpp"
 
 #include <memory>
@@ -26,6 +27,14 @@ PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJ(Mat);
 
 namespace gpuformats {
 
+// A block's last GPU build or values-only refresh, split into upload and device work by CUDA
+// events (core/stage_timer.hpp), and the sync round (GFMat::syncs) it ran in: an MPI matrix
+// adds up the blocks of one round only.
+struct GFStageTime {
+  StageTimer timer;
+  PetscInt   round = -1;
+};
+
 struct GFBlock {
   std::unique_ptr<FormatBlock> fmt;
   Backend                      backend  = Backend::host;
@@ -37,11 +46,12 @@ struct GFBlock {
   std::vector<cudaStream_t>    extra_streams; // created once per block, used by multi-stream formats
   std::vector<cudaEvent_t>     events;        // [0] fork, [1..] joins
   PetscInt                     builds = 0, refreshes = 0, products = 0;
+  GFStageTime                  last_build, last_refresh;
 
   GFBlock() = default;
   GFBlock(const GFBlock &) = delete;
   ~GFBlock();
-  void reset(); // drop the format (next sync rebuilds); AIJ is untouched
+  void reset(); // drop the format and its times (next sync rebuilds); AIJ is untouched
 };
 
 // The Mat operations a gpuformats type overrides (and whose AIJ versions it keeps).
@@ -62,6 +72,7 @@ struct GFMat {
   MatGPUFormatsBackend backend_option = MAT_GPUFORMATS_BACKEND_AUTO;
   bool                 mpi            = false; // mpi<fmt>: diag + offd + halo; seq<fmt>: diag only
   GFBlock              diag, offd;
+  PetscInt             syncs = 0; // rounds of block syncs (mpi: both blocks in one), for GFStageTime::round
   // MPI halo: ghost values of x gathered into lvec by our own scatter (MPIAIJ's is private).
   Vec              lvec  = nullptr;
   VecScatter       halo  = nullptr;
@@ -88,6 +99,10 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
 PetscErrorCode GFBlockSpMV(const GFMat &gm, GFBlock &blk, PetscScalar alpha, const PetscScalar *x, PetscScalar beta, PetscScalar *y);
 PetscErrorCode GFBlockGetDiagonal(GFBlock &blk, PetscScalar *d, PetscInt n);
 PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *label, PetscViewer viewer);
+// Upload and device seconds of the matrix's last build and last values-only refresh: each the sum
+// over the blocks that ran it in the latest round that ran it in any; -1 where none was measured,
+// and for a refresh older than the last build.
+PetscErrorCode GFLastTimes(const GFMat &gm, PetscReal *build_upload, PetscReal *build_device, PetscReal *refresh_upload, PetscReal *refresh_device);
 PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptionsObject);
 
 // --- gf_type.cpp: vector access ---

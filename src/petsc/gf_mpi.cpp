@@ -63,6 +63,7 @@ static PetscErrorCode SyncBlocks(Mat A, GFMat &gm, Backend backend, PetscBool wa
 
   PetscFunctionBegin;
   PetscCall(GetBlocks(A, &Ad, &Ao));
+  gm.syncs++; // the blocks built or refreshed here count as one build or refresh (MatGPUFormatsGetLastTimes)
   PetscCall(GFBlockSync(gm, gm.diag, Ad, backend, want_diag, defer));
   if (defer && defer->cls) {
     defer->msg = "local block: " + defer->msg;

@@ -70,6 +70,19 @@ PetscErrorCode GFGetBytes_Private(Mat A, PetscInt64 *bytes)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode GFGetLastTimes_Private(Mat A, PetscReal *build_upload, PetscReal *build_device, PetscReal *refresh_upload, PetscReal *refresh_device)
+{
+  PetscReal bu, bd, ru, rd;
+
+  PetscFunctionBegin;
+  PetscCall(GFLastTimes(gf(A), &bu, &bd, &ru, &rd));
+  if (build_upload) *build_upload = bu;
+  if (build_device) *build_device = bd;
+  if (refresh_upload) *refresh_upload = ru;
+  if (refresh_device) *refresh_device = rd;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode GFSetBackend_Private(Mat A, MatGPUFormatsBackend b)
 {
   GFMat &gm = gf(A);
@@ -115,6 +128,7 @@ PetscErrorCode GFComposeCommon(Mat B, PetscBool compose)
   PetscFunctionBegin;
   PetscCall(PetscObjectComposeFunction(o, "MatGPUFormatsSync_C", compose ? GFSync_Private : NULL));
   PetscCall(PetscObjectComposeFunction(o, "MatGPUFormatsGetBytes_C", compose ? GFGetBytes_Private : NULL));
+  PetscCall(PetscObjectComposeFunction(o, "MatGPUFormatsGetLastTimes_C", compose ? GFGetLastTimes_Private : NULL));
   PetscCall(PetscObjectComposeFunction(o, "MatGPUFormatsSetBackend_C", compose ? GFSetBackend_Private : NULL));
   PetscCall(PetscObjectComposeFunction(o, "MatGPUFormatsGetBackend_C", compose ? GFGetBackend_Private : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -289,5 +303,52 @@ PetscErrorCode MatGPUFormatsGetBytes(Mat A, PetscInt64 *bytes)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscUseMethod(A, "MatGPUFormatsGetBytes_C", (Mat, PetscInt64 *), (A, bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatGPUFormatsGetLastTimes - device-side times of the last conversion (build of the format) and of
+  the last values-only refresh of a gpuformats matrix on this rank, each split into the upload of
+  the host data and the device work after it
+
+  Not Collective
+
+  Input Parameter:
+. A - a gpuformats matrix (`MATEVCHYB`, `MATPJDS`, ...)
+
+  Output Parameters:
++ build_upload   - seconds the last build spent copying the host CSR block(s) to the device
+. build_device   - seconds the stream then worked until the layout was complete
+. refresh_upload - seconds the last values-only refresh spent copying the host values to the device
+- refresh_device - seconds of its scatter into the layout through the slot map
+
+  Level: advanced
+
+  Notes:
+  Any output may be `NULL`. A time is -1 where it was not measured: on the host backend, before
+  the first build or refresh, or after the format was dropped (a failure, a backend or option
+  change). A build forgets the previous refresh.
+
+  The times come from CUDA events recorded on the stream the work ran on, so measuring costs no
+  host synchronisation; this call waits until the timed work has finished on the device. The
+  device part spans everything the stream did after the upload, host work the builder interleaves
+  (allocations, reading back sizes) included: an upper bound on the kernels' time. The upload is
+  from pageable host memory.
+
+  For the mpi types (`MATMPIEVCHYB`, ...) each time is the SUM over this rank's local and
+  off-process blocks that took part in the last build (refresh): the two run one after the other
+  on the same stream. Ranks differ; reduce over them as needed (the benchmark takes the maximum).
+
+.seealso: `MatGPUFormatsSync()`, `MatConvert()`, `MatView()` with `-mat_view ::ascii_info`
+@*/
+PetscErrorCode MatGPUFormatsGetLastTimes(Mat A, PetscReal *build_upload, PetscReal *build_device, PetscReal *refresh_upload, PetscReal *refresh_device)
+{
+  PetscErrorCode (*f)(Mat, PetscReal *, PetscReal *, PetscReal *, PetscReal *) = NULL;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatGPUFormatsGetLastTimes_C", &f));
+  PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "MatGPUFormatsGetLastTimes: matrix type %s is not a gpuformats type (e.g. %s, %s)", ((PetscObject)A)->type_name ? ((PetscObject)A)->type_name : "(not set)", MATEVCHYB, MATPJDS);
+  PetscCall((*f)(A, build_upload, build_device, refresh_upload, refresh_device));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

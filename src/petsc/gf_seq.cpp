@@ -6,6 +6,7 @@ namespace gpuformats {
 PetscErrorCode GFSeqSync(Mat A, Backend backend, PetscBool want_diag)
 {
   PetscFunctionBegin;
+  gf(A).syncs++;
   PetscCall(GFBlockSync(gf(A), gf(A).diag, A, backend, want_diag));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,6 +1,6 @@
 // PETSc integration: every gpuformats type against PETSc's AIJ on 1..n ranks (run under mpiexec):
 // MatMult / MatMultAdd / MatMultTranspose / MatGetDiagonal, values-only refresh, nonzero-pattern
-// change, MatDuplicate, MatConvert reuse, -mat_view ::ascii_info. Matrices: the edge cases
+// change, MatDuplicate, MatConvert reuse, MatGPUFormatsGetLastTimes, -mat_view ::ascii_info. Matrices: the edge cases
 // (empty local parts, rectangular off-process blocks, one dense row, 1x1, ...) and test/matrices.
 // Vectors come from the gpuformats matrix, so on a GPU machine the CUDA path is what is checked.
 #include <cstring>
@@ -113,6 +113,47 @@ static PetscErrorCode compare_products(Mat A, Mat B, const std::string &name)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// MatGPUFormatsGetLastTimes: times (>= 0) exactly where measured, -1 elsewhere. The cuda backend
+// (device present: B's vectors are CUDA vectors) times every build, and a refresh where this rank
+// holds entries; the host backend times nothing.
+static PetscErrorCode check_last_times(Mat B, PetscBool refreshed, const std::string &name)
+{
+  Vec       x;
+  PetscBool cuda;
+  MatInfo   info;
+  PetscReal t[4];
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(B, &x, NULL));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &cuda, VECSEQCUDA, VECMPICUDA, ""));
+  PetscCall(VecDestroy(&x));
+  PetscCall(MatGetInfo(B, MAT_LOCAL, &info));
+  PetscCall(MatGPUFormatsGetLastTimes(B, &t[0], &t[1], &t[2], &t[3]));
+  const bool build = cuda, refresh = cuda && refreshed && info.nz_used > 0;
+  auto       as_expected = [](PetscReal v, bool measured) { return measured ? v >= 0 : v == -1; };
+  PetscCall(report(as_expected(t[0], build) && as_expected(t[1], build) && as_expected(t[2], refresh) && as_expected(t[3], refresh) ? PETSC_TRUE : PETSC_FALSE, name + ".last_times"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// MatGPUFormatsGetLastTimes on a matrix of another type: a clear error, not a crash.
+static PetscErrorCode check_last_times_needs_gpuformats()
+{
+  Mat            A;
+  PetscReal      t;
+  PetscErrorCode ierr;
+  const char    *msg = nullptr;
+
+  PetscFunctionBegin;
+  PetscCall(create_aij(stencil7(3), &A));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MatGPUFormatsGetLastTimes(A, &t, NULL, NULL, NULL);
+  PetscCall(PetscPopErrorHandler());
+  if (ierr) PetscCall(PetscErrorMessage(ierr, NULL, &msg));
+  PetscCall(report(ierr == PETSC_ERR_ARG_WRONG && msg && std::strstr(msg, "not a gpuformats type") ? PETSC_TRUE : PETSC_FALSE, "last_times.aij_is_an_error"));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode test_type(const char *type, const NamedMatrix &m)
 {
   Mat               A, B, C;
@@ -147,6 +188,9 @@ static PetscErrorCode test_type(const char *type, const NamedMatrix &m)
   }
   PetscCall(PetscObjectTypeCompare((PetscObject)B, size > 1 ? (std::string("mpi") + type).c_str() : (std::string("seq") + type).c_str(), (PetscBool *)&M));
   PetscCall(report(M ? PETSC_TRUE : PETSC_FALSE, name + ".convert_type"));
+  // Before any product: MatConvert ends by increasing B's state, so on one rank the first product
+  // refreshes the values (the same ones) once.
+  PetscCall(check_last_times(B, PETSC_FALSE, name + ".after_convert"));
   PetscCall(compare_products(A, B, name));
   {
     PetscInt64 local, bytes;
@@ -159,6 +203,7 @@ static PetscErrorCode test_type(const char *type, const NamedMatrix &m)
   PetscCall(MatScale(A, -0.5));
   PetscCall(MatScale(B, -0.5));
   PetscCall(compare_products(A, B, name + ".after_scale"));
+  PetscCall(check_last_times(B, PETSC_TRUE, name + ".after_scale"));
 
   // Nonzero-pattern change: one new entry per rank that owns rows -> rebuild.
   PetscCall(MatGetSize(A, &M, &N));
@@ -221,6 +266,7 @@ int main(int argc, char **argv)
   }
   for (const std::string &t : tl)
     for (const NamedMatrix &m : ms) PetscCall(test_type(t.c_str(), m));
+  PetscCall(check_last_times_needs_gpuformats());
 
   if (view && !tl.empty()) { // -mat_view ::ascii_info shows the layout statistics
     Mat A, B;
