@@ -63,5 +63,15 @@ int main(int argc, char **argv)
   check(p2.long_row == 0 && p2.auto_long, "pjds_window.auto_long.similar_long_rows_stay", "long_row " + std::to_string(p2.long_row));
   const PjdsPlan p3 = plan_of(st);
   check(p3.long_row == 0 && p3.sort_window == kPjdsAutoWindow, "pjds_window.auto_long.stencil_unchanged");
+  // Mostly empty rows and a power-law tail of 1..81 (CA-GrQc's shape): windows pad > 2x the global
+  // sort until the rows longer than a warp leave; FEM-like rows of 10..80 keep windows without it.
+  CsrMatrix grqc_like = random_rows(64 * 1024, 64 * 1024, 9, [](std::mt19937_64 &r, int32_t) {
+    if (std::uniform_real_distribution<double>(0, 1)(r) < 0.8) return 0;
+    return std::min(81, (int32_t)(1.0 / std::pow(std::uniform_real_distribution<double>(1e-3, 1.0)(r), 0.8)));
+  });
+  const PjdsPlan p4 = plan_of(grqc_like);
+  check(p4.sort_window == kPjdsAutoWindow && p4.long_row == kPjdsAutoWarpLongRow, "pjds_window.auto_long.power_law_short_rows_keep_windows_without_warp_rows", "window " + std::to_string(p4.sort_window) + " long_row " + std::to_string(p4.long_row));
+  const PjdsPlan p5 = plan_of(uniform_rows(40000, 40000, 10, 80, 11));
+  check(p5.sort_window == kPjdsAutoWindow && p5.long_row == 0, "pjds_window.auto_long.fem_like_keeps_all_rows", "window " + std::to_string(p5.sort_window) + " long_row " + std::to_string(p5.long_row));
   return finish();
 }

@@ -83,7 +83,8 @@
 // one kernel at a time. Long rows and wide blocks never meet (L <= kPjdsChunkDiagonals caps every
 // jagged width). Auto (-1, the default): rows longer than kPjdsAutoLongRow leave the diagonals
 // when that removes more padding than kPjdsAutoLongPaddingPercent of the nonzeros; otherwise the
-// paper's layout (as 0 asks for).
+// paper's layout (as 0 asks for). With the auto window too, rows longer than kPjdsAutoWarpLongRow
+// leave when only that keeps the windows (see pjds_make_plan).
 #pragma once
 #include "../format.hpp"
 
@@ -108,6 +109,11 @@ constexpr int32_t kPjdsLongChunk = 1024;
 // diagonals) leave the diagonals when their padding exceeds this share of the nonzeros.
 constexpr int32_t kPjdsAutoLongRow            = kPjdsChunkDiagonals;
 constexpr int64_t kPjdsAutoLongPaddingPercent = 10;
+// Auto, when windows pad too much even so: rows longer than one warp leave the diagonals if that
+// makes the windows' padding acceptable. Measured on an H100 (bench/results/2026-11-23-h100-s9):
+// scaled CA-GrQc 0.38x -> 0.81x of the best PETSc type, R-MAT ef=3 0.83x -> 0.95x; never on
+// matrices whose windows pass without it (FEM rows of 10..80 dropped to 0.5x with it).
+constexpr int32_t kPjdsAutoWarpLongRow = 32;
 
 // Padded jagged slots (b_r * sum of block widths) of the rows sorted longest first inside windows
 // of `window` rows (0: globally), rows longer than long_row (> 0) counted as empty, from the row
@@ -160,8 +166,10 @@ PjdsPlan pjds_make_plan(int32_t nrows, int64_t nnz, const int64_t *params, Count
   };
   if (aw) { // compare the entries each layout stores: jagged slots + long-row entries
     const int32_t lw = long_at(kPjdsAutoWindow), lg = long_at(0);
-    w = pjds_auto_choice(slots(kPjdsAutoWindow, lw) + long_nnz(lw), slots(0, lg) + long_nnz(lg));
-    L = w ? lw : lg;
+    const int64_t global = slots(0, lg) + long_nnz(lg);
+    if (pjds_auto_choice(slots(kPjdsAutoWindow, lw) + long_nnz(lw), global)) w = kPjdsAutoWindow, L = lw;
+    else if (al && pjds_auto_choice(slots(kPjdsAutoWindow, kPjdsAutoWarpLongRow) + long_nnz(kPjdsAutoWarpLongRow), global)) w = kPjdsAutoWindow, L = kPjdsAutoWarpLongRow;
+    else w = 0, L = lg;
   } else L = long_at((int32_t)w);
   return pjds_plan(nrows, br, (int32_t)w, aw, (int32_t)L, al);
 }

@@ -247,7 +247,7 @@ void pjds_describe(const PjdsInfo &in, const FormatBlock &blk, std::vector<Layou
   out.push_back({"long rows (CSR part after the diagonals)",
                  (pl.long_row ? std::to_string(in.nlong_rows) + " rows longer than " + std::to_string(pl.long_row) + ", " + std::to_string(in.long_nnz) + " nonzeros, " + std::to_string(in.nlong_chunks) + " warp chunks of " + std::to_string(kPjdsLongChunk)
                               : std::string("none (every row in the diagonals)")) +
-                   (pl.auto_long ? " (auto: rows longer than " + std::to_string(kPjdsAutoLongRow) + " leave the diagonals when that saves padding above " + std::to_string(kPjdsAutoLongPaddingPercent) + "% of the nonzeros)" : "")});
+                   (pl.auto_long ? " (auto: rows longer than " + std::to_string(kPjdsAutoLongRow) + " leave the diagonals when that saves padding above " + std::to_string(kPjdsAutoLongPaddingPercent) + "% of the nonzeros, longer than " + std::to_string(kPjdsAutoWarpLongRow) + " when only that keeps the sort windows)" : "")});
   out.push_back({"bytes", std::to_string((int64_t)bytes)});
   out.push_back({"CSR bytes", std::to_string((int64_t)csr) + " (pjds/CSR = " + format_number(csr > 0 ? bytes / csr : 0.0, "%.3f") + ")"});
   out.push_back({"ELLPACK-R bytes", format_number(ellr, "%.0f")});
@@ -257,7 +257,7 @@ void pjds_describe(const PjdsInfo &in, const FormatBlock &blk, std::vector<Layou
 static const FormatParam kPjdsParams[] = {
   {"block_rows", "rows per padded block b_r (32 = one warp, the paper's choice); rows of a block are padded to its longest row", 32, 1, 1024},
   {"sort_window", "sort rows by length only inside windows of this many rows (rounded up to whole blocks; keeps x/y locality like SELL-C-sigma); 0 = global sort (the paper); -1 (default) = auto: windows of 1024 unless they pad more than 2x the global sort", -1, -1, INT32_MAX},
-  {"long_row", "rows longer than this (1..256) leave the jagged diagonals for a CSR part read by one warp per 1024 entries, so they pad no other row of their block; 0 = none (the paper); -1 (default) = auto: rows longer than 256 when that saves padding above 10% of the nonzeros", -1, -1, kPjdsChunkDiagonals},
+  {"long_row", "rows longer than this (1..256) leave the jagged diagonals for a CSR part read by one warp per 1024 entries, so they pad no other row of their block; 0 = none (the paper); -1 (default) = auto: rows longer than 256 when that saves padding above 10% of the nonzeros, or longer than 32 when only that lets the auto sort window keep windows", -1, -1, kPjdsChunkDiagonals},
 };
 
 extern const FormatOps pjds_ops = {
