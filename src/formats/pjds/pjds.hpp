@@ -153,22 +153,28 @@ PjdsPlan pjds_make_plan(int32_t nrows, int64_t nnz, const int64_t *params, Count
   const int32_t br = (int32_t)params[pjds_param_block_rows];
   int64_t       w  = params[pjds_param_sort_window], L = params[pjds_param_long_row];
   const bool    aw = w == -1, al = L == -1;
-  std::map<std::pair<int32_t, int32_t>, int64_t> seen; // each count is a sort of all rows: once
+  // Each count is a pass over all rows (a slot count sorts them): once per argument.
+  std::map<std::pair<int32_t, int32_t>, int64_t> seen_slots;
+  std::map<int32_t, int64_t>                     seen_long;
   auto slots = [&](int32_t window, int32_t lr) {
-    auto it = seen.find({window, lr});
-    return it != seen.end() ? it->second : (seen[{window, lr}] = padded_slots(br, window, lr));
+    auto it = seen_slots.find({window, lr});
+    return it != seen_slots.end() ? it->second : (seen_slots[{window, lr}] = padded_slots(br, window, lr));
+  };
+  auto long_entries = [&](int32_t lr) {
+    auto it = seen_long.find(lr);
+    return it != seen_long.end() ? it->second : (seen_long[lr] = long_nnz(lr));
   };
   auto long_at = [&](int32_t window) -> int32_t { // the threshold at one window
     if (!al) return (int32_t)L;
-    const int64_t cut_nnz = long_nnz(kPjdsAutoLongRow);
+    const int64_t cut_nnz = long_entries(kPjdsAutoLongRow);
     if (cut_nnz == 0) return 0; // no row that long: nothing to decide
     return pjds_auto_long(slots(window, 0) - nnz, slots(window, kPjdsAutoLongRow) - (nnz - cut_nnz), nnz);
   };
   if (aw) { // compare the entries each layout stores: jagged slots + long-row entries
     const int32_t lw = long_at(kPjdsAutoWindow), lg = long_at(0);
-    const int64_t global = slots(0, lg) + long_nnz(lg);
-    if (pjds_auto_choice(slots(kPjdsAutoWindow, lw) + long_nnz(lw), global)) w = kPjdsAutoWindow, L = lw;
-    else if (al && pjds_auto_choice(slots(kPjdsAutoWindow, kPjdsAutoWarpLongRow) + long_nnz(kPjdsAutoWarpLongRow), global)) w = kPjdsAutoWindow, L = kPjdsAutoWarpLongRow;
+    const int64_t global = slots(0, lg) + long_entries(lg);
+    if (pjds_auto_choice(slots(kPjdsAutoWindow, lw) + long_entries(lw), global)) w = kPjdsAutoWindow, L = lw;
+    else if (al && pjds_auto_choice(slots(kPjdsAutoWindow, kPjdsAutoWarpLongRow) + long_entries(kPjdsAutoWarpLongRow), global)) w = kPjdsAutoWindow, L = kPjdsAutoWarpLongRow;
     else w = 0, L = lg;
   } else L = long_at((int32_t)w);
   return pjds_plan(nrows, br, (int32_t)w, aw, (int32_t)L, al);

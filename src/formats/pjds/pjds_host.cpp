@@ -119,25 +119,20 @@ std::unique_ptr<FormatBlock> pjds_build_host(const CsrView &A, const int64_t *pa
   blk->vals.assign(nslots, 0.0);
   blk->colidx.assign(nslots, -1);
   blk->slots.assign(A.nnz, 0);
+  auto place = [&](int32_t k, int32_t slot) { // CSR entry k goes to `slot`
+    blk->slots[k]     = slot;
+    blk->vals[slot]   = A.values[k];
+    blk->colidx[slot] = A.colidx[k];
+  };
   for (int32_t r = 0; r < in.nlong_rows; ++r) {
     const int32_t i = blk->long_row[r];
-    for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) {
-      const int32_t slot = blk->long_start[r] + (k - A.rowptr[i]);
-      blk->slots[k]      = slot;
-      blk->vals[slot]    = A.values[k];
-      blk->colidx[slot]  = A.colidx[k];
-    }
+    for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) place(k, blk->long_start[r] + (k - A.rowptr[i]));
   }
   for (int32_t p = 0; p < A.nrows; ++p) {
     const int32_t  i = blk->perm[p], s = p / S, lp = p - s * S;
     const int32_t *cs = blk->col_start.data() + blk->diag_base[s];
     if (sort_length(len[i], L) != len[i]) continue; // a long row: stored above
-    for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) {
-      const int32_t slot = cs[k - A.rowptr[i]] + lp;
-      blk->slots[k]      = slot;
-      blk->vals[slot]    = A.values[k];
-      blk->colidx[slot]  = A.colidx[k];
-    }
+    for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) place(k, cs[k - A.rowptr[i]] + lp);
   }
 
   // Wide blocks and their items.
