@@ -31,6 +31,16 @@ Emulated emulate(const HostBlock &b, double alpha, const std::vector<double> &x,
     y[row] = beta == 0.0 ? alpha * sum : std::fma(beta, y[row], alpha * sum);
     ++out.writes[row];
   };
+  auto store_empty = [&](int32_t row) {
+    y[row] = beta == 0.0 ? 0.0 : beta * y[row];
+    ++out.writes[row];
+  };
+  struct HostSink {
+    decltype(store) &row_fn;
+    decltype(store_empty) &empty_fn;
+    void             row(int32_t out, double sum) { row_fn(out, sum); }
+    void             empty(int32_t out) { empty_fn(out); }
+  } sink{store, store_empty};
   const int32_t S = 1 << a.log2_slice;
   for (int32_t grid_blk = 0; grid_blk < grid; ++grid_blk) {
     const int32_t blk  = grid_blk + a.block_offset;
@@ -44,10 +54,9 @@ Emulated emulate(const HostBlock &b, double alpha, const std::vector<double> &x,
           if (e0 >= band.end) break;
           const int32_t e = (int32_t)e0 + lane;
           if (e >= band.end) break;
-          const int32_t s = e >> a.log2_slice, r = e & (S - 1);
-          const int32_t base = a.slice_ptr[s], w = (a.slice_ptr[s + 1] - base) >> a.log2_slice;
-          const double  sum  = S == 1 ? ell_row_scalar(a, base, w) : S == 32 ? ell_row_paired<32>(a, base, w, S, r) : ell_row_paired<0>(a, base, w, S, r);
-          store(a.perm[a.ell_first + e], sum);
+          if (S == 1) ell_lane<0>(a, e, sink); // the kernel's own choice of row function
+          else if (S == 32) ell_lane<32>(a, e, sink);
+          else ell_lane<1>(a, e, sink);
         }
       }
       break;
@@ -80,11 +89,7 @@ Emulated emulate(const HostBlock &b, double alpha, const std::vector<double> &x,
       for (int32_t tid = 0; tid < B; ++tid)
         for (int32_t k = 0; k < kEmptyRowsPerThread; ++k) {
           const int64_t pos = empty_row(band, blk, B, tid, k);
-          if (pos < band.end) {
-            const int32_t row = a.perm[pos];
-            y[row]            = beta == 0.0 ? 0.0 : beta * y[row];
-            ++out.writes[row];
-          }
+          if (pos < band.end) store_empty(a.perm[pos]);
         }
     }
   }
@@ -117,11 +122,27 @@ void check_on(const std::vector<int64_t> &params, const std::string &tag, const 
       once = once && got.writes[i] == (pc.beta == 1.0 && A.row_length(i) == 0 ? 0 : 1);
     check(once, name + "." + pc.name + ".each_row_written_once");
   }
+  // Empty rows give 0 even where x holds Inf: their padding (in a slice shared with longer rows)
+  // reads x[0], and 0.0 * Inf is NaN unless the lane discards its sum.
+  if (b.sh.ell_empty && A.ncols) {
+    std::vector<double> xi = x;
+    xi[0]                  = INFINITY;
+    const Emulated got     = emulate(b, 1.0, xi, 0.0, std::vector<double>(A.nrows, NAN));
+    bool           zero    = true;
+    for (int32_t i = 0; i < A.nrows; ++i) zero = zero && (A.row_length(i) || got.y[i] == 0.0);
+    check(zero, name + ".empty_rows_ignore_inf_in_x");
+  }
   // The windowed layout: windows in order, even windows' ELL rows in ascending length, odd ones'
-  // in descending length.
+  // in descending length; empty rows among them, marked ~row, and only they.
+  auto row_of = [](int32_t p) { return p < 0 ? ~p : p; };
+  bool marks = true;
+  for (int32_t e = 0; e < b.sh.nrows; ++e)
+    marks = marks && (b.perm[e] < 0) == (b.sh.window > 0 && e >= b.sh.ell_first && e < b.sh.csr_first && A.row_length(row_of(b.perm[e])) == 0);
+  check(marks, name + ".empty_rows_marked");
+  check(b.sh.window > 0 ? b.sh.nempty == 0 && b.sh.ell_empty == (int32_t)std::count_if(b.perm.begin(), b.perm.end(), [](int32_t p) { return p < 0; }) : b.sh.ell_empty == 0, name + ".empty_rows_counted");
   if (b.sh.window > 0)
     for (int32_t e = b.sh.ell_first + 1; e < b.sh.csr_first; ++e) {
-      const int32_t p = b.perm[e - 1], q = b.perm[e], wp = p / b.sh.window, wq = q / b.sh.window;
+      const int32_t p = row_of(b.perm[e - 1]), q = row_of(b.perm[e]), wp = p / b.sh.window, wq = q / b.sh.window;
       const bool    up = A.row_length(p) <= A.row_length(q), down = A.row_length(p) >= A.row_length(q);
       if (wp > wq || (wp == wq && !((wp & 1) ? down : up))) {
         check(false, name + ".window_order", "at position " + std::to_string(e));

@@ -29,10 +29,16 @@
 //  Sort window (-mat_evchyb_sort_window; not in the paper): the paper sorts and groups ALL rows by
 //  length, so each length group sweeps the whole of x and scatters y over the whole matrix: on a
 //  matrix whose natural order is local (FEM, circuits, block structures) every group re-reads x
-//  from DRAM. With a window W > 0 only the ELL rows are re-sorted, stably, by window of their
+//  from DRAM. With a window W > 0 the empty and ELL rows are re-sorted, stably, by window of their
 //  original row (rows r with r / W equal), keeping the length order inside each window:
 //
-//     | empty rows | ELL rows: window 0 by length | window 1 by length | ... | vCSR rows (global) |
+//     | ELL rows, empty ones included: window 0 by length | window 1 by length | ... | vCSR rows (global) |
+//
+//  Empty rows stay in their windows (perm holds ~row for them; a lane writes beta*y and discards
+//  its sum) because a 32-byte sector of y then gets all its rows written close in time: from a
+//  separate empty band, written long before its neighbours, every sector shared by empty and
+//  non-empty rows went to DRAM twice, half-written (measured with ncu on an H100, scaled CA-GrQc,
+//  80% empty rows: 578 MB written for a 362 MB y, and 1.55 GB read against pJDS's 1.12 GB).
 //
 //  There are no length groups then: slices are S consecutive ELL rows, each padded to its longest
 //  row (slice widths vary; the kernel reads each slice's width from slice_ptr as it always does),
@@ -43,7 +49,8 @@
 //  by at most kAutoExtraPadding of the ELL nonzeros, else the global groups (graphs whose windows
 //  mix very different lengths); 0: the paper's layout.
 //
-//  Padding: value 0.0, column = the row's last real column (same x cache line, no extra traffic).
+//  Padding: value 0.0, column = the row's last real column (same x cache line, no extra traffic;
+//  column 0 for an empty row).
 //  The gap [ell_slots, csr_base) holds value 0.0, column 0 and is never read.
 //
 //  Product plan (bands; the paper's rmark/gbmark): one launch, blocks split into consecutive
@@ -153,7 +160,8 @@ struct Shape {
   int64_t auto_global_slots = 0;
   std::vector<std::pair<int32_t, int64_t>> auto_tried; // (window, ELL slots) in the order tried
 
-  int32_t nempty    = 0; // perm positions [0, nempty): empty rows
+  int32_t nempty    = 0; // perm positions [0, nempty): empty rows of the global layout (the empty band)
+  int32_t ell_empty = 0; // empty rows among the ELL rows (windowed layout; perm holds ~row for them)
   int32_t ell_first = 0; // == nempty
   int32_t ell_rows  = 0; // multiple of S
   int32_t csr_first = 0; // == nempty + ell_rows

@@ -52,25 +52,26 @@ __device__ __forceinline__ double team_sum(double v, int32_t tpr, double *red)
   return v;
 }
 
-// Listing 1, modernised: a warp owns `rpt` consecutive runs of 32 ELL rows, a row per lane. The
-// slice (and so the width and data offset) comes from slice_ptr per row, so a warp may cross a
-// group boundary and no block idles at the end of a group.
-// MODE: 0 = scalar rows (S == 1), 1 = pairs with S at run time, 32 = pairs with S == 32.
+struct DeviceSink {
+  const KernelArgs &a;
+  __device__ __forceinline__ void row(int32_t out, double sum) const { store_y(a, out, sum); }
+  __device__ __forceinline__ void empty(int32_t out) const { a.y[out] = a.beta == 0.0 ? 0.0 : a.beta * a.y[out]; }
+};
+
+// Listing 1, modernised: a warp owns `rpt` consecutive runs of 32 ELL rows, a row per lane
+// (ell_lane). The slice (and so the width and data offset) comes from slice_ptr per row, so a warp
+// may cross a group boundary and no block idles at the end of a group.
 template <int BLOCK, int MODE>
 __device__ __forceinline__ void ell_band(const KernelArgs &a, const Band &band, int32_t blk)
 {
   const int32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int32_t log2S = a.log2_slice, S = 1 << log2S;
+  DeviceSink    sink{a};
   for (int32_t k = 0; k < band.param; ++k) {
     const int64_t e0 = ell_run_first(band, blk, BLOCK, warp, k);
     if (e0 >= band.end) break;
     const int32_t e = (int32_t)e0 + lane;
     if (e >= band.end) break;
-    const int32_t out  = load_stream(a.perm + a.ell_first + e);
-    const int32_t s    = e >> log2S, r = e & (S - 1);
-    const int32_t base = __ldg(a.slice_ptr + s), w = (__ldg(a.slice_ptr + s + 1) - base) >> log2S;
-    constexpr int SC = MODE == 1 ? 0 : MODE;
-    store_y(a, out, MODE == 0 ? ell_row_scalar(a, base, w) : ell_row_paired<SC>(a, base, w, S, r));
+    ell_lane<MODE>(a, e, sink);
   }
 }
 
@@ -131,7 +132,7 @@ __device__ __forceinline__ void empty_band(const KernelArgs &a, const Band &band
     const int64_t pos = empty_row(band, blk, BLOCK, threadIdx.x, k);
     if (pos < band.end) {
       const int32_t out = load_stream(a.perm + pos);
-      a.y[out]          = a.beta == 0.0 ? 0.0 : a.beta * a.y[out];
+      DeviceSink{a}.empty(out);
     }
   }
 }
@@ -285,8 +286,18 @@ struct FillPaddingColumns {
   {
     const int32_t l = len[pos], w = v.padded_length(pos);
     if (w <= l) return;
-    const int32_t last = colidx_in[rowptr[perm[pos]] + l - 1];
+    const int32_t last = l ? colidx_in[rowptr[perm[pos]] + l - 1] : 0;
     for (int32_t j = l; j < w; ++j) colidx[v.slot_of(pos, j)] = last;
+  }
+};
+
+// Empty rows among the ELL rows (windowed layout) are marked in perm as ~row (see ell_lane).
+struct MarkEmptyEllRows {
+  const int32_t *len;
+  int32_t       *perm;
+  __device__ void operator()(int32_t pos) const
+  {
+    if (len[pos] == 0) perm[pos] = ~perm[pos];
   }
 };
 
@@ -388,6 +399,7 @@ std::unique_ptr<FormatBlock> build_device(const CsrView &A, const int64_t *param
                        ScatterEntries{v, d.rowptr.data(), d.colidx.data(), row_of_entry.data(), pos_of_row.data(), d.values.data(), blk->vals.data(), blk->colidx.data(), blk->slots.data()});
     thrust::for_each_n(pol, counting_iterator<int32_t>(sh.nempty), n - sh.nempty, FillPaddingColumns{v, blk->perm.data(), len.data(), d.rowptr.data(), d.colidx.data(), blk->colidx.data()});
   }
+  if (sh.ell_empty) thrust::for_each_n(pol, counting_iterator<int32_t>(sh.ell_first), sh.ell_rows, MarkEmptyEllRows{len.data(), blk->perm.data()});
   GPUFORMATS_CUDA(cudaGetLastError());
   GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the uploaded CSR and the temporaries die here
 

@@ -71,10 +71,11 @@ std::vector<int32_t> candidate_windows(const Params &prm)
   return {};
 }
 
-// Rows of length 1..M: ELL rows of the windowed layout (the global one carries a few out).
+// Rows of length 0..M: ELL rows of the windowed layout, empty rows included (the global layout
+// has an empty band and carries a few rows out of the ELL part).
 PositionRange windowed_ell_range(const Shape &sh, const std::vector<int64_t> &lb)
 {
-  return {(int32_t)lb[1], (int32_t)lb[sh.prm.ell_max_row + 1]};
+  return {(int32_t)lb[0], (int32_t)lb[sh.prm.ell_max_row + 1]};
 }
 
 bool plan_window(Shape &sh, const std::vector<int64_t> &lb, int64_t windowed_ell_slots, int32_t window)
@@ -102,6 +103,7 @@ bool plan_window(Shape &sh, const std::vector<int64_t> &lb, int64_t windowed_ell
   sh.nempty    = r.first;
   sh.ell_first = r.first;
   sh.ell_rows  = r.end - r.first;
+  sh.ell_empty = (int32_t)(lb[1] - lb[0]);
   sh.nslices   = (int32_t)ceil_div(sh.ell_rows, S);
   sh.ell_slots = windowed_ell_slots;
   sh.ell_nnz   = ell_nnz;
@@ -185,8 +187,8 @@ void plan_finish(Shape &sh, const std::vector<int64_t> &lb, int64_t csr_slots, i
   };
   add(band_empty, 0, sh.nempty, 0, ceil_div(sh.nempty, (int64_t)B * kEmptyRowsPerThread));
   sh.empty_blocks = (int32_t)nblocks;
-  if (sh.window > 0 && sh.ell_rows) { // one band: slice widths vary, rows per thread from the mean width
-    const int32_t rpt = ell_rows_per_thread((int32_t)ceil_div(sh.ell_nnz, sh.ell_rows), sh.ell_width);
+  if (sh.window > 0 && sh.ell_rows) { // one band: slice widths vary, rows per thread from the mean width of the non-empty rows
+    const int32_t rpt = ell_rows_per_thread((int32_t)ceil_div(sh.ell_nnz, std::max(sh.ell_rows - sh.ell_empty, 1)), sh.ell_width);
     add(band_ell, 0, sh.ell_rows, rpt, ceil_div(sh.ell_rows, (int64_t)B * rpt));
   }
   for (size_t g = 0; g < sh.groups.size();) {
@@ -228,7 +230,7 @@ void describe_shape(const Shape &sh, std::vector<LayoutStat> &out)
   const int64_t csr_bytes = 12 * sh.nnz + 4 * ((int64_t)sh.nrows + 1);
   const int64_t ell_pad = sh.ell_slots - sh.ell_nnz, csr_pad = sh.csr_slots - sh.csr_nnz;
   out.push_back({"layout", "EVC-HYB: rows sorted shortest first; ELL " + std::to_string(sh.prm.slice_rows) + "-row slices for lengths <= " + std::to_string(sh.prm.ell_max_row) + ", vectorized CSR above"});
-  out.push_back({"empty rows", std::to_string(sh.nempty) + " (no storage)"});
+  out.push_back({"empty rows", sh.window > 0 ? std::to_string(sh.ell_empty) + " (ELL rows of their windows: y written beside their neighbours; a zero-width slice is skipped when y is only added to)" : std::to_string(sh.nempty) + " (no storage)"});
   std::string order = sh.window > 0 ? "ELL rows sorted inside windows of " + std::to_string(sh.window) + " rows" : "global (paper): all rows sorted and grouped by length";
   if (sh.auto_window) {
     order += " (auto: ELL slots global " + std::to_string(sh.auto_global_slots);
@@ -259,9 +261,14 @@ LayoutView HostBlock::view() const { return {slice_ptr.data(), csr_row_start.dat
 void HostBlock::spmv(double alpha, const double *x, double beta, double *y, const StreamSet &) const
 {
   auto store = [&](int32_t row, double sum) { y[row] = beta == 0.0 ? alpha * sum : alpha * sum + beta * y[row]; };
-  for (int32_t pos = 0; pos < sh.nempty; ++pos) y[perm[pos]] = beta == 0.0 ? 0.0 : beta * y[perm[pos]];
+  auto empty = [&](int32_t row) { y[row] = beta == 0.0 ? 0.0 : beta * y[row]; };
+  for (int32_t pos = 0; pos < sh.nempty; ++pos) empty(perm[pos]);
   const LayoutView v = view();
   for (int32_t pos = sh.nempty; pos < sh.nrows; ++pos) {
+    if (perm[pos] < 0) { // an empty row among the windowed ELL rows
+      empty(~perm[pos]);
+      continue;
+    }
     double        sum = 0.0;
     const int32_t w   = v.padded_length(pos);
     for (int32_t j = 0; j < w; ++j) {
@@ -352,9 +359,11 @@ std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
         blk->vals[s]                  = A.values[A.rowptr[i] + j];
         blk->colidx[s]                = A.colidx[A.rowptr[i] + j];
         blk->slots[A.rowptr[i] + j] = s;
-      } else blk->colidx[s] = A.colidx[A.rowptr[i] + l - 1];
+      } else blk->colidx[s] = l ? A.colidx[A.rowptr[i] + l - 1] : 0;
     }
   }
+  for (int32_t pos = sh.ell_first; pos < sh.csr_first; ++pos) // empty ELL rows (windowed layout): ~row
+    if (len[pos] == 0) blk->perm[pos] = ~blk->perm[pos];
 
   blk->set_layout(Backend::host, A, blk->vals.data(), sh.nslots, blk->slots.data());
   return blk;

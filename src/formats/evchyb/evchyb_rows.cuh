@@ -169,6 +169,28 @@ EVCHYB_HD double csr_range(const KernelArgs &a, int32_t start, int32_t end, int3
 
 // ---- Work of a block (shared by the kernel and the host emulation in the tests) ----
 
+// One ELL lane: the row at ELL index e. MODE: 0 = scalar rows (S == 1), 1 = pairs with S at run
+// time, 32 = pairs with S == 32. Sink: row(out, sum) stores alpha*sum (+ beta*y); empty(out)
+// stores beta*y (0 when beta == 0: y may hold NaN, x is not read).
+// The windowed layout keeps its empty rows among the ELL rows (see evchyb.hpp), with perm = ~row.
+// Such a row's sum is discarded, not skipped: perm stays in flight with the row's loads instead of
+// adding a round trip (an empty row costs loads only in a slice shared with longer rows, where its
+// padding reads x[0]; 0.0 * Inf would be NaN, hence the discard). With beta == 1 an all-empty
+// slice (width 0) is skipped before perm is read: an off-process block is mostly such slices.
+template <int MODE, class Sink>
+EVCHYB_HD void ell_lane(const KernelArgs &a, int32_t e, Sink &sink)
+{
+  const int32_t log2S = a.log2_slice, S = 1 << log2S;
+  const int32_t s = e >> log2S, r = e & (S - 1);
+  const int32_t base = load_ro(a.slice_ptr + s), w = (load_ro(a.slice_ptr + s + 1) - base) >> log2S;
+  if (w == 0 && a.beta == 1.0) return;
+  const int32_t out = load_stream(a.perm + a.ell_first + e);
+  constexpr int SC  = MODE == 1 ? 0 : MODE;
+  const double  sum = MODE == 0 ? ell_row_scalar(a, base, w) : ell_row_paired<SC>(a, base, w, S, r);
+  if (out >= 0) sink.row(out, sum);
+  else if (a.beta != 1.0) sink.empty(~out);
+}
+
 // The band of block blk: the paper's gbmark search, here over <= kMaxBands entries of the
 // parameter block (constant bank, uniform per block: no divergence, no memory traffic).
 EVCHYB_HD int32_t band_of_block(const KernelArgs &a, int32_t blk)
