@@ -91,6 +91,11 @@ for t in $TYPES; do
   # Layout statistics in -mat_view ::ascii_info
   out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -mat_view ::ascii_info 2>&1)
   echo "$out" | grep -q "stored slots" && pass "petsc.view_info.$t" || { fail "petsc.view_info.$t"; echo "$out" | tail -5; }
+  # ... from every rank, both blocks
+  if [[ " $RANKS " == *" 2 "* ]]; then
+    out2=$($MPIEXEC -n 2 bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -mat_view ::ascii_info 2>&1)
+    echo "$out2" | grep -q "^ *\[1\] gpuformats off-process block: .*stored slots" && pass "petsc.view_info_all_ranks.$t" || { fail "petsc.view_info_all_ranks.$t"; echo "$out2" | tail -5; }
+  fi
   # ... and the upload / device times of the last build and refresh (CUDA events; none on the host backend)
   echo "$out" | grep -q "last build.*\(ms upload\|not measured (host backend)\)" && pass "petsc.view_times.$t" || { fail "petsc.view_times.$t"; echo "$out" | tail -5; }
   # The products really ran in the format (not PETSc's AIJ fallback)

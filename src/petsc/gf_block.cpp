@@ -6,6 +6,11 @@
 
 #include <petscdevice_cuda.h>
 
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <string>
+
 namespace gpuformats {
 
 bool cuda_device_present()
@@ -83,6 +88,10 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
   PetscCall(PetscObjectStateGet((PetscObject)aij, &state));
   PetscCall(MatGetNonzeroState(aij, &nzstate));
   const bool rebuild = !blk.fmt || blk.backend != backend || nzstate != blk.nzstate;
+  // MatConvert raises the state of the matrix it returns after our converter built the layout
+  // (GFConvert): that step changed no value, and costs a whole upload of them if taken as a change.
+  if (blk.convert_step && !rebuild && state == blk.state + 1) blk.state = state;
+  blk.convert_step = false;
   if (!rebuild && state == blk.state && (!want_diag || blk.diag_pos.size() == (size_t)aij->rmap->n)) PetscFunctionReturn(PETSC_SUCCESS);
 
   PetscCall(MatSeqAIJGetCSRAndMemType(aij, &ai, &aj, &aa, &mtype));
@@ -263,27 +272,45 @@ PetscErrorCode GFLastTimes(const GFMat &gm, PetscReal *build_upload, PetscReal *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *label, PetscViewer viewer)
+// One line of a block's view: on every rank when `all` (inside PetscViewerASCIIPushSynchronized,
+// flushed by the caller), else on the viewer's first rank only.
+static PetscErrorCode ViewLine(PetscViewer viewer, PetscBool all, const char *fmt, ...)
+{
+  va_list ap, ap2;
+
+  PetscFunctionBegin;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  std::string line((size_t)std::max(std::vsnprintf(nullptr, 0, fmt, ap), 0) + 1, '\0');
+  std::vsnprintf(line.data(), line.size(), fmt, ap2);
+  va_end(ap2);
+  va_end(ap);
+  if (all) PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "%s", line.c_str()));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "%s", line.c_str()));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *label, PetscViewer viewer, PetscBool all_ranks)
 {
   PetscFunctionBegin;
   if (!blk.fmt) {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "%s: %s layout not built yet (built at final assembly or first product)\n", label, gm.ops->root));
+    PetscCall(ViewLine(viewer, all_ranks, "%s: %s layout not built yet (built at final assembly or first product)\n", label, gm.ops->root));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   const FormatBlock &f         = *blk.fmt;
   const double       csr_bytes = 12.0 * (double)f.nnz + 4.0 * (f.nrows + 1);
-  PetscCall(PetscViewerASCIIPrintf(viewer, "%s: %s on %s, %d x %d, %" PetscInt64_FMT " nonzeros, %" PetscInt64_FMT " stored slots (%.1f%% padding)\n", label, gm.ops->root, blk.backend == Backend::cuda ? "cuda" : "host", f.nrows, f.ncols, (PetscInt64)f.nnz, (PetscInt64)f.nslots,
+  PetscCall(ViewLine(viewer, all_ranks, "%s: %s on %s, %d x %d, %" PetscInt64_FMT " nonzeros, %" PetscInt64_FMT " stored slots (%.1f%% padding)\n", label, gm.ops->root, blk.backend == Backend::cuda ? "cuda" : "host", f.nrows, f.ncols, (PetscInt64)f.nnz, (PetscInt64)f.nslots,
                                    f.nslots ? 100.0 * (double)(f.nslots - f.nnz) / (double)f.nslots : 0.0));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "%s: %zu bytes read per product (%.3fx CSR), %zu bytes slot map for values-only refresh; %" PetscInt_FMT " builds, %" PetscInt_FMT " values-only refreshes, %" PetscInt_FMT " products\n", label, f.bytes(), csr_bytes > 0 ? (double)f.bytes() / csr_bytes : 0.0, f.map_bytes(), blk.builds, blk.refreshes, blk.products));
+  PetscCall(ViewLine(viewer, all_ranks, "%s: %zu bytes read per product (%.3fx CSR), %zu bytes slot map for values-only refresh; %" PetscInt_FMT " builds, %" PetscInt_FMT " values-only refreshes, %" PetscInt_FMT " products\n", label, f.bytes(), csr_bytes > 0 ? (double)f.bytes() / csr_bytes : 0.0, f.map_bytes(), blk.builds, blk.refreshes, blk.products));
   if (blk.backend == Backend::cuda) {
     char build[96], refresh[96];
     PetscCall(StageText(blk.last_build, build, sizeof(build)));
     PetscCall(StageText(blk.last_refresh, refresh, sizeof(refresh)));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "%s: last build %s; last values-only refresh %s (CUDA events)\n", label, build, refresh));
-  } else PetscCall(PetscViewerASCIIPrintf(viewer, "%s: last build and values-only refresh: upload and device times not measured (host backend)\n", label));
+    PetscCall(ViewLine(viewer, all_ranks, "%s: last build %s; last values-only refresh %s (CUDA events)\n", label, build, refresh));
+  } else PetscCall(ViewLine(viewer, all_ranks, "%s: last build and values-only refresh: upload and device times not measured (host backend)\n", label));
   std::vector<LayoutStat> stats;
   f.describe(stats);
-  for (const LayoutStat &st : stats) PetscCall(PetscViewerASCIIPrintf(viewer, "%s:   %s: %s\n", label, st.key.c_str(), st.value.c_str()));
+  for (const LayoutStat &st : stats) PetscCall(ViewLine(viewer, all_ranks, "%s:   %s: %s\n", label, st.key.c_str(), st.value.c_str()));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

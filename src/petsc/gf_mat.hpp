@@ -40,6 +40,7 @@ struct GFBlock {
   Backend                      backend  = Backend::host;
   PetscObjectState             state    = -1; // AIJ block state when fmt was last synced
   PetscObjectState             nzstate  = -1;
+  bool                         convert_step = false; // built by a converter: MatConvert raises the state once more (same values)
   DeviceBuffer<double>         staging;       // host CSR values uploaded for a refresh
   std::vector<int32_t>         diag_pos;      // CSR position of each diagonal entry (-1: none)
   DeviceBuffer<int32_t>        d_diag_pos;
@@ -98,7 +99,8 @@ struct GFLayerError {
 PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, PetscBool want_diag, GFLayerError *defer = nullptr);
 PetscErrorCode GFBlockSpMV(const GFMat &gm, GFBlock &blk, PetscScalar alpha, const PetscScalar *x, PetscScalar beta, PetscScalar *y);
 PetscErrorCode GFBlockGetDiagonal(GFBlock &blk, PetscScalar *d, PetscInt n);
-PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *label, PetscViewer viewer);
+// -mat_view ::ascii_info lines of one block; all_ranks: every rank prints (synchronized viewer).
+PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *label, PetscViewer viewer, PetscBool all_ranks);
 // Upload and device seconds of the matrix's last build and last values-only refresh: each the sum
 // over the blocks that ran it in the latest round that ran it in any; -1 where none was measured,
 // and for a refresh older than the last build.

@@ -144,9 +144,9 @@ PetscErrorCode GFMPIView(Mat A, PetscViewer viewer)
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
   PetscCall(PetscViewerASCIIPushSynchronized(viewer));
   PetscCall(PetscSNPrintf(label, sizeof(label), "[%d] gpuformats local block", rank));
-  PetscCall(GFBlockView(gm, gm.diag, label, viewer));
+  PetscCall(GFBlockView(gm, gm.diag, label, viewer, PETSC_TRUE));
   PetscCall(PetscSNPrintf(label, sizeof(label), "[%d] gpuformats off-process block", rank));
-  PetscCall(GFBlockView(gm, gm.offd, label, viewer));
+  PetscCall(GFBlockView(gm, gm.offd, label, viewer, PETSC_TRUE));
   PetscCall(PetscViewerFlush(viewer));
   PetscCall(PetscViewerASCIIPopSynchronized(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);

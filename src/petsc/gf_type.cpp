@@ -168,7 +168,7 @@ static PetscErrorCode MatView_GF(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS);
   if (gf(A).mpi) PetscCall(GFMPIView(A, viewer));
-  else PetscCall(GFBlockView(gf(A), gf(A).diag, "gpuformats", viewer));
+  else PetscCall(GFBlockView(gf(A), gf(A).diag, "gpuformats", viewer, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -254,6 +254,10 @@ PetscErrorCode GFConvert(Mat A, MatType type, MatReuse reuse, Mat *newmat, Petsc
   PetscErrorCode ierr = GFSyncNow(B); // e.g. out of device memory: a converted copy is not kept
   if (ierr && reuse == MAT_INITIAL_MATRIX) (void)MatDestroy(&B);
   PetscCall(ierr);
+  // Only MatConvert calls a converter on an assembled matrix (MatCreate_SeqGF converts an empty
+  // one), and it raises B's state right after: the seq block then skips that one step (GFBlockSync).
+  // The MPI blocks are mpiaij's own matrices, whose states MatConvert leaves alone.
+  if (!mpi && gf(B).diag.fmt) gf(B).diag.convert_step = true;
   *newmat = B;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

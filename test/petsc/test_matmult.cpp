@@ -154,6 +154,14 @@ static PetscErrorCode check_last_times_needs_gpuformats()
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// Values-only refreshes this rank has run so far (the MAT_GPUFormatsRefresh event).
+static PetscInt refresh_count()
+{
+  PetscEventPerfInfo info;
+  if (PetscLogEventGetPerfInfo(PETSC_DETERMINE, MAT_GPUFormatsRefresh, &info)) return -1;
+  return info.count;
+}
+
 static PetscErrorCode test_type(const char *type, const NamedMatrix &m)
 {
   Mat               A, B, C;
@@ -188,10 +196,12 @@ static PetscErrorCode test_type(const char *type, const NamedMatrix &m)
   }
   PetscCall(PetscObjectTypeCompare((PetscObject)B, size > 1 ? (std::string("mpi") + type).c_str() : (std::string("seq") + type).c_str(), (PetscBool *)&M));
   PetscCall(report(M ? PETSC_TRUE : PETSC_FALSE, name + ".convert_type"));
-  // Before any product: MatConvert ends by increasing B's state, so on one rank the first product
-  // refreshes the values (the same ones) once.
+  // Before any product: built, never refreshed. MatConvert ends by raising B's state; that step
+  // must not cost a refresh of the same values at the first product.
   PetscCall(check_last_times(B, PETSC_FALSE, name + ".after_convert"));
+  const PetscInt refreshes = refresh_count();
   PetscCall(compare_products(A, B, name));
+  PetscCall(report(refreshes >= 0 && refresh_count() == refreshes ? PETSC_TRUE : PETSC_FALSE, name + ".no_refresh_after_convert"));
   {
     PetscInt64 local, bytes;
     PetscCall(MatGPUFormatsGetBytes(B, &local)); // built, and the products above ran in the format
@@ -203,6 +213,7 @@ static PetscErrorCode test_type(const char *type, const NamedMatrix &m)
   PetscCall(MatScale(A, -0.5));
   PetscCall(MatScale(B, -0.5));
   PetscCall(compare_products(A, B, name + ".after_scale"));
+  PetscCall(report(refresh_count() > refreshes ? PETSC_TRUE : PETSC_FALSE, name + ".after_scale.refreshed"));
   PetscCall(check_last_times(B, PETSC_TRUE, name + ".after_scale"));
 
   // Nonzero-pattern change: one new entry per rank that owns rows -> rebuild.
@@ -240,6 +251,7 @@ int main(int argc, char **argv)
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, "gpuformats: every type against AIJ\n"));
   PetscCall(GPUFormatsInitializePackage());
+  PetscCall(PetscLogDefaultBegin()); // refresh_count() reads the event counts
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank_));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-dir", dir, sizeof(dir), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-types", types, sizeof(types), NULL));
