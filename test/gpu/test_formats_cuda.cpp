@@ -72,6 +72,16 @@ static void check_cuda_format_on(const FormatOps &ops, const std::vector<int64_t
     std::vector<double> got = run(pc.alpha, pc.beta, pc.beta == 0.0 ? std::vector<double>(A.nrows, NAN) : y0);
     check(close_products(A, x, got, want, pc.alpha, pc.beta, y0, why), name + "." + pc.name, why);
   }
+  check(empty_rows_ignore_x(
+          A,
+          [&](double alpha, const std::vector<double> &xv, double beta, const std::vector<double> &yin) {
+            dx.upload(xv.data(), A.ncols, 0);
+            std::vector<double> y = run(alpha, beta, yin);
+            dx.upload(x.data(), A.ncols, 0);
+            return y;
+          },
+          why),
+        name + ".empty_rows_ignore_x", why);
   CsrMatrix B = m.A;
   for (size_t k = 0; k < B.values.size(); ++k) B.values[k] = 0.25 * B.values[k] + 0.001 * (double)(k % 17);
   DeviceBuffer<double> staging;

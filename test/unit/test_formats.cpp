@@ -29,6 +29,15 @@ static void check_format_on(const FormatOps &ops, const std::vector<int64_t> &pa
     check(close_products(A, x, got, want, pc.alpha, pc.beta, y0, why), name + "." + pc.name, why);
   }
 
+  check(empty_rows_ignore_x(
+          A,
+          [&](double alpha, const std::vector<double> &xv, double beta, std::vector<double> y) {
+            blk->spmv(alpha, xv.data(), beta, y.data(), StreamSet{});
+            return y;
+          },
+          why),
+        name + ".empty_rows_ignore_x", why);
+
   // Values-only refresh: new values, same pattern.
   CsrMatrix B = m.A;
   for (size_t k = 0; k < B.values.size(); ++k) B.values[k] = 0.25 * B.values[k] + 0.001 * (double)(k % 17);
