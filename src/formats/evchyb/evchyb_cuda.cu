@@ -5,6 +5,7 @@
 #include "evchyb_rows.cuh"
 
 #include "../../core/device_buffer.hpp"
+#include "../../core/entry_rows.cuh"
 #include "../../core/warp_sum.cuh"
 #include "../../core/row_permutation.hpp"
 
@@ -253,16 +254,6 @@ struct FillSplitTable {
   }
 };
 
-// mark[rowptr[i]] = i for non-empty rows; a max-scan then gives the row of every entry.
-struct MarkRowStart {
-  const int32_t *rowptr;
-  int32_t       *mark;
-  __device__ void operator()(int32_t i) const
-  {
-    if (rowptr[i + 1] > rowptr[i]) mark[rowptr[i]] = i;
-  }
-};
-
 struct ScatterEntries {
   LayoutView     v;
   const int32_t *rowptr, *colidx_in, *row_of_entry, *pos_of_row;
@@ -392,9 +383,7 @@ std::unique_ptr<FormatBlock> build_device(const CsrView &A, const int64_t *param
   if (A.nnz) {
     DeviceBuffer<int32_t> pos_of_row(n), row_of_entry(A.nnz);
     thrust::scatter(pol, counting_iterator<int32_t>(0), counting_iterator<int32_t>(n), blk->perm.data(), pos_of_row.data());
-    GPUFORMATS_CUDA(cudaMemsetAsync(row_of_entry.data(), 0, row_of_entry.bytes(), stream));
-    thrust::for_each_n(pol, counting_iterator<int32_t>(0), n, MarkRowStart{d.rowptr.data(), row_of_entry.data()});
-    thrust::inclusive_scan(pol, row_of_entry.data(), row_of_entry.data() + A.nnz, row_of_entry.data(), thrust::maximum<int32_t>());
+    entry_rows(pol, d.rowptr.data(), n, A.nnz, row_of_entry.data());
     thrust::for_each_n(pol, counting_iterator<int32_t>(0), (int32_t)A.nnz,
                        ScatterEntries{v, d.rowptr.data(), d.colidx.data(), row_of_entry.data(), pos_of_row.data(), d.values.data(), blk->vals.data(), blk->colidx.data(), blk->slots.data()});
     thrust::for_each_n(pol, counting_iterator<int32_t>(sh.nempty), n - sh.nempty, FillPaddingColumns{v, blk->perm.data(), len.data(), d.rowptr.data(), d.colidx.data(), blk->colidx.data()});

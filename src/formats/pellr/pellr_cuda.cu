@@ -3,6 +3,7 @@
 #include "pellr.hpp"
 
 #include "../../core/device_buffer.hpp"
+#include "../../core/entry_rows.cuh"
 #include "../../core/loads.cuh"
 #include "../../core/row_permutation.hpp"
 
@@ -107,9 +108,6 @@ struct EveryWarpFirst { // sorted_desc[32 w]: the longest row of warp w of a sor
   const int32_t *sorted_desc;
   __host__ __device__ int64_t operator()(int64_t w) const { return sorted_desc[w * kPellrWarp]; }
 };
-struct NonZero {
-  __host__ __device__ bool operator()(int32_t v) const { return v != 0; }
-};
 struct SlotOfEntry { // (k, row) -> slot of CSR entry k
   const int32_t *rowptr, *inv_perm; // inv_perm null: identity
   int32_t        S;
@@ -209,11 +207,7 @@ void build_arrays(const Sys &sys, const int32_t *rowptr, const int32_t *colidx, 
     if (in.permuted) thrust::scatter(pol, zero, zero + nrows, out.perm.data(), inv.data());
     out.slot_of_csr.resize(nnz);
     int32_t *sl = out.slot_of_csr.data();
-    // Row of each entry: every non-empty row writes its index at its first entry, a running
-    // maximum fills the rest (O(nnz) streaming instead of a binary search per entry).
-    thrust::fill(pol, sl, sl + nnz, 0);
-    thrust::scatter_if(pol, zero, zero + nrows, rowptr, thrust::make_transform_iterator(zero, RowLength{rowptr}), sl, NonZero{});
-    thrust::inclusive_scan(pol, sl, sl + nnz, sl, thrust::maximum<int32_t>());
+    entry_rows(pol, rowptr, nrows, nnz, sl); // the row of each entry (core), then its slot
     thrust::transform(pol, zero, zero + (int32_t)nnz, sl, sl, SlotOfEntry{rowptr, in.permuted ? inv.data() : nullptr, S});
     thrust::scatter(pol, csr_values, csr_values + nnz, sl, out.values.data());
     thrust::scatter(pol, colidx, colidx + nnz, sl, out.colidx.data());

@@ -6,6 +6,7 @@
 #include "pjds.hpp"
 #include "pjds_window.cuh"
 
+#include "../../core/entry_rows.cuh"
 #include "../../core/loads.cuh"
 #include "../../core/row_permutation.hpp"
 
@@ -223,9 +224,6 @@ struct DiagonalLength { // slots of flattened diagonal e = diag_base[s] + j
     return block_rows * reach;
   }
 };
-struct NonZero {
-  __host__ __device__ bool operator()(int32_t v) const { return v != 0; }
-};
 struct SlotOfEntry { // (k, row) -> slot of CSR entry k
   const int32_t *rowptr, *inv_perm, *diag_base, *col_start, *long_base;
   int32_t        segment_rows, long_row, jagged_slots;
@@ -350,11 +348,7 @@ void build_arrays(const Sys &sys, const int32_t *rowptr, const int32_t *colidx, 
     thrust::scatter(pol, zero, zero + nrows, out.perm.data(), inv.data());
     out.slot_of_csr.resize(nnz);
     int32_t *sl = out.slot_of_csr.data();
-    // Row of each entry: every non-empty row writes its index at its first entry, a running
-    // maximum fills the rest (O(nnz) streaming instead of a binary search per entry).
-    thrust::fill(pol, sl, sl + nnz, 0);
-    thrust::scatter_if(pol, zero, zero + nrows, rowptr, thrust::make_transform_iterator(zero, RowLength{rowptr}), sl, NonZero{});
-    thrust::inclusive_scan(pol, sl, sl + nnz, sl, thrust::maximum<int32_t>());
+    entry_rows(pol, rowptr, nrows, nnz, sl); // the row of each entry (core), then its slot
     thrust::transform(pol, zero, zero + (int32_t)nnz, sl, sl, SlotOfEntry{rowptr, inv.data(), out.diag_base.data(), out.col_start.data(), long_base.data(), S, L, (int32_t)jagged_slots});
     thrust::scatter(pol, csr_values, csr_values + nnz, sl, out.values.data());
     thrust::scatter(pol, colidx, colidx + nnz, sl, out.colidx.data());

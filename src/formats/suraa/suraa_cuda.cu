@@ -6,6 +6,7 @@
 #include "suraa_device.cuh"
 
 #include "../../core/device_buffer.hpp"
+#include "../../core/entry_rows.cuh"
 #include "../../core/row_permutation.hpp"
 
 #include <thrust/binary_search.h>
@@ -122,13 +123,9 @@ struct StoredLength { // length of the row stored at position p
     return rowptr[i + 1] - rowptr[i];
   }
 };
-struct SlotOfEntry { // (k, row + 1) -> slot of CSR entry k
+struct SlotOfEntry { // (k, row) -> slot of CSR entry k
   const int32_t *rowptr, *sorted_rowptr, *inv_perm;
-  __device__ int32_t operator()(int32_t k, int32_t row_plus_one) const
-  {
-    const int32_t i = row_plus_one - 1;
-    return sorted_rowptr[inv_perm[i]] + (k - rowptr[i]);
-  }
+  __device__ int32_t operator()(int32_t k, int32_t i) const { return sorted_rowptr[inv_perm[i]] + (k - rowptr[i]); }
 };
 struct Squared {
   __device__ int64_t operator()(int32_t l) const { return (int64_t)l * l; }
@@ -238,7 +235,7 @@ std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params,
       DeviceBuffer<int32_t> inv(m);
       thrust::scatter(pol, zero, zero + m, blk->perm.data(), inv.data());
       int32_t *sl = blk->slots.data();
-      thrust::upper_bound(pol, d.rowptr.data(), d.rowptr.data() + m + 1, zero, zero + (int32_t)nnz, sl); // row + 1
+      entry_rows(pol, d.rowptr.data(), m, nnz, sl); // the row of each entry (core), then its slot
       thrust::transform(pol, zero, zero + (int32_t)nnz, sl, sl, SlotOfEntry{d.rowptr.data(), rp, inv.data()});
       thrust::scatter(pol, d.values.data(), d.values.data() + nnz, sl, blk->vals.data());
       thrust::scatter(pol, d.colidx.data(), d.colidx.data() + nnz, sl, blk->colidx.data());
