@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (device tool), from the repository root, with bundle/ carried:
-#   config/gpu-run.sh [test|bench|demo|all ...]     (default: test)
+#   config/gpu-run.sh [test|bench|demo ...]         (default: test)
+#   config/gpu-run.sh exec COMMAND [ARGS...]         (one command, same environment; OUT is exported)
 # Unpacks bundle/gpuformats-bundle.tar.xz over the tree, points the loader at it, and runs the GPU
 # suite (test/run.sh, which sees the GPU), the benchmark and/or the demo. Logs and results go to
 # $OUT (the device tool brings that folder back), or build/gpu-out elsewhere.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/build/gpu-out}
+export OUT=${OUT:-$PWD/build/gpu-out}
 mkdir -p "$OUT" build/gpu-lib
 tar -xJf bundle/gpuformats-bundle.tar.xz -C . ./bin ./lib 2>/dev/null || tar -xJf bundle/gpuformats-bundle.tar.xz -C .
 mkdir -p build/fallback && tar -xJf bundle/gpuformats-bundle.tar.xz -C build ./fallback
@@ -27,6 +28,12 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 ldd bin/petsc/snes_ex14 | grep -i "not found" && echo "missing libraries above" | tee -a "$OUT/machine.txt"
 
 rc=0
+if [ "${1:-}" = exec ]; then # any command in this environment, e.g. ncu or mpiexec over bin/bench_spmv
+  shift
+  export PETSC_OPTIONS="${PETSC_OPTIONS:-} -use_gpu_aware_mpi 0" # the machines' MPI is not GPU-aware
+  "$@"
+  exit $?
+fi
 for what in "${@:-test}"; do
   case $what in
   test) GPUFORMATS_TEST_OUT=$OUT/test-logs GPUFORMATS_TEST_RANKS="${GPUFORMATS_TEST_RANKS:-1 2}" test/run.sh 2>&1 | tee "$OUT/test.log"; rc=$((rc | ${PIPESTATUS[0]})) ;;
