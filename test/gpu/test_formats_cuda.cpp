@@ -123,6 +123,8 @@ int main(int argc, char **argv)
     std::vector<NamedMatrix> real = real_matrices(dir);
     ms.insert(ms.end(), real.begin(), real.end());
     ms.push_back({"stencil7_64", stencil7(64)});
+    // EVC-HYB's auto refuses every sort window here (test_evchyb_kernel checks that on the host).
+    ms.push_back({"one_long_row_per_8192", random_rows(140000, 140000, 23, [](std::mt19937_64 &, int32_t i) { return i % 8192 == 0 ? 128 : 0; })});
     ms.push_back({"dense_row_1e6", random_rows(3000, 1000000, 21, [](std::mt19937_64 &r, int32_t i) { return i == 5 ? 1000000 : std::uniform_int_distribution<int32_t>(0, 12)(r); })});
   }
   ms.push_back({"all_rows_long", uniform_rows(64, 50000, 5000, 20000, 22)});

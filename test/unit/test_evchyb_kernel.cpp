@@ -173,6 +173,16 @@ int main(int argc, char **argv)
     p[v.param]             = v.value;
     for (const NamedMatrix &m : ms) check_on(p, v.tag, m);
   }
+  // Auto refusing every window (kAutoWindows): one row of 128 entries per 8192 rows, the rest empty.
+  // Every window pads its long rows' slices with empty rows, while the global layout carries the
+  // few long rows to the vCSR part; the builder must then restore the global order and lengths.
+  {
+    const NamedMatrix sparse_long{"one_long_row_per_8192", random_rows(140000, 140000, 23, [](std::mt19937_64 &, int32_t i) { return i % 8192 == 0 ? 128 : 0; })};
+    const auto        fb = evchyb_ops.build_host(sparse_long.A.view(), def.data());
+    const Shape      &sh = static_cast<const HostBlock &>(*fb).sh;
+    check(sh.auto_window && sh.window == 0 && sh.auto_tried.size() == std::size(kAutoWindows), "evchyb_kernel.auto_refuses_every_window", std::to_string(sh.window));
+    check_on(def, "[auto_all_refused]", sparse_long);
+  }
   // Windowed with tiny slices and windows on the mixed shapes.
   for (const NamedMatrix &m : ms)
     if (m.name == "mixed_1_to_600" || m.name == "empty_rows_mixed" || m.name == "powerlaw") check_on({def[0], 2, 64, 7}, "[slice_rows=2,sort_window=7]", m);

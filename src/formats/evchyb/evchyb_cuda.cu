@@ -326,15 +326,19 @@ std::unique_ptr<FormatBlock> build_device(const CsrView &A, const int64_t *param
     const int32_t         ell_rows = wr.end - wr.first, S = sh.prm.slice_rows, nsl = (ell_rows + S - 1) / S;
     DeviceBuffer<int32_t> global(ell_rows);
     GPUFORMATS_CUDA(cudaMemcpyAsync(global.data(), blk->perm.data() + wr.first, global.bytes(), cudaMemcpyDeviceToDevice, stream));
+    auto relength = [&] { // len of the window range after its order changed
+      thrust::transform(pol, blk->perm.data() + wr.first, blk->perm.data() + wr.end, len.data() + wr.first, RowLength{d.rowptr.data()});
+    };
     for (int32_t W : windows) {
       window_sort_range_cuda(d.rowptr.data(), blk->perm.data() + wr.first, ell_rows, W, WindowOrder::alternate, stream);
-      thrust::transform(pol, blk->perm.data() + wr.first, blk->perm.data() + wr.end, len.data() + wr.first, RowLength{d.rowptr.data()});
+      relength();
       auto          it    = make_transform_iterator(counting_iterator<int32_t>(0), SliceSlots{len.data(), wr.first, ell_rows, S, nsl});
       const int64_t slots = thrust::reduce(pol, it, it + nsl, (int64_t)0, thrust::plus<int64_t>());
       if (plan_window(sh, lb, slots, W)) break;
+      // The next window sorts the global order again.
       GPUFORMATS_CUDA(cudaMemcpyAsync(blk->perm.data() + wr.first, global.data(), global.bytes(), cudaMemcpyDeviceToDevice, stream));
-      thrust::transform(pol, blk->perm.data() + wr.first, blk->perm.data() + wr.end, len.data() + wr.first, RowLength{d.rowptr.data()});
     }
+    if (sh.window == 0) relength(); // every window refused: the global order is back
     GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // global dies here
   }
   const int32_t chunk     = sh.split_chunk();

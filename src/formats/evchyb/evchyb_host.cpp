@@ -303,16 +303,19 @@ std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
   const PositionRange        wr      = windowed_ell_range(sh, lb);
   const std::vector<int32_t> windows = wr.end > wr.first ? candidate_windows(sh.prm) : std::vector<int32_t>{};
   const std::vector<int32_t> global  = windows.empty() ? std::vector<int32_t>{} : std::vector<int32_t>(blk->perm.begin() + wr.first, blk->perm.begin() + wr.end);
+  auto relength = [&] { // len of the window range after its order changed
+    for (int32_t k = wr.first; k < wr.end; ++k) len[k] = A.row_length(blk->perm[k]);
+  };
   for (int32_t W : windows) {
     window_sort_range(A, blk->perm, wr.first, wr.end, W, WindowOrder::alternate);
-    for (int32_t k = wr.first; k < wr.end; ++k) len[k] = A.row_length(blk->perm[k]);
+    relength();
     const int32_t S = sh.prm.slice_rows, ell_rows = wr.end - wr.first;
     int64_t       slots = 0;
     for (int32_t sl = 0; sl < ceil_div(ell_rows, S); ++sl) slots += (int64_t)S * slice_width(len.data(), wr.first, ell_rows, S, sl);
     if (plan_window(sh, lb, slots, W)) break;
-    std::copy(global.begin(), global.end(), blk->perm.begin() + wr.first);
-    for (int32_t k = wr.first; k < wr.end; ++k) len[k] = A.row_length(blk->perm[k]);
+    std::copy(global.begin(), global.end(), blk->perm.begin() + wr.first); // the next window sorts the global order again
   }
+  if (!windows.empty() && sh.window == 0) relength(); // every window refused: the global order is back
 
   const int32_t chunk     = sh.split_chunk();
   int64_t       csr_slots = 0, split_blocks = 0;
