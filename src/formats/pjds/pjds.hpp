@@ -29,14 +29,17 @@
 //   slot(p, j) = col_start[diag_base[s] + j] + (p - s*S),   s = p / S
 // With w = 0 (global sort, the paper's format) there is one segment, diag_base = [0].
 //
-// Auto (-mat_pjds_sort_window -1): windows of kPjdsAutoWindow rows, unless their block padding
-// exceeds kPjdsAutoMaxPaddingRatio times that of the global sort (a few huge rows scattered over
-// many windows, e.g. R-MAT), then the global sort. Why, measured on an H100 with fixed windows
-// (bench/results/2026-11-23-h100/): the global sort scatters the y writes and x reads of matrices
-// whose natural order is local (scaled real matrices, FEM, circuits) and lost 1.5-2.4x there;
-// windows of 1024 recovered it, while on R-MAT they multiplied the bytes by 6.8 and halved the
-// speed. Auto is the default; it only chooses between those two measured layouts. Its count
-// runs in Thrust (pjds_window.cuh) and is checked on thrust::host against the host builder's.
+// Auto (-mat_pjds_sort_window -1): the first of kPjdsAutoWindows (1024, 8192, 65536 rows) whose
+// layout stores at most kPjdsAutoExtraPadding of the nonzeros more than the global sort's, else the
+// global sort (a few huge rows scattered over many windows, e.g. R-MAT, pad every window). Why,
+// measured on an H100: the global sort scatters the y writes and x reads of matrices whose natural
+// order is local (scaled real matrices, FEM, circuits) and lost 1.5-2.4x there
+// (bench/results/2026-11-23-h100/); larger windows keep most of that locality and pad less, as a
+// window's few longest rows share fewer blocks: on a scaled collaboration graph (80% empty rows)
+// windows of 1024 / 8192 / 65536 stored 2.19 / 1.17 / 1.02x the nonzeros and ran 107 / 134 / 143
+// GFLOP/s, and 65536 was the fastest or within 2% on R-MAT, circuit and power-grid matrices too
+// (bench/results/2026-11-23-h100-s11/). Auto is the default. Its count runs in Thrust
+// (pjds_window.cuh) and is checked on thrust::host against the host builder's.
 //
 // Invariants (host and cuda builders produce identical arrays):
 //   perm[p]           original row at sorted position p (sorted_row_permutation, longest first,
@@ -100,8 +103,10 @@ namespace gpuformats {
 // round trips (~25-50 us on H100/H200): short against a product over a >= 500 MB matrix, long
 // enough that the split path (extra partial sums, a second kernel) is used only on long rows.
 constexpr int32_t kPjdsChunkDiagonals = 256;
-constexpr int32_t kPjdsAutoWindow          = 1024; // rows per sorted window in the auto mode
-constexpr int64_t kPjdsAutoMaxPaddingRatio = 2;    // auto: windowed slots <= this x globally sorted slots
+// Auto sort windows, tried in order, and the padding above the global sort's, as a share of the
+// nonzeros, beyond which a window is refused (keeps the device bytes near the 1.1x CSR).
+constexpr int32_t kPjdsAutoWindows[]    = {1024, 8192, 65536};
+constexpr double  kPjdsAutoExtraPadding = 0.05;
 // Entries one warp sums per long-row chunk: 32 per lane, 4 rounds of 8 loads in flight; a row of
 // 10^6 entries spreads over ~1000 warps, a row just over the threshold is one warp.
 constexpr int32_t kPjdsLongChunk = 1024;
@@ -109,18 +114,19 @@ constexpr int32_t kPjdsLongChunk = 1024;
 // diagonals) leave the diagonals when their padding exceeds this share of the nonzeros.
 constexpr int32_t kPjdsAutoLongRow            = kPjdsChunkDiagonals;
 constexpr int64_t kPjdsAutoLongPaddingPercent = 10;
-// Auto, when windows pad too much even so: rows longer than one warp leave the diagonals if that
-// makes the windows' padding acceptable. Measured on an H100 (bench/results/2026-11-23-h100-s9):
-// scaled CA-GrQc 0.38x -> 0.81x of the best PETSc type, R-MAT ef=3 0.83x -> 0.95x; never on
-// matrices whose windows pass without it (FEM rows of 10..80 dropped to 0.5x with it).
+// Auto, when every window pads too much even so: rows longer than one warp leave the diagonals if
+// that makes a window's padding acceptable (first window of the list again). Last resort: with
+// windows of 1024 only it took scaled CA-GrQc from 0.38x to 0.81x of the best PETSc type
+// (bench/results/2026-11-23-h100-s9), but it was slower than a larger window without it on four
+// of five graph-like matrices (-s11), and FEM rows of 10..80 dropped to 0.5x with it.
 constexpr int32_t kPjdsAutoWarpLongRow = 32;
 
 // Padded jagged slots (b_r * sum of block widths) of the rows sorted longest first inside windows
 // of `window` rows (0: globally), rows longer than long_row (> 0) counted as empty, from the row
 // lengths alone; the auto rules compare these.
 int64_t pjds_padded_slots_host(const std::vector<int32_t> &lengths, int32_t block_rows, int32_t window, int32_t long_row);
-// The window the auto rule picks given the entries each layout stores (kPjdsAutoWindow or 0).
-inline int32_t pjds_auto_choice(int64_t windowed_slots, int64_t global_slots) { return windowed_slots <= kPjdsAutoMaxPaddingRatio * global_slots ? kPjdsAutoWindow : 0; }
+// Whether the auto rule takes a window, given the entries it and the global sort store.
+inline bool pjds_window_accepted(int64_t windowed_stored, int64_t global_stored, int64_t nnz) { return (double)(windowed_stored - global_stored) <= kPjdsAutoExtraPadding * (double)nnz; }
 // The long-row threshold the auto rule picks given the jagged padding with and without the long
 // rows in the diagonals (kPjdsAutoLongRow or 0 = none).
 inline int32_t pjds_auto_long(int64_t padding_kept, int64_t padding_cut, int64_t nnz) { return (padding_kept - padding_cut) * 100 > kPjdsAutoLongPaddingPercent * nnz ? kPjdsAutoLongRow : 0; }
@@ -171,11 +177,16 @@ PjdsPlan pjds_make_plan(int32_t nrows, int64_t nnz, const int64_t *params, Count
     return pjds_auto_long(slots(window, 0) - nnz, slots(window, kPjdsAutoLongRow) - (nnz - cut_nnz), nnz);
   };
   if (aw) { // compare the entries each layout stores: jagged slots + long-row entries
-    const int32_t lw = long_at(kPjdsAutoWindow), lg = long_at(0);
+    const int32_t lg     = long_at(0);
     const int64_t global = slots(0, lg) + long_entries(lg);
-    if (pjds_auto_choice(slots(kPjdsAutoWindow, lw) + long_entries(lw), global)) w = kPjdsAutoWindow, L = lw;
-    else if (al && pjds_auto_choice(slots(kPjdsAutoWindow, kPjdsAutoWarpLongRow) + long_entries(kPjdsAutoWarpLongRow), global)) w = kPjdsAutoWindow, L = kPjdsAutoWarpLongRow;
-    else w = 0, L = lg;
+    auto          take   = [&](int32_t window, int32_t lr) { return pjds_window_accepted(slots(window, lr) + long_entries(lr), global, nnz) ? (w = window, L = lr, true) : false; };
+    bool          found  = false;
+    for (int32_t W : kPjdsAutoWindows)
+      if ((found = take(W, long_at(W)))) break;
+    if (!found && al)
+      for (int32_t W : kPjdsAutoWindows)
+        if ((found = take(W, kPjdsAutoWarpLongRow))) break;
+    if (!found) w = 0, L = lg;
   } else L = long_at((int32_t)w);
   return pjds_plan(nrows, br, (int32_t)w, aw, (int32_t)L, al);
 }

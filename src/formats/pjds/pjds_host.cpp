@@ -234,7 +234,7 @@ void pjds_describe(const PjdsInfo &in, const FormatBlock &blk, std::vector<Layou
   out.push_back({"block rows (b_r)", std::to_string(pl.block_rows)});
   out.push_back({"blocks", std::to_string(pl.nblocks)});
   out.push_back({"row sort", (pl.perm_window ? "within windows of " + std::to_string(pl.segment_rows) + " rows (" + std::to_string(pl.nsegments) + " segments)" : std::string("global, longest first")) +
-                               (pl.auto_window ? " (auto: windows unless their padding exceeds " + std::to_string(kPjdsAutoMaxPaddingRatio) + "x the global sort's)" : "")});
+                               (pl.auto_window ? " (auto: the first of 1024, 8192, 65536 rows that pads at most " + format_number(100 * kPjdsAutoExtraPadding, "%.0f") + "% of the nonzeros more than the global sort, else global)" : "")});
   out.push_back({"jagged diagonals (col_start entries)", std::to_string(in.ndiagonals)});
   out.push_back({"slots", std::to_string(blk.nslots)});
   out.push_back({"padding slots", std::to_string(padding) + " (" + format_number(blk.nslots ? 100.0 * (double)padding / (double)blk.nslots : 0.0, "%.2f") + "% of slots)"});
@@ -251,7 +251,7 @@ void pjds_describe(const PjdsInfo &in, const FormatBlock &blk, std::vector<Layou
 
 static const FormatParam kPjdsParams[] = {
   {"block_rows", "rows per padded block b_r (32 = one warp, the paper's choice); rows of a block are padded to its longest row", 32, 1, 1024},
-  {"sort_window", "sort rows by length only inside windows of this many rows (rounded up to whole blocks; keeps x/y locality like SELL-C-sigma); 0 = global sort (the paper); -1 (default) = auto: windows of 1024 unless they pad more than 2x the global sort", -1, -1, INT32_MAX},
+  {"sort_window", "sort rows by length only inside windows of this many rows (rounded up to whole blocks; keeps x/y locality like SELL-C-sigma); 0 = global sort (the paper); -1 (default) = auto: the first of 1024, 8192, 65536 rows that pads at most 5% of the nonzeros more than the global sort, else the global sort", -1, -1, INT32_MAX},
   {"long_row", "rows longer than this (1..256) leave the jagged diagonals for a CSR part read by one warp per 1024 entries, so they pad no other row of their block; 0 = none (the paper); -1 (default) = auto: rows longer than 256 when that saves padding above 10% of the nonzeros, or longer than 32 when only that lets the auto sort window keep windows", -1, -1, kPjdsChunkDiagonals},
 };
 
