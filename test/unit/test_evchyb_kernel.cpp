@@ -23,7 +23,7 @@ Emulated emulate(const HostBlock &b, double alpha, const std::vector<double> &x,
   std::vector<double>  partial(sh.nsplit_blocks);
   std::vector<int32_t> counter(sh.nsplit_blocks, 0);
   int32_t          grid;
-  const KernelArgs a = make_kernel_args(sh, {b.vals.data(), b.colidx.data(), b.perm.data(), b.slice_ptr.data(), b.csr_row_start.data(), b.split.data(), partial.data(), counter.data()}, alpha, x.data(), beta, y.data(), grid);
+  const KernelArgs a = make_kernel_args(sh, {b.vals.data(), b.colidx.data(), b.perm.data(), b.slice_ptr.data(), b.csr_row_start.data(), b.col16.data(), b.slice_col_base.data(), b.split.data(), partial.data(), counter.data()}, alpha, x.data(), beta, y.data(), grid);
 
   Emulated out;
   out.writes.assign(sh.nrows, 0);
@@ -54,9 +54,15 @@ Emulated emulate(const HostBlock &b, double alpha, const std::vector<double> &x,
           if (e0 >= band.end) break;
           const int32_t e = (int32_t)e0 + lane;
           if (e >= band.end) break;
-          if (S == 1) ell_lane<0>(a, e, sink); // the kernel's own choice of row function
-          else if (S == 32) ell_lane<32>(a, e, sink);
-          else ell_lane<1>(a, e, sink);
+          if (a.narrow) { // the kernel's own choice of row function
+            if (S == 1) ell_lane<0, true>(a, e, sink);
+            else if (S == 32) ell_lane<32, true>(a, e, sink);
+            else ell_lane<1, true>(a, e, sink);
+          } else {
+            if (S == 1) ell_lane<0, false>(a, e, sink);
+            else if (S == 32) ell_lane<32, false>(a, e, sink);
+            else ell_lane<1, false>(a, e, sink);
+          }
         }
       }
       break;
@@ -164,10 +170,10 @@ int main(int argc, char **argv)
     int         param;
     int64_t     value;
   };
-  // Params: ell_max_row, slice_rows, block_threads, sort_window.
+  // Params: ell_max_row, slice_rows, block_threads, sort_window, narrow_columns.
   const Variant variants[] = {{"", 0, def[0]},           {"[sort_window=0]", 3, 0},   {"[sort_window=64]", 3, 64},  {"[sort_window=1]", 3, 1},
                               {"[slice_rows=1]", 1, 1},  {"[slice_rows=4]", 1, 4},    {"[block_threads=64]", 2, 64}, {"[block_threads=1024]", 2, 1024},
-                              {"[ell_max_row=0]", 0, 0}, {"[ell_max_row=1024]", 0, 1024}};
+                              {"[ell_max_row=0]", 0, 0}, {"[ell_max_row=1024]", 0, 1024}, {"[narrow_columns=0]", 4, 0}};
   for (const Variant &v : variants) {
     std::vector<int64_t> p = def;
     p[v.param]             = v.value;
@@ -183,8 +189,43 @@ int main(int argc, char **argv)
     check(sh.auto_window && sh.window == 0 && sh.auto_tried.size() == std::size(kAutoWindows), "evchyb_kernel.auto_refuses_every_window", std::to_string(sh.window));
     check_on(def, "[auto_all_refused]", sparse_long);
   }
+  // Narrow columns: chosen exactly when every slice spans at most kNarrowSpan columns. Rows of two
+  // entries {i, i + d}: one slice of 32 rows spans 31 + d columns. The product runs the narrow
+  // kernel path (emulated) on both sides of the limit, and with slices of 1 and 4 rows.
+  for (int32_t d : {1000, kNarrowSpan - 31, kNarrowSpan - 30}) {
+    const int32_t n = 32 * 40, ncols = n + d;
+    NamedMatrix   m{"span_" + std::to_string(31 + d), CsrMatrix{}};
+    m.A.nrows = n;
+    m.A.ncols = ncols;
+    for (int32_t i = 0; i < n; ++i) {
+      m.A.colidx.push_back(i);
+      m.A.colidx.push_back(i + d);
+      m.A.values.push_back(1.0 + i % 7);
+      m.A.values.push_back(-0.5 - i % 3);
+      m.A.rowptr.push_back((int32_t)m.A.colidx.size());
+    }
+    const auto  fb = evchyb_ops.build_host(m.A.view(), def.data());
+    const auto &hb = static_cast<const HostBlock &>(*fb);
+    check(hb.sh.widest_span == 31 + d && hb.sh.narrow == (31 + d <= kNarrowSpan), "evchyb_kernel.narrow_decision." + m.name, std::to_string(hb.sh.widest_span));
+    check(!hb.sh.narrow || (hb.col16.size() == (size_t)hb.sh.ell_slots && hb.colidx.size() == (size_t)(hb.sh.nslots - hb.sh.csr_base)), "evchyb_kernel.narrow_arrays." + m.name);
+    for (const Variant &v : variants)
+      if (v.param == 1 || v.param == 4 || !v.tag[0]) {
+        std::vector<int64_t> p = def;
+        p[v.param]             = v.value;
+        check_on(p, v.tag, m);
+      }
+  }
+  // The bytes of a narrow layout: 2 per ELL column instead of 4, plus a base per slice.
+  {
+    const NamedMatrix m{"stencil7_12", stencil7(12)};
+    std::vector<int64_t> off = def;
+    off[4]                   = 0;
+    const auto fn = evchyb_ops.build_host(m.A.view(), def.data()), fw = evchyb_ops.build_host(m.A.view(), off.data());
+    const Shape &sn = static_cast<const HostBlock &>(*fn).sh, &sw = static_cast<const HostBlock &>(*fw).sh;
+    check(sn.narrow && !sw.narrow && fw->bytes() - fn->bytes() == (size_t)sn.ell_slots * 2 - (size_t)sn.nslices * 4, "evchyb_kernel.narrow_bytes", std::to_string(fw->bytes()) + " vs " + std::to_string(fn->bytes()));
+  }
   // Windowed with tiny slices and windows on the mixed shapes.
   for (const NamedMatrix &m : ms)
-    if (m.name == "mixed_1_to_600" || m.name == "empty_rows_mixed" || m.name == "powerlaw") check_on({def[0], 2, 64, 7}, "[slice_rows=2,sort_window=7]", m);
+    if (m.name == "mixed_1_to_600" || m.name == "empty_rows_mixed" || m.name == "powerlaw") check_on({def[0], 2, 64, 7, def[4]}, "[slice_rows=2,sort_window=7]", m);
   return gftest::finish();
 }

@@ -53,6 +53,19 @@
 //  column 0 for an empty row).
 //  The gap [ell_slots, csr_base) holds value 0.0, column 0 and is never read.
 //
+//  Narrow columns (-mat_evchyb_narrow_columns 1, the default; not in the paper): the ELL part is
+//  bound by its 12 bytes per slot (FEM, block and banded matrices run at copy bandwidth), and on
+//  those matrices the columns of a 32-row slice lie close together. When every ELL slice spans at
+//  most kNarrowSpan columns (its largest real column minus its smallest), the block stores ELL
+//  columns as 16-bit offsets from the slice's smallest column: 10 bytes per ELL slot.
+//
+//     slice_col_base[s] = smallest column of slice s      (nslices entries)
+//     col16[slot]       = column - slice_col_base[s]      (ell_slots entries; 0 for an empty row)
+//     colidx[slot - csr_base]                             (vCSR part only, 32-bit as before)
+//
+//  One switch per block, not per slice: the kernel picks the ELL row function once per band, and
+//  a matrix with some wide slices (circuits, random graphs: columns all over) keeps 32-bit columns.
+//
 //  Product plan (bands; the paper's rmark/gbmark): one launch, blocks split into consecutive
 //  bands of one kind each:
 //     empty      rows [first,end) of perm: y = beta*y (0 if beta == 0); skipped when beta == 1
@@ -116,6 +129,8 @@ constexpr double  kAutoExtraPadding = 0.10;
 // Bands fit the kernel's parameter block: 1 empty + <= 4 ELL (rows per thread 8,4,2,1) +
 // <= 6 team sizes (32..1024) + 1 split = 12.
 constexpr int32_t kMaxBands = 16;
+// Narrow columns: the largest span of a slice's columns a 16-bit offset holds.
+constexpr int32_t kNarrowSpan = 65535;
 
 struct Params {
   int32_t ell_max_row   = 128; // M: rows of length <= M go to ELL
@@ -123,6 +138,7 @@ struct Params {
   int32_t log2_slice    = 5;
   int32_t block_threads = 256; // power of two in [64, 1024]
   int32_t sort_window   = -1;  // -1 auto, 0 global (paper), > 0 rows per window
+  int32_t narrow_columns = 1;  // 1: 16-bit ELL columns when every slice fits; 0: always 32-bit
 };
 // Reads and checks the params array in the order of evchyb_ops.params; throws Error(bad_input).
 Params read_params(const int64_t *params);
@@ -177,7 +193,12 @@ struct Shape {
   std::vector<Band> bands;
   int32_t nblocks = 0, empty_blocks = 0;
 
+  bool    narrow     = false; // ELL columns as 16-bit offsets (see the picture)
+  int32_t widest_span = 0;    // largest column span of an ELL slice (what decided `narrow`)
+
   int32_t split_chunk() const { return prm.block_threads * kCsrSplitEntriesPerThread; }
+  // First slot whose column colidx holds: colidx[slot - colidx_first()].
+  int64_t colidx_first() const { return narrow ? csr_base : 0; }
 };
 
 // Planning, shared verbatim by both builders. Input is the ascending sorted row lengths, seen
@@ -260,6 +281,26 @@ struct LayoutView {
   }
 };
 
+// Narrow columns, both builders: span = the largest (largest - smallest real column) over the
+// ELL slices (-1 when no slice holds an entry); sets sh.narrow and sh.widest_span.
+void plan_columns(Shape &sh, int32_t span);
+// Smallest and largest real column of slice s from those of its rows (row_lo/row_hi by ELL row
+// index; an empty row has lo = INT32_MAX, hi = -1, and so has a slice of empty rows).
+struct ColumnRange {
+  int32_t lo, hi;
+};
+EVCHYB_HD ColumnRange slice_columns(const int32_t *row_lo, const int32_t *row_hi, int32_t ell_rows, int32_t S, int32_t s)
+{
+  ColumnRange   c{INT32_MAX, -1};
+  const int32_t end = (s + 1) * S < ell_rows ? (s + 1) * S : ell_rows;
+  for (int32_t e = s * S; e < end; ++e) {
+    c.lo = row_lo[e] < c.lo ? row_lo[e] : c.lo;
+    c.hi = row_hi[e] > c.hi ? row_hi[e] : c.hi;
+  }
+  return c;
+}
+EVCHYB_HD int32_t slice_span(ColumnRange c) { return c.hi >= c.lo ? c.hi - c.lo : -1; }
+
 // Bytes the product reads: values, column indices, perm, slice_ptr, csr_row_start, split table.
 std::size_t shape_bytes(const Shape &sh);
 // -mat_view ::ascii_info lines.
@@ -270,10 +311,13 @@ class HostBlock final : public FormatBlock {
 public:
   Shape                   sh;
   std::vector<int32_t>    perm, slice_ptr, csr_row_start, colidx, slots;
+  std::vector<uint16_t>   col16;          // narrow: ELL column offsets
+  std::vector<int32_t>    slice_col_base; // narrow: smallest column per slice
   std::vector<double>     vals;
   std::vector<SplitBlock> split;
 
   LayoutView  view() const;
+  int32_t     column(int32_t pos, int32_t slot) const; // the column stored at a slot of the row at pos
   void        spmv(double alpha, const double *x, double beta, double *y, const StreamSet &streams) const override;
   std::size_t bytes() const override { return shape_bytes(sh); }
   void        describe(std::vector<LayoutStat> &out) const override;

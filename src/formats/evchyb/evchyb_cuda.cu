@@ -10,6 +10,7 @@
 #include "../../core/row_permutation.hpp"
 
 #include <thrust/binary_search.h>
+#include <thrust/copy.h>
 #include <thrust/execution_policy.h>
 #include <thrust/fill.h>
 #include <thrust/for_each.h>
@@ -62,7 +63,7 @@ struct DeviceSink {
 // Listing 1, modernised: a warp owns `rpt` consecutive runs of 32 ELL rows, a row per lane
 // (ell_lane). The slice (and so the width and data offset) comes from slice_ptr per row, so a warp
 // may cross a group boundary and no block idles at the end of a group.
-template <int BLOCK, int MODE>
+template <int BLOCK, int MODE, bool NARROW>
 __device__ __forceinline__ void ell_band(const KernelArgs &a, const Band &band, int32_t blk)
 {
   const int32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -72,7 +73,7 @@ __device__ __forceinline__ void ell_band(const KernelArgs &a, const Band &band, 
     if (e0 >= band.end) break;
     const int32_t e = (int32_t)e0 + lane;
     if (e >= band.end) break;
-    ell_lane<MODE>(a, e, sink);
+    ell_lane<MODE, NARROW>(a, e, sink);
   }
 }
 
@@ -156,9 +157,15 @@ __global__ void __launch_bounds__(BLOCK, kMinBlocksPerSm<BLOCK>) evchyb_spmv(con
   const Band         band = a.bands[band_of_block(a, blk)];
   switch (band.kind) {
   case band_ell: // separate instantiations: inlining all row kinds into one loop costs ~30 registers
-    if (a.log2_slice == 5) ell_band<BLOCK, 32>(a, band, blk);
-    else if (a.log2_slice) ell_band<BLOCK, 1>(a, band, blk);
-    else ell_band<BLOCK, 0>(a, band, blk);
+    if (a.narrow) {
+      if (a.log2_slice == 5) ell_band<BLOCK, 32, true>(a, band, blk);
+      else if (a.log2_slice) ell_band<BLOCK, 1, true>(a, band, blk);
+      else ell_band<BLOCK, 0, true>(a, band, blk);
+    } else {
+      if (a.log2_slice == 5) ell_band<BLOCK, 32, false>(a, band, blk);
+      else if (a.log2_slice) ell_band<BLOCK, 1, false>(a, band, blk);
+      else ell_band<BLOCK, 0, false>(a, band, blk);
+    }
     break;
   case band_csr_team: csr_team_band<BLOCK>(a, band, blk, red); break;
   case band_csr_split: csr_split_band<BLOCK>(a, band, blk, red, &last); break;
@@ -176,6 +183,8 @@ class CudaBlock final : public FormatBlock {
 public:
   Shape                          sh;
   DeviceBuffer<int32_t>          perm, slice_ptr, csr_row_start, colidx, slots;
+  DeviceBuffer<uint16_t>         col16;          // narrow columns
+  DeviceBuffer<int32_t>          slice_col_base; // narrow columns
   DeviceBuffer<double>           vals;
   DeviceBuffer<SplitBlock>       split;
   mutable DeviceBuffer<double>   split_partial; // scratch of the product (one product at a time)
@@ -185,7 +194,7 @@ public:
   {
     if (sh.nrows == 0) return;
     int32_t          grid;
-    const KernelArgs a = make_kernel_args(sh, {vals.data(), colidx.data(), perm.data(), slice_ptr.data(), csr_row_start.data(), split.data(), split_partial.data(), split_counter.data()}, alpha, x, beta, y, grid);
+    const KernelArgs a = make_kernel_args(sh, {vals.data(), colidx.data(), perm.data(), slice_ptr.data(), csr_row_start.data(), col16.data(), slice_col_base.data(), split.data(), split_partial.data(), split_counter.data()}, alpha, x, beta, y, grid);
     if (grid <= 0) return;
     cudaStream_t s = streams.main();
     switch (sh.prm.block_threads) {
@@ -279,6 +288,56 @@ struct FillPaddingColumns {
     if (w <= l) return;
     const int32_t last = l ? colidx_in[rowptr[perm[pos]] + l - 1] : 0;
     for (int32_t j = l; j < w; ++j) colidx[v.slot_of(pos, j)] = last;
+  }
+};
+
+// Narrow columns: smallest and largest column of the row at ELL index e (empty: INT32_MAX, -1).
+struct EllRowColumns {
+  const int32_t *perm, *rowptr, *colidx_in;
+  int32_t        ell_first;
+  int32_t       *row_lo, *row_hi;
+  __device__ void operator()(int32_t e) const
+  {
+    const int32_t i  = perm[ell_first + e];
+    int32_t       lo = INT32_MAX, hi = -1;
+    for (int32_t k = rowptr[i]; k < rowptr[i + 1]; ++k) {
+      lo = min(lo, colidx_in[k]);
+      hi = max(hi, colidx_in[k]);
+    }
+    row_lo[e] = lo;
+    row_hi[e] = hi;
+  }
+};
+
+struct SliceSpan {
+  const int32_t *row_lo, *row_hi;
+  int32_t        ell_rows, S;
+  __device__ int32_t operator()(int32_t s) const { return slice_span(slice_columns(row_lo, row_hi, ell_rows, S, s)); }
+};
+
+struct SliceColumnBase {
+  const int32_t *row_lo, *row_hi;
+  int32_t        ell_rows, S;
+  __device__ int32_t operator()(int32_t s) const
+  {
+    const ColumnRange c = slice_columns(row_lo, row_hi, ell_rows, S, s);
+    return c.hi >= c.lo ? c.lo : 0;
+  }
+};
+
+// The 16-bit offsets of the row at position pos (an empty row's padding keeps offset 0).
+struct FillNarrowColumns {
+  LayoutView     v;
+  const int32_t *len, *colidx, *slice_col_base;
+  uint16_t      *col16;
+  __device__ void operator()(int32_t pos) const
+  {
+    if (len[pos] == 0) return;
+    const int32_t base = slice_col_base[(pos - v.ell_first) >> v.log2_slice], w = v.padded_length(pos);
+    for (int32_t j = 0; j < w; ++j) {
+      const int32_t s = v.slot_of(pos, j);
+      col16[s]        = (uint16_t)(colidx[s] - base);
+    }
   }
 };
 
@@ -392,6 +451,28 @@ std::unique_ptr<FormatBlock> build_device(const CsrView &A, const int64_t *param
                        ScatterEntries{v, d.rowptr.data(), d.colidx.data(), row_of_entry.data(), pos_of_row.data(), d.values.data(), blk->vals.data(), blk->colidx.data(), blk->slots.data()});
     thrust::for_each_n(pol, counting_iterator<int32_t>(sh.nempty), n - sh.nempty, FillPaddingColumns{v, blk->perm.data(), len.data(), d.rowptr.data(), d.colidx.data(), blk->colidx.data()});
   }
+  // Narrow columns: every slice's span from its rows' smallest and largest columns (as the host).
+  int32_t span = -1;
+  if (sh.ell_rows) {
+    DeviceBuffer<int32_t> row_lo(sh.ell_rows), row_hi(sh.ell_rows);
+    thrust::for_each_n(pol, counting_iterator<int32_t>(0), sh.ell_rows, EllRowColumns{blk->perm.data(), d.rowptr.data(), d.colidx.data(), sh.ell_first, row_lo.data(), row_hi.data()});
+    auto it = make_transform_iterator(counting_iterator<int32_t>(0), SliceSpan{row_lo.data(), row_hi.data(), sh.ell_rows, S});
+    span    = thrust::reduce(pol, it, it + sh.nslices, (int32_t)-1, thrust::maximum<int32_t>());
+    plan_columns(sh, span);
+    if (sh.narrow) {
+      blk->slice_col_base.resize(sh.nslices);
+      auto base = make_transform_iterator(counting_iterator<int32_t>(0), SliceColumnBase{row_lo.data(), row_hi.data(), sh.ell_rows, S});
+      thrust::copy(pol, base, base + sh.nslices, blk->slice_col_base.data());
+      blk->col16.resize(sh.ell_slots);
+      GPUFORMATS_CUDA(cudaMemsetAsync(blk->col16.data(), 0, blk->col16.bytes(), stream));
+      thrust::for_each_n(pol, counting_iterator<int32_t>(sh.ell_first), sh.ell_rows, FillNarrowColumns{v, len.data(), blk->colidx.data(), blk->slice_col_base.data(), blk->col16.data()});
+      DeviceBuffer<int32_t> csr_colidx(sh.nslots - sh.csr_base); // the vCSR part stays
+      if (csr_colidx.size()) GPUFORMATS_CUDA(cudaMemcpyAsync(csr_colidx.data(), blk->colidx.data() + sh.csr_base, csr_colidx.bytes(), cudaMemcpyDeviceToDevice, stream));
+      GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the full colidx is freed below
+      blk->colidx = std::move(csr_colidx);
+    }
+    GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // row_lo, row_hi die here
+  } else plan_columns(sh, span);
   if (sh.ell_empty) thrust::for_each_n(pol, counting_iterator<int32_t>(sh.ell_first), sh.ell_rows, MarkEmptyEllRows{len.data(), blk->perm.data()});
   GPUFORMATS_CUDA(cudaGetLastError());
   GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the uploaded CSR and the temporaries die here

@@ -53,6 +53,8 @@ Params read_params(const int64_t *p)
   prm.block_threads = (int32_t)p[2];
   if (p[3] < -1 || p[3] > INT32_MAX) throw Error(ErrorKind::bad_input, "evchyb: sort_window must be -1 (auto), 0 (global sort) or a row count, got " + std::to_string(p[3]));
   prm.sort_window = (int32_t)p[3];
+  if (p[4] < 0 || p[4] > 1) throw Error(ErrorKind::bad_input, "evchyb: narrow_columns must be 0 or 1, got " + std::to_string(p[4]));
+  prm.narrow_columns = (int32_t)p[4];
   return prm;
 }
 
@@ -62,6 +64,12 @@ void init_shape(Shape &sh, const CsrView &A, const int64_t *params)
   sh.nrows = A.nrows;
   sh.ncols = A.ncols;
   sh.nnz   = A.nnz;
+}
+
+void plan_columns(Shape &sh, int32_t span)
+{
+  sh.widest_span = span;
+  sh.narrow      = sh.prm.narrow_columns && sh.nslices > 0 && span >= 0 && span <= kNarrowSpan;
 }
 
 std::vector<int32_t> candidate_windows(const Params &prm)
@@ -216,7 +224,9 @@ void plan_finish(Shape &sh, const std::vector<int64_t> &lb, int64_t csr_slots, i
 
 std::size_t shape_bytes(const Shape &sh)
 {
-  return (std::size_t)sh.nslots * (sizeof(double) + sizeof(int32_t)) + (std::size_t)sh.nrows * sizeof(int32_t) + (sh.nslices ? (std::size_t)(sh.nslices + 1) * sizeof(int32_t) : 0) +
+  const std::size_t columns = sh.narrow ? (std::size_t)sh.ell_slots * sizeof(uint16_t) + (std::size_t)sh.nslices * sizeof(int32_t) + (std::size_t)(sh.nslots - sh.csr_base) * sizeof(int32_t)
+                                        : (std::size_t)sh.nslots * sizeof(int32_t);
+  return (std::size_t)sh.nslots * sizeof(double) + columns + (std::size_t)sh.nrows * sizeof(int32_t) + (sh.nslices ? (std::size_t)(sh.nslices + 1) * sizeof(int32_t) : 0) +
          (sh.csr_rows ? (std::size_t)(sh.csr_rows + 1) * sizeof(int32_t) : 0) + (std::size_t)sh.nsplit_blocks * sizeof(SplitBlock);
 }
 
@@ -241,6 +251,9 @@ void describe_shape(const Shape &sh, std::vector<LayoutStat> &out)
   const std::string groups = sh.window > 0 ? "slices padded to their longest row" : std::to_string(sh.groups.size()) + " groups";
   out.push_back({"ELL part", std::to_string(sh.ell_rows) + " rows, " + std::to_string(sh.ell_nnz) + " nonzeros (" + pct((double)sh.ell_nnz, (double)sh.nnz) + "), " + groups + ", " + std::to_string(sh.nslices) + " slices, widest " + std::to_string(sh.ell_width) + ", padding " + pct((double)ell_pad, (double)std::max<int64_t>(sh.ell_nnz, 1))});
   out.push_back({"vCSR part", std::to_string(sh.csr_rows) + " rows, " + std::to_string(sh.csr_nnz) + " nonzeros (" + pct((double)sh.csr_nnz, (double)sh.nnz) + "), " + std::to_string(sh.nsplit_rows) + " rows split over " + std::to_string(sh.nsplit_blocks) + " blocks, padding " + pct((double)csr_pad, (double)std::max<int64_t>(sh.csr_nnz, 1))});
+  const std::string span = sh.widest_span < 0 ? "no ELL entries" : "widest slice spans " + std::to_string(sh.widest_span) + " columns";
+  out.push_back({"columns", sh.narrow ? "ELL: 16-bit offsets from each slice's smallest column (" + span + "), vCSR: 32-bit"
+                                      : std::string("32-bit (") + (sh.prm.narrow_columns ? span + "; 16-bit offsets need at most " + std::to_string(kNarrowSpan) : "narrow columns off") + ")"});
   out.push_back({"slots", std::to_string(sh.nslots) + " (padding " + pct((double)(sh.nslots - sh.nnz), (double)std::max<int64_t>(sh.nnz, 1)) + " of nonzeros)"});
   std::string bands;
   static const char *kind_name[] = {"empty", "ell", "csr_team", "csr_split"};
@@ -256,6 +269,12 @@ void describe_shape(const Shape &sh, std::vector<LayoutStat> &out)
 }
 
 LayoutView HostBlock::view() const { return {slice_ptr.data(), csr_row_start.data(), sh.ell_first, sh.csr_first, sh.prm.log2_slice}; }
+
+int32_t HostBlock::column(int32_t pos, int32_t slot) const
+{
+  if (sh.narrow && pos < sh.csr_first) return slice_col_base[(pos - sh.ell_first) >> sh.prm.log2_slice] + col16[slot];
+  return colidx[slot - sh.colidx_first()];
+}
 
 // The reference: every stored slot of every row, padding included, in layout order.
 void HostBlock::spmv(double alpha, const double *x, double beta, double *y, const StreamSet &) const
@@ -273,7 +292,7 @@ void HostBlock::spmv(double alpha, const double *x, double beta, double *y, cons
     const int32_t w   = v.padded_length(pos);
     for (int32_t j = 0; j < w; ++j) {
       const int32_t s = v.slot_of(pos, j);
-      sum += vals[s] * x[colidx[s]];
+      sum += vals[s] * x[column(pos, s)];
     }
     store(perm[pos], sum);
   }
@@ -365,6 +384,36 @@ std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
       } else blk->colidx[s] = l ? A.colidx[A.rowptr[i] + l - 1] : 0;
     }
   }
+  // Narrow columns: every slice's span from its rows' smallest and largest columns.
+  std::vector<int32_t> row_lo(sh.ell_rows, INT32_MAX), row_hi(sh.ell_rows, -1);
+  for (int32_t e = 0; e < sh.ell_rows; ++e) {
+    const int32_t i = blk->perm[sh.ell_first + e];
+    for (int64_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) {
+      row_lo[e] = std::min(row_lo[e], A.colidx[k]);
+      row_hi[e] = std::max(row_hi[e], A.colidx[k]);
+    }
+  }
+  int32_t span = -1;
+  for (int32_t sl = 0; sl < sh.nslices; ++sl) span = std::max(span, slice_span(slice_columns(row_lo.data(), row_hi.data(), sh.ell_rows, S, sl)));
+  plan_columns(sh, span);
+  if (sh.narrow) {
+    blk->slice_col_base.resize(sh.nslices);
+    for (int32_t sl = 0; sl < sh.nslices; ++sl) {
+      const ColumnRange c     = slice_columns(row_lo.data(), row_hi.data(), sh.ell_rows, S, sl);
+      blk->slice_col_base[sl] = c.hi >= c.lo ? c.lo : 0;
+    }
+    blk->col16.assign(sh.ell_slots, 0);
+    for (int32_t pos = sh.ell_first; pos < sh.csr_first; ++pos) {
+      if (len[pos] == 0) continue; // an empty row's padding: offset 0 (its sum is discarded)
+      const int32_t base = blk->slice_col_base[(pos - sh.ell_first) >> sh.prm.log2_slice];
+      for (int32_t j = 0; j < v.padded_length(pos); ++j) {
+        const int32_t s = v.slot_of(pos, j);
+        blk->col16[s]   = (uint16_t)(blk->colidx[s] - base);
+      }
+    }
+    blk->colidx.erase(blk->colidx.begin(), blk->colidx.begin() + sh.csr_base); // the vCSR part stays
+  }
+
   for (int32_t pos = sh.ell_first; pos < sh.csr_first; ++pos) // empty ELL rows (windowed layout): ~row
     if (len[pos] == 0) blk->perm[pos] = ~blk->perm[pos];
 
@@ -377,6 +426,7 @@ const FormatParam kParams[] = {
   {"slice_rows", "rows per ELL slice, a power of two (paper: 32 = one warp; a row per lane)", 32, 1, 1024},
   {"block_threads", "threads per block of the single SpMV launch, a power of two in [64,1024] (paper: 256)", 256, 64, 1024},
   {"sort_window", "ELL rows sorted by length only inside windows of this many rows, keeping x/y locality (0: the paper's global sort; -1: auto, windows of 1024, 8192 or 65536 rows, the first that pads at most 10% more than the global sort, else the global sort)", -1, -1, INT32_MAX},
+  {"narrow_columns", "1: ELL columns stored as 16-bit offsets from each 32-row slice's smallest column when every slice spans at most 65535 columns (10 instead of 12 bytes per ELL entry); 0: always 32-bit", 1, 0, 1},
 };
 
 } // namespace

@@ -18,7 +18,9 @@ constexpr int kPairBatch = 4;
 
 struct KernelArgs {
   const double     *values;
-  const int32_t    *colidx;
+  const int32_t    *colidx;         // column of slot k at colidx[k - colidx_first]
+  const uint16_t   *col16;          // narrow: ELL column offsets
+  const int32_t    *slice_col_base; // narrow: smallest column per slice
   const int32_t    *perm;
   const int32_t    *slice_ptr;
   const int32_t    *csr_row_start;
@@ -29,6 +31,7 @@ struct KernelArgs {
   double           *y;
   double            alpha, beta;
   int32_t           ell_first, csr_first, log2_slice, split_chunk;
+  int32_t           narrow, colidx_first;
   int32_t           block_offset; // nonzero (= empty-band blocks) when beta == 1: empty rows untouched
   int32_t           nbands;
   Band              bands[kMaxBands]; // rmark/gbmark of the paper, in the parameter block (constant bank)
@@ -38,6 +41,8 @@ struct KernelArgs {
 struct LayoutArrays {
   const double     *values;
   const int32_t    *colidx, *perm, *slice_ptr, *csr_row_start;
+  const uint16_t   *col16;
+  const int32_t    *slice_col_base;
   const SplitBlock *split;
   double           *split_partial;
   int32_t          *split_counter;
@@ -50,6 +55,10 @@ inline KernelArgs make_kernel_args(const Shape &sh, const LayoutArrays &arr, dou
   KernelArgs a{};
   a.values        = arr.values;
   a.colidx        = arr.colidx;
+  a.col16          = arr.col16;
+  a.slice_col_base = arr.slice_col_base;
+  a.narrow         = sh.narrow;
+  a.colidx_first   = (int32_t)sh.colidx_first();
   a.perm          = arr.perm;
   a.slice_ptr     = arr.slice_ptr;
   a.csr_row_start = arr.csr_row_start;
@@ -75,17 +84,39 @@ inline KernelArgs make_kernel_args(const Shape &sh, const LayoutArrays &arr, dou
 // irregular matrices re-read. x goes through the read-only path (__ldg; the paper's texture
 // cache). Both from core/loads.cuh.
 
-// One ELL row, S >= 2: pairs (double2 + int2, 16 and 8 bytes per lane, a warp reads 512 and 256
-// contiguous bytes per pair column) and the odd last column. SC = S at compile time (the default
-// 32): the pair strides become immediate offsets, which frees the registers that keep a whole
-// batch of loads in flight; SC = 0 reads S at run time.
-template <int SC>
-EVCHYB_HD double ell_row_paired(const KernelArgs &a, int32_t base, int32_t w, int32_t S_rt, int32_t r)
+// ELL columns of a slice: 32-bit, or (narrow) 16-bit offsets from the slice's smallest column.
+// Both give int32 columns; the narrow pair is one 4-byte load per lane (a warp: 128 contiguous bytes).
+template <bool NARROW>
+struct EllColumns {
+  const int32_t *col;
+  EVCHYB_HD EllColumns(const KernelArgs &a, int32_t) : col(a.colidx) {}
+  EVCHYB_HD int2    pair(int32_t pair_index) const { return load_stream(reinterpret_cast<const int2 *>(col) + pair_index); }
+  EVCHYB_HD int32_t single(int32_t slot) const { return load_stream(col + slot); }
+};
+template <>
+struct EllColumns<true> {
+  const uint16_t *col;
+  int32_t         base;
+  EVCHYB_HD EllColumns(const KernelArgs &a, int32_t s) : col(a.col16), base(load_ro(a.slice_col_base + s)) {}
+  EVCHYB_HD int2 pair(int32_t pair_index) const
+  {
+    const ushort2 c = load_stream(reinterpret_cast<const ushort2 *>(col) + pair_index);
+    return int2{base + c.x, base + c.y};
+  }
+  EVCHYB_HD int32_t single(int32_t slot) const { return base + load_stream(col + slot); }
+};
+
+// One ELL row, S >= 2: pairs (double2 + int2 or ushort2, 16 and 8 or 4 bytes per lane, a warp
+// reads 512 and 256 or 128 contiguous bytes per pair column) and the odd last column. SC = S at
+// compile time (the default 32): the pair strides become immediate offsets, which frees the
+// registers that keep a whole batch of loads in flight; SC = 0 reads S at run time.
+template <int SC, class Cols>
+EVCHYB_HD double ell_row_paired(const KernelArgs &a, const Cols &cols, int32_t base, int32_t w, int32_t S_rt, int32_t r)
 {
   const int32_t  S     = SC ? SC : S_rt;
   constexpr int  NB    = SC ? kPairBatch : kPairBatch / 2; // run-time strides cost address registers
   const double2 *vp    = reinterpret_cast<const double2 *>(a.values + base) + r;
-  const int2    *ip    = reinterpret_cast<const int2 *>(a.colidx + base) + r;
+  const int32_t  ip    = (base >> 1) + r; // pair index of the row's first pair (base is even: S >= 2)
   const int32_t  npair = w >> 1;
   bool           odd   = w & 1;
   double         sv = 0.0, s0 = 0.0, s1 = 0.0;
@@ -93,7 +124,7 @@ EVCHYB_HD double ell_row_paired(const KernelArgs &a, int32_t base, int32_t w, in
   if (odd) { // issued now, gathered with the first batch
     const int32_t slot = base + (w - 1) * S + r;
     sv                 = load_stream(a.values + slot);
-    sc                 = load_stream(a.colidx + slot);
+    sc                 = cols.single(slot);
   }
   for (int32_t p0 = 0; p0 < npair; p0 += NB) {
     double2 v[NB];
@@ -102,7 +133,7 @@ EVCHYB_HD double ell_row_paired(const KernelArgs &a, int32_t base, int32_t w, in
     for (int q = 0; q < NB; ++q)
       if (p0 + q < npair) {
         v[q] = load_stream(vp + (p0 + q) * S);
-        c[q] = load_stream(ip + (p0 + q) * S);
+        c[q] = cols.pair(ip + (p0 + q) * S);
       }
     const double xs = odd ? load_ro(a.x + sc) : 0.0;
 #pragma unroll
@@ -119,7 +150,8 @@ EVCHYB_HD double ell_row_paired(const KernelArgs &a, int32_t base, int32_t w, in
 }
 
 // One ELL row, S == 1 (each row its own slice, entries contiguous, slots maybe odd: scalar loads).
-EVCHYB_HD double ell_row_scalar(const KernelArgs &a, int32_t base, int32_t w)
+template <class Cols>
+EVCHYB_HD double ell_row_scalar(const KernelArgs &a, const Cols &cols, int32_t base, int32_t w)
 {
   double s0 = 0.0;
 #pragma unroll 1 // the batch is the unit; unrolling further only costs registers
@@ -130,7 +162,7 @@ EVCHYB_HD double ell_row_scalar(const KernelArgs &a, int32_t base, int32_t w)
     for (int q = 0; q < 2 * kPairBatch; ++q)
       if (j0 + q < w) {
         v[q] = load_stream(a.values + base + j0 + q);
-        c[q] = load_stream(a.colidx + base + j0 + q);
+        c[q] = cols.single(base + j0 + q);
       }
 #pragma unroll
     for (int q = 0; q < 2 * kPairBatch; ++q)
@@ -144,7 +176,7 @@ EVCHYB_HD double ell_row_scalar(const KernelArgs &a, int32_t base, int32_t w)
 EVCHYB_HD double csr_range(const KernelArgs &a, int32_t start, int32_t end, int32_t t, int32_t stride)
 {
   const double2 *vp = reinterpret_cast<const double2 *>(a.values);
-  const int2    *ip = reinterpret_cast<const int2 *>(a.colidx);
+  const int2    *ip = reinterpret_cast<const int2 *>(a.colidx) - (a.colidx_first >> 1); // colidx_first: 0 or csr_base (even)
   const int32_t  pe = end >> 1;
   double         s0 = 0.0, s1 = 0.0;
 #pragma unroll 1 // the batch is the unit; unrolling further only costs registers
@@ -170,14 +202,14 @@ EVCHYB_HD double csr_range(const KernelArgs &a, int32_t start, int32_t end, int3
 // ---- Work of a block (shared by the kernel and the host emulation in the tests) ----
 
 // One ELL lane: the row at ELL index e. MODE: 0 = scalar rows (S == 1), 1 = pairs with S at run
-// time, 32 = pairs with S == 32. Sink: row(out, sum) stores alpha*sum (+ beta*y); empty(out)
-// stores beta*y (0 when beta == 0: y may hold NaN, x is not read).
+// time, 32 = pairs with S == 32; NARROW: 16-bit columns. Sink: row(out, sum) stores alpha*sum
+// (+ beta*y); empty(out) stores beta*y (0 when beta == 0: y may hold NaN, x is not read).
 // The windowed layout keeps its empty rows among the ELL rows (see evchyb.hpp), with perm = ~row.
 // Such a row's sum is discarded, not skipped: perm stays in flight with the row's loads instead of
 // adding a round trip (an empty row costs loads only in a slice shared with longer rows, where its
 // padding reads x[0]; 0.0 * Inf would be NaN, hence the discard). With beta == 1 an all-empty
 // slice (width 0) is skipped before perm is read: an off-process block is mostly such slices.
-template <int MODE, class Sink>
+template <int MODE, bool NARROW, class Sink>
 EVCHYB_HD void ell_lane(const KernelArgs &a, int32_t e, Sink &sink)
 {
   const int32_t log2S = a.log2_slice, S = 1 << log2S;
@@ -185,8 +217,9 @@ EVCHYB_HD void ell_lane(const KernelArgs &a, int32_t e, Sink &sink)
   const int32_t base = load_ro(a.slice_ptr + s), w = (load_ro(a.slice_ptr + s + 1) - base) >> log2S;
   if (w == 0 && a.beta == 1.0) return;
   const int32_t out = load_stream(a.perm + a.ell_first + e);
-  constexpr int SC  = MODE == 1 ? 0 : MODE;
-  const double  sum = MODE == 0 ? ell_row_scalar(a, base, w) : ell_row_paired<SC>(a, base, w, S, r);
+  constexpr int             SC = MODE == 1 ? 0 : MODE;
+  const EllColumns<NARROW> cols(a, s);
+  const double             sum = MODE == 0 ? ell_row_scalar(a, cols, base, w) : ell_row_paired<SC>(a, cols, base, w, S, r);
   if (out >= 0) sink.row(out, sum);
   else if (a.beta != 1.0) sink.empty(~out);
 }
