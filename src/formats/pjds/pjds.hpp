@@ -106,7 +106,7 @@ constexpr int32_t kPjdsChunkDiagonals = 256;
 // Auto sort windows, tried in order, and the padding above the global sort's, as a share of the
 // nonzeros, beyond which a window is refused (keeps the device bytes near the 1.1x CSR).
 constexpr int32_t kPjdsAutoWindows[]    = {1024, 8192, 65536};
-constexpr double  kPjdsAutoExtraPadding = 0.05;
+constexpr double  kPjdsAutoExtraPadding = 0.10;
 // Entries one warp sums per long-row chunk: 32 per lane, 4 rounds of 8 loads in flight; a row of
 // 10^6 entries spreads over ~1000 warps, a row just over the threshold is one warp.
 constexpr int32_t kPjdsLongChunk = 1024;

@@ -251,7 +251,7 @@ void pjds_describe(const PjdsInfo &in, const FormatBlock &blk, std::vector<Layou
 
 static const FormatParam kPjdsParams[] = {
   {"block_rows", "rows per padded block b_r (32 = one warp, the paper's choice); rows of a block are padded to its longest row", 32, 1, 1024},
-  {"sort_window", "sort rows by length only inside windows of this many rows (rounded up to whole blocks; keeps x/y locality like SELL-C-sigma); 0 = global sort (the paper); -1 (default) = auto: the first of 1024, 8192, 65536 rows that pads at most 5% of the nonzeros more than the global sort, else the global sort", -1, -1, INT32_MAX},
+  {"sort_window", "sort rows by length only inside windows of this many rows (rounded up to whole blocks; keeps x/y locality like SELL-C-sigma); 0 = global sort (the paper); -1 (default) = auto: the first of 1024, 8192, 65536 rows that pads at most 10% of the nonzeros more than the global sort, else the global sort", -1, -1, INT32_MAX},
   {"long_row", "rows longer than this (1..256) leave the jagged diagonals for a CSR part read by one warp per 1024 entries, so they pad no other row of their block; 0 = none (the paper); -1 (default) = auto: rows longer than 256 when that saves padding above 10% of the nonzeros, or longer than 32 when only that lets the auto sort window keep windows", -1, -1, kPjdsChunkDiagonals},
 };
 
