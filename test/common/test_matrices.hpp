@@ -75,6 +75,23 @@ inline CsrMatrix stencil7(int32_t n)
   return A;
 }
 
+// Rows {i, i + d} (n rows, n + d columns): 32 consecutive rows span 31 + d columns, which puts
+// the 16-bit column offsets of EVC-HYB slices and pJDS blocks right at their limits.
+inline CsrMatrix two_diagonals(int32_t n, int32_t d)
+{
+  CsrMatrix A;
+  A.nrows = n;
+  A.ncols = n + d;
+  for (int32_t i = 0; i < n; ++i) {
+    A.colidx.push_back(i);
+    A.colidx.push_back(i + d);
+    A.values.push_back(1.0 + i % 7);
+    A.values.push_back(-0.5 - i % 3);
+    A.rowptr.push_back((int32_t)A.colidx.size());
+  }
+  return A;
+}
+
 struct NamedMatrix {
   std::string name;
   CsrMatrix   A;
@@ -101,6 +118,7 @@ inline std::vector<NamedMatrix> edge_case_matrices(bool large = true)
   const int32_t dense = large ? 100000 : 5000;
   m.push_back({"one_dense_row", random_rows(2000, dense, 11, [=](std::mt19937_64 &r, int32_t i) { return i == 777 ? dense : std::uniform_int_distribution<int32_t>(0, 9)(r); })});
   m.push_back({"equal_lengths_31", uniform_rows(1000, 1000, 31, 31, 12)});
+  m.push_back({"span_65534", two_diagonals(32 * 40, 65503)}); // 16-bit column offsets at their limit
   m.push_back({"powerlaw", random_rows(6000, 6000, 13, [](std::mt19937_64 &r, int32_t) { return (int32_t)(2.0 / std::pow(std::uniform_real_distribution<double>(1e-4, 1.0)(r), 0.9)); })});
   return m;
 }

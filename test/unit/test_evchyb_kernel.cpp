@@ -193,17 +193,7 @@ int main(int argc, char **argv)
   // entries {i, i + d}: one slice of 32 rows spans 31 + d columns. The product runs the narrow
   // kernel path (emulated) on both sides of the limit, and with slices of 1 and 4 rows.
   for (int32_t d : {1000, kNarrowSpan - 31, kNarrowSpan - 30}) {
-    const int32_t n = 32 * 40, ncols = n + d;
-    NamedMatrix   m{"span_" + std::to_string(31 + d), CsrMatrix{}};
-    m.A.nrows = n;
-    m.A.ncols = ncols;
-    for (int32_t i = 0; i < n; ++i) {
-      m.A.colidx.push_back(i);
-      m.A.colidx.push_back(i + d);
-      m.A.values.push_back(1.0 + i % 7);
-      m.A.values.push_back(-0.5 - i % 3);
-      m.A.rowptr.push_back((int32_t)m.A.colidx.size());
-    }
+    const NamedMatrix m{"span_" + std::to_string(31 + d), two_diagonals(32 * 40, d)};
     const auto  fb = evchyb_ops.build_host(m.A.view(), def.data());
     const auto &hb = static_cast<const HostBlock &>(*fb);
     check(hb.sh.widest_span == 31 + d && hb.sh.narrow == (31 + d <= kNarrowSpan), "evchyb_kernel.narrow_decision." + m.name, std::to_string(hb.sh.widest_span));

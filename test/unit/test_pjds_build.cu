@@ -43,11 +43,11 @@ static std::vector<double> emulated_product(Arrays<HostSystem> &a, int32_t nrows
 {
   const PjdsInfo  &in = a.info;
   const PjdsPlan  &pl = in.plan;
-  const KernelArgs ka{nrows, pl.block_rows, pl.segment_rows, a.perm.data(), a.block_width.data(), a.diag_base.data(), a.col_start.data(), a.colidx.data(), a.values.data()};
+  const KernelArgs ka = a.kernel_args(nrows);
   std::vector<double> partial((size_t)in.nwide_items * pl.block_rows), long_partial(in.nlong_chunks);
   if (in.nwide_items > 0) { // extra stream; disjoint rows from the row kernel
     const WideArgs wa{in.nwide_blocks, in.nwide_items, a.wide_block.data(), a.wide_item_start.data(), a.wide_item_owner.data(), partial.data()};
-    for (int32_t t = 0; t < in.nwide_items * pl.block_rows; ++t) wide_item_thread(ka, wa, t, x.data());
+    for (int32_t t = 0; t < in.nwide_items * pl.block_rows; ++t) in.narrow ? wide_item_thread<true>(ka, wa, t, x.data()) : wide_item_thread<false>(ka, wa, t, x.data());
     for (int32_t wi = 0; wi < in.nwide_blocks; ++wi)
       for (int32_t r = 0; r < pl.block_rows; ++r) {
         const int32_t p = a.wide_block[wi] * pl.block_rows + r;
@@ -58,14 +58,14 @@ static std::vector<double> emulated_product(Arrays<HostSystem> &a, int32_t nrows
       }
   }
   for (int32_t p = 0; p < nrows; ++p) {
-    if (pl.perm_window) row_thread<true>(ka, p, alpha, x.data(), beta, y.data());
-    else row_thread<false>(ka, p, alpha, x.data(), beta, y.data());
+    if (pl.perm_window) in.narrow ? row_thread<true, true>(ka, p, alpha, x.data(), beta, y.data()) : row_thread<true, false>(ka, p, alpha, x.data(), beta, y.data());
+    else in.narrow ? row_thread<false, true>(ka, p, alpha, x.data(), beta, y.data()) : row_thread<false, false>(ka, p, alpha, x.data(), beta, y.data());
   }
   if (in.nlong_rows > 0) {
     const LongArgs la{in.nlong_rows, in.nlong_chunks, a.long_row.data(), a.long_start.data(), a.long_chunk_start.data(), a.long_chunk_owner.data(), long_partial.data()};
     for (int32_t c = 0; c < in.nlong_chunks; ++c) {
       double sum = 0;
-      for (int lane = 0; lane < 32; ++lane) sum += long_chunk_lane_sum(la, c, lane, a.colidx.data(), a.values.data(), x.data());
+      for (int lane = 0; lane < 32; ++lane) sum += long_chunk_lane_sum(la, c, lane, a.colidx.data(), a.colidx_first(), a.values.data(), x.data());
       long_partial[c] = sum;
     }
     for (int32_t r = 0; r < in.nlong_rows; ++r) {
@@ -90,17 +90,26 @@ int main(int argc, char **argv)
   ms.insert(ms.end(), real.begin(), real.end());
   // Two rows with a third of the nonzeros: the auto rule moves them out of the diagonals.
   ms.push_back({"two_long_rows", random_rows(20000, 20000, 21, [](std::mt19937_64 &r, int32_t i) { return i == 700 || i == 15000 ? 6000 : std::uniform_int_distribution<int32_t>(0, 6)(r); })});
+  // Blocks of 32 rows spanning 65535 columns, one more than 16-bit offsets with a padding mark hold
+  // (the edge cases have span_65534, which fits).
+  ms.push_back({"span_65535", two_diagonals(32 * 40, kPjdsNarrowSpan - 30)});
   for (const NamedMatrix &m : ms) {
     const CsrView A = m.A.view();
     for (int64_t br : {1, 32})
       for (int64_t w : {-1, 0, 64})
-        for (int64_t L : {-1, 0, 3, 40}) {
-          const int64_t     params[pjds_nparams] = {br, w, L};
-          const std::string name = "pjds_build." + m.name + ".br" + std::to_string(br) + ".w" + std::to_string(w) + ".L" + std::to_string(L);
+        for (int64_t L : {-1, 0, 3, 40})
+          for (int64_t nc : {1, 0}) {
+          if (nc == 0 && (br != 32 || w != -1)) continue; // 32-bit columns: default block and window, every long-row rule
+          const int64_t     params[pjds_nparams] = {br, w, L, nc};
+          const std::string name = "pjds_build." + m.name + ".br" + std::to_string(br) + ".w" + std::to_string(w) + ".L" + std::to_string(L) + (nc ? "" : ".nc0");
           std::unique_ptr<FormatBlock> host = pjds_ops.build_host(A, params);
           Arrays<HostSystem>           a;
           build_arrays(HostSystem{}, m.A.rowptr.data(), m.A.colidx.data(), m.A.values.data(), A.nrows, A.ncols, A.nnz, params, a);
 
+          if (m.name.rfind("span_", 0) == 0 && br == 32) {
+            const int32_t span = std::stoi(m.name.substr(5));
+            check(a.info.widest_span == span && a.info.narrow == (nc && span <= kPjdsNarrowSpan), name + ".narrow_decision", std::to_string(a.info.widest_span));
+          }
           bool        same = a.nslots == host->nslots && (int64_t)a.values.size() == a.nslots;
           std::string why  = same ? "" : "nslots " + std::to_string(a.nslots) + " vs host " + std::to_string(host->nslots);
           for (int64_t k = 0; same && k < A.nnz; ++k)

@@ -68,6 +68,17 @@
 //                      ceil(width / kPjdsChunkDiagonals))
 //   wide_item_owner[t] wide-block index w of item t
 //
+// Narrow columns (-mat_pjds_narrow_columns 1, the default; not in the paper): when the real
+// columns of every block span at most kPjdsNarrowSpan (its largest minus its smallest), the jagged
+// slots store 16-bit offsets from their block's smallest column, and padding is kPjdsNarrowPad
+// (the -1 of the 32-bit layout): 10 instead of 12 bytes per slot on the bandwidth-bound FEM,
+// block and banded matrices. Long rows keep 32-bit columns.
+//   block_col_base[b] smallest real column of block b (0 for a block without entries)
+//   col16[slot]       column - block_col_base[block of the slot's row], jagged slots only
+//   colidx[slot - (nslots - long_nnz)]   the long rows' columns only
+// One switch per matrix (per MPI block), not per pJDS block: the row kernel is instantiated for
+// each kind, so neither path pays for the other.
+//
 // Long rows (a modernisation the paper does not have; -mat_pjds_long_row L, 1 <= L <= 256): a row
 // longer than L pads every other row of its block to its length (the two rows of 5M entries of the
 // suite's long_2x20 made the layout 8.5x its CSR bytes, circuit's dense rows 2.3x). Such rows leave the jagged
@@ -131,8 +142,13 @@ inline bool pjds_window_accepted(int64_t windowed_stored, int64_t global_stored,
 // rows in the diagonals (kPjdsAutoLongRow or 0 = none).
 inline int32_t pjds_auto_long(int64_t padding_kept, int64_t padding_cut, int64_t nnz) { return (padding_kept - padding_cut) * 100 > kPjdsAutoLongPaddingPercent * nnz ? kPjdsAutoLongRow : 0; }
 
+// Narrow columns: the largest span of a block's columns; 0xFFFF marks padding.
+constexpr int32_t  kPjdsNarrowSpan = 65534;
+constexpr uint16_t kPjdsNarrowPad  = 0xFFFF;
+inline bool        pjds_narrow(int64_t enabled, int32_t widest_span) { return enabled && widest_span >= 0 && widest_span <= kPjdsNarrowSpan; }
+
 // Parameter order of pjds_ops.params.
-enum PjdsParam { pjds_param_block_rows = 0, pjds_param_sort_window = 1, pjds_param_long_row = 2, pjds_nparams = 3 };
+enum PjdsParam { pjds_param_block_rows = 0, pjds_param_sort_window = 1, pjds_param_long_row = 2, pjds_param_narrow = 3, pjds_nparams = 4 };
 
 // Geometry fixed by the parameters and the row count (and, for the auto window, the row lengths).
 struct PjdsPlan {
@@ -202,6 +218,8 @@ struct PjdsInfo {
   int32_t  nlong_rows     = 0; // rows longer than plan.long_row (CSR part)
   int64_t  long_nnz       = 0; // their entries: the last long_nnz slots
   int32_t  nlong_chunks   = 0;
+  bool     narrow         = false; // 16-bit jagged columns (see the picture)
+  int32_t  widest_span    = -1;    // largest column span of a block (-1: no jagged entries)
 };
 
 // Bytes the product touches: values + colidx + perm + block_width + diag_base + col_start + the

@@ -12,16 +12,17 @@ namespace pjds_detail {
 
 // ------------------------------------------------------------------------------------------------
 // Kernels: one thread (row kernel, wide items) or one warp (long chunks, finishes) per unit.
-template <bool kWindowed>
+template <bool kWindowed, bool kNarrow>
 __global__ void __launch_bounds__(kThreads) pjds_spmv_rows(KernelArgs a, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
 {
   const int64_t p = (int64_t)blockIdx.x * kThreads + threadIdx.x;
-  if (p < a.nrows) row_thread<kWindowed>(a, (int32_t)p, alpha, x, beta, y);
+  if (p < a.nrows) row_thread<kWindowed, kNarrow>(a, (int32_t)p, alpha, x, beta, y);
 }
 
+template <bool kNarrow>
 __global__ void __launch_bounds__(kThreads) pjds_wide_items(KernelArgs a, WideArgs w, const double *__restrict__ x)
 {
-  wide_item_thread(a, w, blockIdx.x * kThreads + threadIdx.x, x);
+  wide_item_thread<kNarrow>(a, w, blockIdx.x * kThreads + threadIdx.x, x);
 }
 
 // Split path, step 2: one warp per row of a wide block adds the row's partial sums (lanes stride
@@ -40,11 +41,11 @@ __global__ void __launch_bounds__(kThreads) pjds_wide_finish(KernelArgs a, WideA
   if (lane == 0) store_y(y, load_ro(a.perm + p), alpha, sum, beta);
 }
 
-__global__ void __launch_bounds__(kThreads) pjds_long_chunks(LongArgs l, const int32_t *__restrict__ colidx, const double *__restrict__ values, const double *__restrict__ x)
+__global__ void __launch_bounds__(kThreads) pjds_long_chunks(LongArgs l, const int32_t *__restrict__ colidx, int32_t colidx_first, const double *__restrict__ values, const double *__restrict__ x)
 {
   const int32_t c = (int32_t)((blockIdx.x * (int64_t)kThreads + threadIdx.x) >> 5), lane = threadIdx.x & 31;
   if (c >= l.nchunks) return; // uniform over the warp
-  const double sum = warp_sum(long_chunk_lane_sum(l, c, lane, colidx, values, x));
+  const double sum = warp_sum(long_chunk_lane_sum(l, c, lane, colidx, colidx_first, values, x));
   if (lane == 0) l.partial[c] = sum;
 }
 
@@ -90,35 +91,33 @@ public:
   Arrays<CudaSystem>           a;
   mutable DeviceBuffer<double> partial, long_partial; // partial sums of wide items, long-row chunks (scratch of the product)
 
-  KernelArgs kernel_args() const
-  {
-    const PjdsPlan &pl = a.info.plan;
-    return {nrows, pl.block_rows, pl.segment_rows, a.perm.data(), a.block_width.data(), a.diag_base.data(), a.col_start.data(), a.colidx.data(), a.values.data()};
-  }
-
   void spmv(double alpha, const double *x, double beta, double *y, const StreamSet &streams) const override
   {
     if (nrows == 0) return;
-    const KernelArgs ka = kernel_args();
+    const KernelArgs ka = a.kernel_args(nrows);
+    const bool       nc = a.info.narrow;
     const PjdsInfo  &in = a.info;
     if (in.nwide_items > 0) { // long rows first, on their own stream: they take longest
       const cudaStream_t ws = streams.count > 1 ? streams.streams[1] : streams.main();
       const WideArgs     wa{in.nwide_blocks, in.nwide_items, a.wide_block.data(), a.wide_item_start.data(), a.wide_item_owner.data(), partial.data()};
       const int64_t      item_threads   = (int64_t)in.nwide_items * in.plan.block_rows;
       const int64_t      finish_threads = (int64_t)in.nwide_blocks * in.plan.block_rows * 32;
-      pjds_wide_items<<<(unsigned)((item_threads + kThreads - 1) / kThreads), kThreads, 0, ws>>>(ka, wa, x);
+      const unsigned     item_grid      = (unsigned)((item_threads + kThreads - 1) / kThreads);
+      if (nc) pjds_wide_items<true><<<item_grid, kThreads, 0, ws>>>(ka, wa, x);
+      else pjds_wide_items<false><<<item_grid, kThreads, 0, ws>>>(ka, wa, x);
       GPUFORMATS_CUDA(cudaGetLastError());
       pjds_wide_finish<<<(unsigned)((finish_threads + kThreads - 1) / kThreads), kThreads, 0, ws>>>(ka, wa, alpha, beta, y);
       GPUFORMATS_CUDA(cudaGetLastError());
     }
     const unsigned grid = (unsigned)(((int64_t)nrows + kThreads - 1) / kThreads);
-    if (in.plan.perm_window) pjds_spmv_rows<true><<<grid, kThreads, 0, streams.main()>>>(ka, alpha, x, beta, y);
-    else pjds_spmv_rows<false><<<grid, kThreads, 0, streams.main()>>>(ka, alpha, x, beta, y);
+    const cudaStream_t ms   = streams.main();
+    if (in.plan.perm_window) nc ? pjds_spmv_rows<true, true><<<grid, kThreads, 0, ms>>>(ka, alpha, x, beta, y) : pjds_spmv_rows<true, false><<<grid, kThreads, 0, ms>>>(ka, alpha, x, beta, y);
+    else nc ? pjds_spmv_rows<false, true><<<grid, kThreads, 0, ms>>>(ka, alpha, x, beta, y) : pjds_spmv_rows<false, false><<<grid, kThreads, 0, ms>>>(ka, alpha, x, beta, y);
     GPUFORMATS_CUDA(cudaGetLastError());
     if (in.nlong_rows > 0) { // after the row kernel on the same stream: it set y = beta*y on these rows
       const LongArgs la{in.nlong_rows, in.nlong_chunks, a.long_row.data(), a.long_start.data(), a.long_chunk_start.data(), a.long_chunk_owner.data(), long_partial.data()};
       const int64_t  chunk_threads = (int64_t)in.nlong_chunks * 32, finish_threads = (int64_t)in.nlong_rows * 32;
-      pjds_long_chunks<<<(unsigned)((chunk_threads + kThreads - 1) / kThreads), kThreads, 0, streams.main()>>>(la, a.colidx.data(), a.values.data(), x);
+      pjds_long_chunks<<<(unsigned)((chunk_threads + kThreads - 1) / kThreads), kThreads, 0, streams.main()>>>(la, a.colidx.data(), a.colidx_first(), a.values.data(), x);
       GPUFORMATS_CUDA(cudaGetLastError());
       pjds_long_finish<<<(unsigned)((finish_threads + kThreads - 1) / kThreads), kThreads, 0, streams.main()>>>(la, alpha, y);
       GPUFORMATS_CUDA(cudaGetLastError());

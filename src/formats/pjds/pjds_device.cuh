@@ -15,6 +15,7 @@
 #include <thrust/count.h>
 #include <thrust/execution_policy.h>
 #include <thrust/fill.h>
+#include <thrust/for_each.h>
 #include <thrust/functional.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -43,9 +44,26 @@ constexpr int kUnroll = 8;
 // still let 4 CTAs (32 warps) share an SM, far more loads in flight than HBM needs.
 constexpr int kThreads = 256;
 
-// sum_{j0 <= j < j1} values[slot] * x[colidx[slot]], slot = cs[j] + lp, stopping at the first
+// The column of a jagged slot, -1 for padding: 32-bit indices, or (narrow) 16-bit offsets from
+// the block's smallest column with kPjdsNarrowPad for padding (pjds.hpp).
+struct WideColumns {
+  const int32_t *__restrict__ colidx;
+  __host__ __device__ int32_t operator()(int32_t slot) const { return load_stream(colidx + slot); }
+};
+struct NarrowColumns {
+  const uint16_t *__restrict__ col16;
+  int32_t base;
+  __host__ __device__ int32_t operator()(int32_t slot) const
+  {
+    const uint16_t o = load_stream(col16 + slot);
+    return o == kPjdsNarrowPad ? -1 : base + o;
+  }
+};
+
+// sum_{j0 <= j < j1} values[slot] * x[column(slot)], slot = cs[j] + lp, stopping at the first
 // padding slot (column -1: the row has ended). Summed in j order, as the host reference does.
-__host__ __device__ inline double row_sum(const int32_t *__restrict__ cs, int32_t lp, int32_t j0, int32_t j1, const int32_t *__restrict__ colidx, const double *__restrict__ values, const double *__restrict__ x)
+template <class Columns>
+__host__ __device__ inline double row_sum(const int32_t *__restrict__ cs, int32_t lp, int32_t j0, int32_t j1, const Columns &column, const double *__restrict__ values, const double *__restrict__ x)
 {
   double sum = 0;
   for (int32_t j = j0; j < j1; j += kUnroll) {
@@ -57,7 +75,7 @@ __host__ __device__ inline double row_sum(const int32_t *__restrict__ cs, int32_
       v[u] = 0;
       if (j + u < j1) {
         const int32_t slot = load_ro(cs + j + u) + lp; // col_start: same address in the whole warp (broadcast)
-        c[u]               = load_stream(colidx + slot);
+        c[u]               = column(slot);
         v[u]               = load_stream(values + slot);
       }
     }
@@ -78,10 +96,20 @@ __host__ __device__ inline void store_y(double *__restrict__ y, int32_t row, dou
 }
 
 struct KernelArgs {
-  int32_t        nrows, block_rows, segment_rows;
-  const int32_t *perm, *block_width, *diag_base, *col_start, *colidx;
-  const double  *values;
+  int32_t         nrows, block_rows, segment_rows;
+  const int32_t  *perm, *block_width, *diag_base, *col_start, *colidx;
+  const double   *values;
+  const uint16_t *col16;          // narrow only
+  const int32_t  *block_col_base; // narrow only
 };
+
+// Row sum of a jagged row of block b with the block's column reader.
+template <bool kNarrow>
+__host__ __device__ inline double jagged_sum(const KernelArgs &a, int32_t b, const int32_t *__restrict__ cs, int32_t lp, int32_t j0, int32_t j1, const double *__restrict__ x)
+{
+  if constexpr (kNarrow) return row_sum(cs, lp, j0, j1, NarrowColumns{a.col16, load_ro(a.block_col_base + b)}, a.values, x);
+  else return row_sum(cs, lp, j0, j1, WideColumns{a.colidx}, a.values, x);
+}
 
 struct WideArgs {
   int32_t        nwide, nitems;
@@ -97,11 +125,11 @@ struct LongArgs {
 
 // Thread bodies (host+device: the tests run them on the host). One thread per sorted row (the
 // paper's Listing 2) over every block not wider than kPjdsChunkDiagonals. kWindowed: several
-// segments (sort_window > 0); otherwise p is its own local position.
-template <bool kWindowed>
+// segments (sort_window > 0); otherwise p is its own local position. kNarrow: 16-bit columns.
+template <bool kWindowed, bool kNarrow>
 __host__ __device__ inline void row_thread(const KernelArgs &a, int32_t p, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
 {
-  const int32_t W = load_ro(a.block_width + p / a.block_rows);
+  const int32_t b = p / a.block_rows, W = load_ro(a.block_width + b);
   if (W > kPjdsChunkDiagonals) return; // a wide block: the split path handles it
   int32_t        lp = p;
   const int32_t *cs = a.col_start;
@@ -110,12 +138,13 @@ __host__ __device__ inline void row_thread(const KernelArgs &a, int32_t p, doubl
     lp              = p - s * a.segment_rows;
     cs += load_ro(a.diag_base + s);
   }
-  const double sum = row_sum(cs, lp, 0, W, a.colidx, a.values, x);
+  const double sum = jagged_sum<kNarrow>(a, b, cs, lp, 0, W, x);
   store_y(y, load_ro(a.perm + p), alpha, sum, beta);
 }
 
 // Split path, step 1: item t covers kPjdsChunkDiagonals diagonals of one wide block; b_r
 // consecutive threads take its b_r rows (same coalesced slots as the row kernel).
+template <bool kNarrow>
 __host__ __device__ inline void wide_item_thread(const KernelArgs &a, const WideArgs &w, int32_t t, const double *__restrict__ x)
 {
   const int32_t item = t / a.block_rows, r = t - item * a.block_rows;
@@ -128,12 +157,13 @@ __host__ __device__ inline void wide_item_thread(const KernelArgs &a, const Wide
   const int32_t  W  = load_ro(a.block_width + b);
   const int32_t  j1 = j0 + kPjdsChunkDiagonals < W ? j0 + kPjdsChunkDiagonals : W;
   const int32_t *cs = a.col_start + load_ro(a.diag_base + s);
-  w.partial[(int64_t)item * a.block_rows + r] = row_sum(cs, lp, j0, j1, a.colidx, a.values, x);
+  w.partial[(int64_t)item * a.block_rows + r] = jagged_sum<kNarrow>(a, b, cs, lp, j0, j1, x);
 }
 
 // Long rows, step 1: lane `lane` of the warp on chunk c sums entries lane, lane + 32, ... of the
 // chunk (kUnroll loads in flight, as row_sum); the warp's total is the chunk's partial sum.
-__host__ __device__ inline double long_chunk_lane_sum(const LongArgs &l, int32_t c, int lane, const int32_t *__restrict__ colidx, const double *__restrict__ values, const double *__restrict__ x)
+// colidx[k - colidx_first] is the column of slot k (colidx_first: 0, or the jagged slots when narrow).
+__host__ __device__ inline double long_chunk_lane_sum(const LongArgs &l, int32_t c, int lane, const int32_t *__restrict__ colidx, int32_t colidx_first, const double *__restrict__ values, const double *__restrict__ x)
 {
   const int32_t r = load_ro(l.chunk_owner + c);
   const int32_t k0 = load_ro(l.start + r) + (c - load_ro(l.chunk_start + r)) * kPjdsLongChunk, end = load_ro(l.start + r + 1);
@@ -145,7 +175,7 @@ __host__ __device__ inline double long_chunk_lane_sum(const LongArgs &l, int32_t
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int32_t kk = k + 32 * u;
-      cl[u]            = kk < k1 ? load_stream(colidx + kk) : -1;
+      cl[u]            = kk < k1 ? load_stream(colidx + (kk - colidx_first)) : -1;
       v[u]             = kk < k1 ? load_stream(values + kk) : 0.0;
     }
 #pragma unroll
@@ -246,6 +276,54 @@ struct MinusOne {
   __host__ __device__ int32_t operator()(int32_t v) const { return v - 1; }
 };
 
+// Narrow columns: smallest and largest column of the jagged row at sorted position p (a long row
+// or a phantom: INT32_MAX, -1), then per block over its rows.
+struct RowColumnRange {
+  const int32_t *rowptr, *colidx, *perm;
+  int32_t        long_row;
+  int32_t       *lo, *hi;
+  __host__ __device__ void operator()(int32_t p) const
+  {
+    const int32_t i = perm[p];
+    int32_t       l = INT32_MAX, h = -1;
+    if (LongLength{rowptr, long_row}(i) == 0)
+      for (int32_t k = rowptr[i]; k < rowptr[i + 1]; ++k) {
+        l = colidx[k] < l ? colidx[k] : l;
+        h = colidx[k] > h ? colidx[k] : h;
+      }
+    lo[p] = l;
+    hi[p] = h;
+  }
+};
+struct BlockColumnRange { // writes block b's base (0 if it has no entries; idempotent) and returns its span (-1: none)
+  const int32_t *lo, *hi;
+  int32_t        nrows, block_rows;
+  int32_t       *base;
+  __host__ __device__ int32_t operator()(int32_t b) const
+  {
+    int32_t       l = INT32_MAX, h = -1;
+    const int64_t p0 = (int64_t)b * block_rows, p1 = p0 + block_rows < nrows ? p0 + block_rows : nrows;
+    for (int64_t p = p0; p < p1; ++p) {
+      l = lo[p] < l ? lo[p] : l;
+      h = hi[p] > h ? hi[p] : h;
+    }
+    base[b] = h >= l ? l : 0;
+    return h >= l ? h - l : -1;
+  }
+};
+struct FillNarrowColumns { // the 16-bit offsets of the jagged row at sorted position p
+  const int32_t *rowptr, *colidx, *perm, *slot_of_csr, *block_col_base;
+  int32_t        block_rows, long_row;
+  uint16_t      *col16;
+  __host__ __device__ void operator()(int32_t p) const
+  {
+    const int32_t i = perm[p];
+    if (LongLength{rowptr, long_row}(i) > 0) return;
+    const int32_t base = block_col_base[p / block_rows];
+    for (int32_t k = rowptr[i]; k < rowptr[i + 1]; ++k) col16[slot_of_csr[k]] = (uint16_t)(colidx[k] - base);
+  }
+};
+
 template <class Sys>
 struct Arrays {
   template <class T>
@@ -255,6 +333,15 @@ struct Arrays {
   buf<int32_t> perm, block_width, diag_base, col_start, colidx, slot_of_csr, wide_block, wide_item_start, wide_item_owner;
   buf<int32_t> long_row, long_start, long_chunk_start, long_chunk_owner;
   buf<double>  values;
+  buf<uint16_t> col16;          // narrow columns
+  buf<int32_t>  block_col_base; // narrow columns
+
+  KernelArgs kernel_args(int32_t nrows) const
+  {
+    const PjdsPlan &pl = info.plan;
+    return {nrows, pl.block_rows, pl.segment_rows, perm.data(), block_width.data(), diag_base.data(), col_start.data(), colidx.data(), values.data(), col16.data(), block_col_base.data()};
+  }
+  int32_t colidx_first() const { return info.narrow ? (int32_t)(nslots - info.long_nnz) : 0; }
 };
 
 // pjds_padded_slots (pjds_window.cuh) on the system's policy, with its buffers.
@@ -354,6 +441,27 @@ void build_arrays(const Sys &sys, const int32_t *rowptr, const int32_t *colidx, 
     thrust::scatter(pol, colidx, colidx + nnz, sl, out.colidx.data());
     sys.sync(); // inv and long_base die here
   }
+
+  // Narrow columns (as the host builder): every block's column span from its rows' ranges.
+  out.block_col_base.resize(nb);
+  if (nrows > 0) {
+    typename Sys::template buffer<int32_t> lo(nrows), hi(nrows);
+    thrust::for_each_n(pol, zero, nrows, RowColumnRange{rowptr, colidx, out.perm.data(), L, lo.data(), hi.data()});
+    auto spans     = thrust::make_transform_iterator(zero, BlockColumnRange{lo.data(), hi.data(), nrows, br, out.block_col_base.data()});
+    in.widest_span = thrust::reduce(pol, spans, spans + nb, (int32_t)-1, thrust::maximum<int32_t>());
+    sys.sync(); // lo, hi die here
+  }
+  in.narrow = pjds_narrow(params[pjds_param_narrow], in.widest_span);
+  if (in.narrow) {
+    const int64_t jagged = nslots - in.long_nnz;
+    out.col16.resize(jagged);
+    thrust::fill(pol, out.col16.data(), out.col16.data() + jagged, kPjdsNarrowPad);
+    thrust::for_each_n(pol, zero, nrows, FillNarrowColumns{rowptr, colidx, out.perm.data(), out.slot_of_csr.data(), out.block_col_base.data(), br, L, out.col16.data()});
+    typename Sys::template buffer<int32_t> long_cols(in.long_nnz); // the long rows' columns stay
+    thrust::copy(pol, out.colidx.data() + jagged, out.colidx.data() + nslots, long_cols.data());
+    sys.sync();
+    out.colidx = std::move(long_cols);
+  } else out.block_col_base.resize(0);
 
   // Wide blocks, their item ranges and the owner of each item.
   const int32_t nwide = (int32_t)thrust::count_if(pol, out.block_width.data(), out.block_width.data() + nb, IsWide{});

@@ -23,7 +23,17 @@ public:
   std::vector<int32_t> perm, block_width, diag_base, col_start, colidx, slots;
   std::vector<int32_t> wide_block, wide_item_start, wide_item_owner;
   std::vector<int32_t> long_row, long_start; // long rows: original row, slot of its first entry
+  std::vector<uint16_t> col16;                // narrow: jagged column offsets
+  std::vector<int32_t>  block_col_base;       // narrow: smallest column per block
   std::vector<double>  vals;
+
+  // Column at a jagged slot of block b (-1: padding), and at a long-row slot.
+  int32_t jagged_column(int32_t b, int32_t slot) const
+  {
+    if (!info.narrow) return colidx[slot];
+    return col16[slot] == kPjdsNarrowPad ? -1 : block_col_base[b] + col16[slot];
+  }
+  int32_t long_column(int32_t slot) const { return colidx[info.narrow ? slot - (nslots - info.long_nnz) : slot]; }
 
   void spmv(double alpha, const double *x, double beta, double *y, const StreamSet &) const override
   {
@@ -33,7 +43,7 @@ public:
       const int32_t *cs = col_start.data() + diag_base[s];
       double         sum = 0;
       for (int32_t j = 0; j < W; ++j) {
-        const int32_t slot = cs[j] + lp, c = colidx[slot];
+        const int32_t slot = cs[j] + lp, c = jagged_column(p / br, slot);
         if (c < 0) break; // padding: the row ended
         sum += vals[slot] * x[c];
       }
@@ -42,7 +52,7 @@ public:
     }
     for (size_t r = 0; r < long_row.size(); ++r) { // empty rows above: y = beta*y; add alpha*A_row*x
       double sum = 0;
-      for (int32_t slot = long_start[r]; slot < long_start[r + 1]; ++slot) sum += vals[slot] * x[colidx[slot]];
+      for (int32_t slot = long_start[r]; slot < long_start[r + 1]; ++slot) sum += vals[slot] * x[long_column(slot)];
       y[long_row[r]] += alpha * sum;
     }
   }
@@ -135,6 +145,34 @@ std::unique_ptr<FormatBlock> pjds_build_host(const CsrView &A, const int64_t *pa
     for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) place(k, cs[k - A.rowptr[i]] + lp);
   }
 
+  // Narrow columns: the span of every block's real columns (long rows are not in the diagonals).
+  blk->block_col_base.assign(nb, 0);
+  std::vector<int32_t> block_hi(nb, -1);
+  std::vector<bool>    block_has(nb, false);
+  for (int32_t p = 0; p < A.nrows; ++p) {
+    const int32_t i = blk->perm[p], b = p / br;
+    if (sort_length(len[i], L) != len[i]) continue;
+    for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) {
+      blk->block_col_base[b] = block_has[b] ? std::min(blk->block_col_base[b], A.colidx[k]) : A.colidx[k];
+      block_hi[b]            = std::max(block_hi[b], A.colidx[k]);
+      block_has[b]           = true;
+    }
+  }
+  for (int32_t b = 0; b < nb; ++b)
+    if (block_has[b]) in.widest_span = std::max(in.widest_span, block_hi[b] - blk->block_col_base[b]);
+  in.narrow = pjds_narrow(params[pjds_param_narrow], in.widest_span);
+  if (in.narrow) {
+    const int64_t jagged = nslots - in.long_nnz;
+    blk->col16.assign(jagged, kPjdsNarrowPad);
+    for (int32_t p = 0; p < A.nrows; ++p) {
+      const int32_t  i = blk->perm[p], s = p / S, lp = p - s * S;
+      const int32_t *cs = blk->col_start.data() + blk->diag_base[s];
+      if (sort_length(len[i], L) != len[i]) continue;
+      for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) blk->col16[cs[k - A.rowptr[i]] + lp] = (uint16_t)(A.colidx[k] - blk->block_col_base[p / br]);
+    }
+    blk->colidx.erase(blk->colidx.begin(), blk->colidx.begin() + jagged); // the long rows' columns stay
+  } else blk->block_col_base.clear();
+
   // Wide blocks and their items.
   blk->wide_item_start.push_back(0);
   for (int32_t b = 0; b < nb; ++b) {
@@ -170,7 +208,8 @@ int64_t pjds_padded_slots_host(const std::vector<int32_t> &lengths, int32_t br, 
 
 void pjds_check_params(const int64_t *params)
 {
-  const int64_t br = params[pjds_param_block_rows], w = params[pjds_param_sort_window], L = params[pjds_param_long_row];
+  const int64_t br = params[pjds_param_block_rows], w = params[pjds_param_sort_window], L = params[pjds_param_long_row], nc = params[pjds_param_narrow];
+  if (nc < 0 || nc > 1) throw Error(ErrorKind::bad_input, "pjds: -mat_pjds_narrow_columns must be 0 (32-bit columns) or 1 (16-bit offsets where every block fits); got " + std::to_string(nc));
   if (br < 1 || br > 1024) throw Error(ErrorKind::bad_input, "pjds: -mat_pjds_block_rows must be in [1, 1024] (32, one warp, is the paper's choice); got " + std::to_string(br));
   if (w < -1 || w > INT32_MAX) throw Error(ErrorKind::bad_input, "pjds: -mat_pjds_sort_window must be -1 (auto), 0 (sort all rows) or a window size; got " + std::to_string(w));
   if (L < -1 || L > kPjdsChunkDiagonals)
@@ -208,7 +247,8 @@ void pjds_check_slots(int64_t nslots, int64_t nnz)
 std::size_t pjds_bytes(const PjdsInfo &in, int32_t nrows, int64_t nslots)
 {
   const int64_t br = in.plan.block_rows;
-  return (std::size_t)(nslots * (int64_t)(sizeof(double) + sizeof(int32_t))            // values, colidx
+  const int64_t columns = in.narrow ? (nslots - in.long_nnz) * 2 + in.plan.nblocks * 4 + in.long_nnz * 4 : nslots * 4;
+  return (std::size_t)(nslots * (int64_t)sizeof(double) + columns                      // values, columns
                        + (int64_t)nrows * 4 + (int64_t)in.plan.nblocks * 4               // perm, block_width
                        + (int64_t)in.plan.nsegments * 4 + in.ndiagonals * 4              // diag_base, col_start
                        + (int64_t)in.nwide_blocks * 8 + 4 + (int64_t)in.nwide_items * 4 // wide lists
@@ -236,6 +276,8 @@ void pjds_describe(const PjdsInfo &in, const FormatBlock &blk, std::vector<Layou
   out.push_back({"row sort", (pl.perm_window ? "within windows of " + std::to_string(pl.segment_rows) + " rows (" + std::to_string(pl.nsegments) + " segments)" : std::string("global, longest first")) +
                                (pl.auto_window ? " (auto: the first of 1024, 8192, 65536 rows that pads at most " + format_number(100 * kPjdsAutoExtraPadding, "%.0f") + "% of the nonzeros more than the global sort, else global)" : "")});
   out.push_back({"jagged diagonals (col_start entries)", std::to_string(in.ndiagonals)});
+  const std::string span = in.widest_span < 0 ? "no jagged entries" : "widest block spans " + std::to_string(in.widest_span) + " columns";
+  out.push_back({"column indices", in.narrow ? "16-bit offsets from each block's smallest column (" + span + "); long rows 32-bit" : "32-bit (" + span + (in.widest_span > kPjdsNarrowSpan ? "; 16-bit offsets need at most " + std::to_string(kPjdsNarrowSpan) + ")" : ")")});
   out.push_back({"slots", std::to_string(blk.nslots)});
   out.push_back({"padding slots", std::to_string(padding) + " (" + format_number(blk.nslots ? 100.0 * (double)padding / (double)blk.nslots : 0.0, "%.2f") + "% of slots)"});
   out.push_back({"wide blocks (> " + std::to_string(kPjdsChunkDiagonals) + " diagonals, split)", std::to_string(in.nwide_blocks) + " blocks, " + std::to_string(in.nwide_items) + " items"});
@@ -253,6 +295,7 @@ static const FormatParam kPjdsParams[] = {
   {"block_rows", "rows per padded block b_r (32 = one warp, the paper's choice); rows of a block are padded to its longest row", 32, 1, 1024},
   {"sort_window", "sort rows by length only inside windows of this many rows (rounded up to whole blocks; keeps x/y locality like SELL-C-sigma); 0 = global sort (the paper); -1 (default) = auto: the first of 1024, 8192, 65536 rows that pads at most 10% of the nonzeros more than the global sort, else the global sort", -1, -1, INT32_MAX},
   {"long_row", "rows longer than this (1..256) leave the jagged diagonals for a CSR part read by one warp per 1024 entries, so they pad no other row of their block; 0 = none (the paper); -1 (default) = auto: rows longer than 256 when that saves padding above 10% of the nonzeros, or longer than 32 when only that lets the auto sort window keep windows", -1, -1, kPjdsChunkDiagonals},
+  {"narrow_columns", "1: jagged column indices stored as 16-bit offsets from each block's smallest column when every block spans at most 65534 columns (10 instead of 12 bytes per slot); 0: always 32-bit", 1, 0, 1},
 };
 
 extern const FormatOps pjds_ops = {
