@@ -22,6 +22,9 @@ fi
 if [ -f "$PREFIX/.gpuformats-complete" ]; then
   echo "$PREFIX"; exit 0
 fi
+# The makefile calls this with PETSC_DIR= (set, empty) and exports PETSC_ARCH: PETSc's configure
+# reads an empty PETSC_DIR as "." and stops ("a relative path"), so drop both from the environment.
+unset PETSC_DIR PETSC_ARCH
 
 # 1. Debian packages: MPI and LAPACK (installed only where missing).
 "$(dirname "$0")/debian-deps.sh"
