@@ -92,6 +92,24 @@ inline CsrMatrix two_diagonals(int32_t n, int32_t d)
   return A;
 }
 
+// Rows {i, i + d} with d = d_far in every `far_every`-th run of 32 rows, else d_fit: a mix of
+// 32-row blocks / slices that fit 16-bit column offsets and blocks that do not.
+inline CsrMatrix two_diagonals_mixed(int32_t n, int32_t d_fit, int32_t d_far, int32_t far_every)
+{
+  CsrMatrix A;
+  A.nrows = n;
+  A.ncols = n + std::max(d_fit, d_far);
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t d = (i / 32) % far_every == 0 ? d_far : d_fit;
+    A.colidx.push_back(i);
+    A.colidx.push_back(i + d);
+    A.values.push_back(1.0 + i % 5);
+    A.values.push_back(-0.25 - i % 4);
+    A.rowptr.push_back((int32_t)A.colidx.size());
+  }
+  return A;
+}
+
 struct NamedMatrix {
   std::string name;
   CsrMatrix   A;
@@ -119,6 +137,7 @@ inline std::vector<NamedMatrix> edge_case_matrices(bool large = true)
   m.push_back({"one_dense_row", random_rows(2000, dense, 11, [=](std::mt19937_64 &r, int32_t i) { return i == 777 ? dense : std::uniform_int_distribution<int32_t>(0, 9)(r); })});
   m.push_back({"equal_lengths_31", uniform_rows(1000, 1000, 31, 31, 12)});
   m.push_back({"span_65534", two_diagonals(32 * 40, 65503)}); // 16-bit column offsets at their limit
+  m.push_back({"narrow_mixed", two_diagonals_mixed(32 * 40, 100, 70000, 4)}); // a quarter of the 32-row blocks too wide
   m.push_back({"powerlaw", random_rows(6000, 6000, 13, [](std::mt19937_64 &r, int32_t) { return (int32_t)(2.0 / std::pow(std::uniform_real_distribution<double>(1e-4, 1.0)(r), 0.9)); })});
   return m;
 }

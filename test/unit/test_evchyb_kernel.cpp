@@ -6,6 +6,8 @@
 #include "formats/evchyb/evchyb.hpp"
 #include "formats/evchyb/evchyb_rows.cuh"
 
+#include <tuple>
+
 using namespace gftest;
 using namespace gpuformats::evchyb;
 
@@ -23,7 +25,7 @@ Emulated emulate(const HostBlock &b, double alpha, const std::vector<double> &x,
   std::vector<double>  partial(sh.nsplit_blocks);
   std::vector<int32_t> counter(sh.nsplit_blocks, 0);
   int32_t          grid;
-  const KernelArgs a = make_kernel_args(sh, {b.vals.data(), b.colidx.data(), b.perm.data(), b.slice_ptr.data(), b.csr_row_start.data(), b.col16.data(), b.slice_col_base.data(), b.split.data(), partial.data(), counter.data()}, alpha, x.data(), beta, y.data(), grid);
+  const KernelArgs a = make_kernel_args(sh, {b.vals.data(), b.colidx.data(), b.perm.data(), b.slice_ptr.data(), b.csr_row_start.data(), b.col16.data(), b.slice_col_base.data(), b.split.data(), partial.data(), counter.data(), b.col_hi16.data()}, alpha, x.data(), beta, y.data(), grid);
 
   Emulated out;
   out.writes.assign(sh.nrows, 0);
@@ -205,7 +207,33 @@ int main(int argc, char **argv)
         check_on(p, v.tag, m);
       }
   }
-  // The bytes of a narrow layout: 2 per ELL column instead of 4, plus a base per slice.
+  // Narrow columns per slice: a quarter of the 32-row slices too wide keeps the narrow layout with
+  // those slices split into 16-bit halves (the product runs both row functions; narrow_mixed is
+  // also an edge case of every suite); fitting slices holding a fifth of the slots stay 32-bit.
+  const std::vector<std::tuple<std::string, CsrMatrix, bool>> per_slice = {{"narrow_mixed", two_diagonals_mixed(32 * 40, 100, 70000, 4), true}, {"narrow_minority", two_diagonals_mixed(32 * 40, 70000, 100, 5), false}};
+  for (const auto &[name, A, narrow] : per_slice) {
+    const auto   fb = evchyb_ops.build_host(A.view(), def.data());
+    const auto  &hb = static_cast<const HostBlock &>(*fb);
+    const Shape &sh = hb.sh;
+    check(sh.narrow == narrow && (!narrow || (sh.split_slots > 0 && sh.fitting_slots == 3 * sh.split_slots && hb.col_hi16.size() == hb.col16.size())), "evchyb_kernel.narrow_per_slice." + name,
+          "narrow " + std::to_string(sh.narrow) + ", fitting " + std::to_string(sh.fitting_slots) + ", split " + std::to_string(sh.split_slots));
+    for (const Variant &v : variants)
+      if (v.param == 1 || v.param == 4 || !v.tag[0]) {
+        std::vector<int64_t> p = def;
+        p[v.param]             = v.value;
+        check_on(p, v.tag, {name, A});
+      }
+  }
+  // The bytes of a narrow layout: 2 per ELL column instead of 4, plus a base per slice; a split
+  // slice's columns cost what they cost in the 32-bit layout.
+  {
+    const CsrMatrix      A   = two_diagonals_mixed(32 * 40, 100, 70000, 4);
+    std::vector<int64_t> off = def;
+    off[4]                   = 0;
+    const auto   fn = evchyb_ops.build_host(A.view(), def.data()), fw = evchyb_ops.build_host(A.view(), off.data());
+    const Shape &sn = static_cast<const HostBlock &>(*fn).sh;
+    check(sn.narrow && fw->bytes() - fn->bytes() == (size_t)sn.fitting_slots * 2 - (size_t)sn.nslices * 4, "evchyb_kernel.narrow_bytes_split", std::to_string(fw->bytes()) + " vs " + std::to_string(fn->bytes()));
+  }
   {
     const NamedMatrix m{"stencil7_12", stencil7(12)};
     std::vector<int64_t> off = def;

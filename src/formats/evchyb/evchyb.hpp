@@ -55,16 +55,23 @@
 //
 //  Narrow columns (-mat_evchyb_narrow_columns 1, the default; not in the paper): the ELL part is
 //  bound by its 12 bytes per slot (FEM, block and banded matrices run at copy bandwidth), and on
-//  those matrices the columns of a 32-row slice lie close together. When every ELL slice spans at
-//  most kNarrowSpan columns (its largest real column minus its smallest), the block stores ELL
-//  columns as 16-bit offsets from the slice's smallest column: 10 bytes per ELL slot.
+//  those matrices the columns of a 32-row slice lie close together. A slice whose columns span at
+//  most kNarrowSpan (its largest real column minus its smallest) stores them as 16-bit offsets from
+//  its smallest column: 10 bytes per ELL slot. The choice is per slice: one far column (a scaled
+//  copy's neighbour, a coupling row) must not cost every other slice its saving, so a slice that
+//  does not fit keeps its 32-bit columns split into two 16-bit planes (never more bytes than the
+//  32-bit layout):
 //
-//     slice_col_base[s] = smallest column of slice s      (nslices entries)
-//     col16[slot]       = column - slice_col_base[s]      (ell_slots entries; 0 for an empty row)
-//     colidx[slot - csr_base]                             (vCSR part only, 32-bit as before)
+//     slice_col_base[s] = smallest column of slice s, or kSplitSlice     (nslices entries)
+//     col16[slot]       = column - slice_col_base[s]  | low half (split)  (ell_slots entries; 0 for an empty row)
+//     col_hi16[slot]    = high half (split slices only; allocated only when a slice is split)
+//     colidx[slot - csr_base]                                             (vCSR part only, 32-bit as before)
 //
-//  One switch per block, not per slice: the kernel picks the ELL row function once per band, and
-//  a matrix with some wide slices (circuits, random graphs: columns all over) keeps 32-bit columns.
+//  The slice's base is one broadcast load per lane and the branch is uniform over the warp of a
+//  32-row slice. Narrow layout when the fitting slices hold at least kNarrowMinShare of the ELL
+//  slots (below that the saving is small and every split slice pays two loads for one); the
+//  kernel picks the ELL row function once per band, so a layout without narrow slices (random
+//  graphs: columns all over) runs the plain 32-bit path.
 //
 //  Product plan (bands; the paper's rmark/gbmark): one launch, blocks split into consecutive
 //  bands of one kind each:
@@ -129,8 +136,12 @@ constexpr double  kAutoExtraPadding = 0.10;
 // Bands fit the kernel's parameter block: 1 empty + <= 4 ELL (rows per thread 8,4,2,1) +
 // <= 6 team sizes (32..1024) + 1 split = 12.
 constexpr int32_t kMaxBands = 16;
-// Narrow columns: the largest span of a slice's columns a 16-bit offset holds.
-constexpr int32_t kNarrowSpan = 65535;
+// Narrow columns: the largest span of a slice's columns a 16-bit offset holds; the base of a slice
+// whose columns are split into halves; the share of the ELL slots fitting slices must hold for the
+// narrow layout (a quarter: at least 1/24 of the ELL bytes saved, ~4%).
+constexpr int32_t kNarrowSpan     = 65535;
+constexpr int32_t kSplitSlice     = -1;
+constexpr double  kNarrowMinShare = 0.25;
 
 struct Params {
   int32_t ell_max_row   = 128; // M: rows of length <= M go to ELL
@@ -193,8 +204,10 @@ struct Shape {
   std::vector<Band> bands;
   int32_t nblocks = 0, empty_blocks = 0;
 
-  bool    narrow     = false; // ELL columns as 16-bit offsets (see the picture)
-  int32_t widest_span = 0;    // largest column span of an ELL slice (what decided `narrow`)
+  bool    narrow      = false; // ELL columns as 16-bit offsets (see the picture)
+  int32_t widest_span = 0;     // largest column span of an ELL slice
+  int64_t fitting_slots = 0;   // ELL slots of the slices whose span fits 16-bit offsets
+  int64_t split_slots   = 0;   // narrow: ELL slots of the other slices (two 16-bit halves)
 
   int32_t split_chunk() const { return prm.block_threads * kCsrSplitEntriesPerThread; }
   // First slot whose column colidx holds: colidx[slot - colidx_first()].
@@ -282,8 +295,9 @@ struct LayoutView {
 };
 
 // Narrow columns, both builders: span = the largest (largest - smallest real column) over the
-// ELL slices (-1 when no slice holds an entry); sets sh.narrow and sh.widest_span.
-void plan_columns(Shape &sh, int32_t span);
+// ELL slices (-1 when no slice holds an entry), fitting = the ELL slots of the slices that fit;
+// sets sh.narrow, sh.widest_span, sh.fitting_slots, sh.split_slots.
+void plan_columns(Shape &sh, int32_t span, int64_t fitting);
 // Smallest and largest real column of slice s from those of its rows (row_lo/row_hi by ELL row
 // index; an empty row has lo = INT32_MAX, hi = -1, and so has a slice of empty rows).
 struct ColumnRange {
@@ -300,6 +314,12 @@ EVCHYB_HD ColumnRange slice_columns(const int32_t *row_lo, const int32_t *row_hi
   return c;
 }
 EVCHYB_HD int32_t slice_span(ColumnRange c) { return c.hi >= c.lo ? c.hi - c.lo : -1; }
+// slice_col_base of a slice with columns c: its smallest column, 0 without entries, kSplitSlice
+// when the span does not fit; the 16-bit planes of a column of a slice with that base, and back.
+EVCHYB_HD int32_t  slice_base(ColumnRange c) { return c.hi < c.lo ? 0 : c.hi - c.lo <= kNarrowSpan ? c.lo : kSplitSlice; }
+EVCHYB_HD uint16_t column_lo(int32_t col, int32_t base) { return base >= 0 ? (uint16_t)(col - base) : (uint16_t)((uint32_t)col & 0xFFFFu); }
+EVCHYB_HD uint16_t column_hi(int32_t col) { return (uint16_t)((uint32_t)col >> 16); }
+EVCHYB_HD int32_t  column_split(uint16_t lo, uint16_t hi) { return (int32_t)(((uint32_t)hi << 16) | lo); }
 
 // Bytes the product reads: values, column indices, perm, slice_ptr, csr_row_start, split table.
 std::size_t shape_bytes(const Shape &sh);
@@ -311,8 +331,8 @@ class HostBlock final : public FormatBlock {
 public:
   Shape                   sh;
   std::vector<int32_t>    perm, slice_ptr, csr_row_start, colidx, slots;
-  std::vector<uint16_t>   col16;          // narrow: ELL column offsets
-  std::vector<int32_t>    slice_col_base; // narrow: smallest column per slice
+  std::vector<uint16_t>   col16, col_hi16; // narrow: ELL column offsets / low halves, high halves of split slices
+  std::vector<int32_t>    slice_col_base;  // narrow: smallest column per slice, or kSplitSlice
   std::vector<double>     vals;
   std::vector<SplitBlock> split;
 

@@ -183,8 +183,8 @@ class CudaBlock final : public FormatBlock {
 public:
   Shape                          sh;
   DeviceBuffer<int32_t>          perm, slice_ptr, csr_row_start, colidx, slots;
-  DeviceBuffer<uint16_t>         col16;          // narrow columns
-  DeviceBuffer<int32_t>          slice_col_base; // narrow columns
+  DeviceBuffer<uint16_t>         col16, col_hi16; // narrow columns (offsets / low halves, high halves)
+  DeviceBuffer<int32_t>          slice_col_base;  // narrow columns
   DeviceBuffer<double>           vals;
   DeviceBuffer<SplitBlock>       split;
   mutable DeviceBuffer<double>   split_partial; // scratch of the product (one product at a time)
@@ -194,7 +194,7 @@ public:
   {
     if (sh.nrows == 0) return;
     int32_t          grid;
-    const KernelArgs a = make_kernel_args(sh, {vals.data(), colidx.data(), perm.data(), slice_ptr.data(), csr_row_start.data(), col16.data(), slice_col_base.data(), split.data(), split_partial.data(), split_counter.data()}, alpha, x, beta, y, grid);
+    const KernelArgs a = make_kernel_args(sh, {vals.data(), colidx.data(), perm.data(), slice_ptr.data(), csr_row_start.data(), col16.data(), slice_col_base.data(), split.data(), split_partial.data(), split_counter.data(), col_hi16.data()}, alpha, x, beta, y, grid);
     if (grid <= 0) return;
     cudaStream_t s = streams.main();
     switch (sh.prm.block_threads) {
@@ -318,25 +318,26 @@ struct SliceSpan {
 struct SliceColumnBase {
   const int32_t *row_lo, *row_hi;
   int32_t        ell_rows, S;
-  __device__ int32_t operator()(int32_t s) const
-  {
-    const ColumnRange c = slice_columns(row_lo, row_hi, ell_rows, S, s);
-    return c.hi >= c.lo ? c.lo : 0;
-  }
+  __device__ int32_t operator()(int32_t s) const { return slice_base(slice_columns(row_lo, row_hi, ell_rows, S, s)); }
+};
+struct FittingSlots { // ELL slots of slice s if its columns fit 16-bit offsets
+  const int32_t *slice_ptr, *base;
+  __device__ int64_t operator()(int32_t s) const { return base[s] >= 0 ? slice_ptr[s + 1] - slice_ptr[s] : 0; }
 };
 
-// The 16-bit offsets of the row at position pos (an empty row's padding keeps offset 0).
+// The 16-bit planes of the row at position pos (an empty row's padding keeps column 0).
 struct FillNarrowColumns {
   LayoutView     v;
   const int32_t *len, *colidx, *slice_col_base;
-  uint16_t      *col16;
+  uint16_t      *col16, *col_hi16;
   __device__ void operator()(int32_t pos) const
   {
     if (len[pos] == 0) return;
     const int32_t base = slice_col_base[(pos - v.ell_first) >> v.log2_slice], w = v.padded_length(pos);
     for (int32_t j = 0; j < w; ++j) {
       const int32_t s = v.slot_of(pos, j);
-      col16[s]        = (uint16_t)(colidx[s] - base);
+      col16[s]        = column_lo(colidx[s], base);
+      if (base < 0) col_hi16[s] = column_hi(colidx[s]);
     }
   }
 };
@@ -458,21 +459,25 @@ std::unique_ptr<FormatBlock> build_device(const CsrView &A, const int64_t *param
     thrust::for_each_n(pol, counting_iterator<int32_t>(0), sh.ell_rows, EllRowColumns{blk->perm.data(), d.rowptr.data(), d.colidx.data(), sh.ell_first, row_lo.data(), row_hi.data()});
     auto it = make_transform_iterator(counting_iterator<int32_t>(0), SliceSpan{row_lo.data(), row_hi.data(), sh.ell_rows, S});
     span    = thrust::reduce(pol, it, it + sh.nslices, (int32_t)-1, thrust::maximum<int32_t>());
-    plan_columns(sh, span);
+    blk->slice_col_base.resize(sh.nslices);
+    auto base = make_transform_iterator(counting_iterator<int32_t>(0), SliceColumnBase{row_lo.data(), row_hi.data(), sh.ell_rows, S});
+    thrust::copy(pol, base, base + sh.nslices, blk->slice_col_base.data());
+    const int64_t fitting = thrust::transform_reduce(pol, counting_iterator<int32_t>(0), counting_iterator<int32_t>(sh.nslices), FittingSlots{blk->slice_ptr.data(), blk->slice_col_base.data()}, (int64_t)0, thrust::plus<int64_t>());
+    plan_columns(sh, span, fitting);
     if (sh.narrow) {
-      blk->slice_col_base.resize(sh.nslices);
-      auto base = make_transform_iterator(counting_iterator<int32_t>(0), SliceColumnBase{row_lo.data(), row_hi.data(), sh.ell_rows, S});
-      thrust::copy(pol, base, base + sh.nslices, blk->slice_col_base.data());
       blk->col16.resize(sh.ell_slots);
       GPUFORMATS_CUDA(cudaMemsetAsync(blk->col16.data(), 0, blk->col16.bytes(), stream));
-      thrust::for_each_n(pol, counting_iterator<int32_t>(sh.ell_first), sh.ell_rows, FillNarrowColumns{v, len.data(), blk->colidx.data(), blk->slice_col_base.data(), blk->col16.data()});
+      blk->col_hi16.resize(sh.split_slots ? sh.ell_slots : 0);
+      if (sh.split_slots) GPUFORMATS_CUDA(cudaMemsetAsync(blk->col_hi16.data(), 0, blk->col_hi16.bytes(), stream));
+      thrust::for_each_n(pol, counting_iterator<int32_t>(sh.ell_first), sh.ell_rows, FillNarrowColumns{v, len.data(), blk->colidx.data(), blk->slice_col_base.data(), blk->col16.data(), blk->col_hi16.data()});
       DeviceBuffer<int32_t> csr_colidx(sh.nslots - sh.csr_base); // the vCSR part stays
       if (csr_colidx.size()) GPUFORMATS_CUDA(cudaMemcpyAsync(csr_colidx.data(), blk->colidx.data() + sh.csr_base, csr_colidx.bytes(), cudaMemcpyDeviceToDevice, stream));
       GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the full colidx is freed below
       blk->colidx = std::move(csr_colidx);
     }
     GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // row_lo, row_hi die here
-  } else plan_columns(sh, span);
+  } else plan_columns(sh, span, 0);
+  if (!sh.narrow) blk->slice_col_base.resize(0);
   if (sh.ell_empty) thrust::for_each_n(pol, counting_iterator<int32_t>(sh.ell_first), sh.ell_rows, MarkEmptyEllRows{len.data(), blk->perm.data()});
   GPUFORMATS_CUDA(cudaGetLastError());
   GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the uploaded CSR and the temporaries die here

@@ -4,6 +4,7 @@
 #include "evchyb.hpp"
 
 #include "../../core/row_permutation.hpp"
+#include "../../core/text.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -66,10 +67,12 @@ void init_shape(Shape &sh, const CsrView &A, const int64_t *params)
   sh.nnz   = A.nnz;
 }
 
-void plan_columns(Shape &sh, int32_t span)
+void plan_columns(Shape &sh, int32_t span, int64_t fitting)
 {
-  sh.widest_span = span;
-  sh.narrow      = sh.prm.narrow_columns && sh.nslices > 0 && span >= 0 && span <= kNarrowSpan;
+  sh.widest_span   = span;
+  sh.fitting_slots = fitting;
+  sh.narrow        = sh.prm.narrow_columns && sh.nslices > 0 && fitting > 0 && (double)fitting >= kNarrowMinShare * (double)sh.ell_slots;
+  sh.split_slots   = sh.narrow ? sh.ell_slots - fitting : 0;
 }
 
 std::vector<int32_t> candidate_windows(const Params &prm)
@@ -224,7 +227,7 @@ void plan_finish(Shape &sh, const std::vector<int64_t> &lb, int64_t csr_slots, i
 
 std::size_t shape_bytes(const Shape &sh)
 {
-  const std::size_t columns = sh.narrow ? (std::size_t)sh.ell_slots * sizeof(uint16_t) + (std::size_t)sh.nslices * sizeof(int32_t) + (std::size_t)(sh.nslots - sh.csr_base) * sizeof(int32_t)
+  const std::size_t columns = sh.narrow ? (std::size_t)(sh.ell_slots + sh.split_slots) * sizeof(uint16_t) + (std::size_t)sh.nslices * sizeof(int32_t) + (std::size_t)(sh.nslots - sh.csr_base) * sizeof(int32_t)
                                         : (std::size_t)sh.nslots * sizeof(int32_t);
   return (std::size_t)sh.nslots * sizeof(double) + columns + (std::size_t)sh.nrows * sizeof(int32_t) + (sh.nslices ? (std::size_t)(sh.nslices + 1) * sizeof(int32_t) : 0) +
          (sh.csr_rows ? (std::size_t)(sh.csr_rows + 1) * sizeof(int32_t) : 0) + (std::size_t)sh.nsplit_blocks * sizeof(SplitBlock);
@@ -252,8 +255,9 @@ void describe_shape(const Shape &sh, std::vector<LayoutStat> &out)
   out.push_back({"ELL part", std::to_string(sh.ell_rows) + " rows, " + std::to_string(sh.ell_nnz) + " nonzeros (" + pct((double)sh.ell_nnz, (double)sh.nnz) + "), " + groups + ", " + std::to_string(sh.nslices) + " slices, widest " + std::to_string(sh.ell_width) + ", padding " + pct((double)ell_pad, (double)std::max<int64_t>(sh.ell_nnz, 1))});
   out.push_back({"vCSR part", std::to_string(sh.csr_rows) + " rows, " + std::to_string(sh.csr_nnz) + " nonzeros (" + pct((double)sh.csr_nnz, (double)sh.nnz) + "), " + std::to_string(sh.nsplit_rows) + " rows split over " + std::to_string(sh.nsplit_blocks) + " blocks, padding " + pct((double)csr_pad, (double)std::max<int64_t>(sh.csr_nnz, 1))});
   const std::string span = sh.widest_span < 0 ? "no ELL entries" : "widest slice spans " + std::to_string(sh.widest_span) + " columns";
-  out.push_back({"columns", sh.narrow ? "ELL: 16-bit offsets from each slice's smallest column (" + span + "), vCSR: 32-bit"
-                                      : std::string("32-bit (") + (sh.prm.narrow_columns ? span + "; 16-bit offsets need at most " + std::to_string(kNarrowSpan) : "narrow columns off") + ")"});
+  const std::string fit  = pct((double)sh.fitting_slots, (double)sh.ell_slots) + " of the ELL slots in slices spanning at most " + std::to_string(kNarrowSpan) + " columns";
+  out.push_back({"columns", sh.narrow ? "ELL: 16-bit offsets from each slice's smallest column (" + fit + "; " + span + (sh.split_slots ? ", such slices in two 16-bit halves" : "") + "), vCSR: 32-bit"
+                                      : std::string("32-bit (") + (sh.prm.narrow_columns ? span + "; " + fit + ", 16-bit offsets need " + format_number(100 * kNarrowMinShare, "%.0f") + "%" : "narrow columns off") + ")"});
   out.push_back({"slots", std::to_string(sh.nslots) + " (padding " + pct((double)(sh.nslots - sh.nnz), (double)std::max<int64_t>(sh.nnz, 1)) + " of nonzeros)"});
   std::string bands;
   static const char *kind_name[] = {"empty", "ell", "csr_team", "csr_split"};
@@ -272,7 +276,10 @@ LayoutView HostBlock::view() const { return {slice_ptr.data(), csr_row_start.dat
 
 int32_t HostBlock::column(int32_t pos, int32_t slot) const
 {
-  if (sh.narrow && pos < sh.csr_first) return slice_col_base[(pos - sh.ell_first) >> sh.prm.log2_slice] + col16[slot];
+  if (sh.narrow && pos < sh.csr_first) {
+    const int32_t base = slice_col_base[(pos - sh.ell_first) >> sh.prm.log2_slice];
+    return base >= 0 ? base + col16[slot] : column_split(col16[slot], col_hi16[slot]);
+  }
   return colidx[slot - sh.colidx_first()];
 }
 
@@ -393,22 +400,27 @@ std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
       row_hi[e] = std::max(row_hi[e], A.colidx[k]);
     }
   }
-  int32_t span = -1;
-  for (int32_t sl = 0; sl < sh.nslices; ++sl) span = std::max(span, slice_span(slice_columns(row_lo.data(), row_hi.data(), sh.ell_rows, S, sl)));
-  plan_columns(sh, span);
+  int32_t span    = -1;
+  int64_t fitting = 0;
+  std::vector<int32_t> base_of(sh.nslices);
+  for (int32_t sl = 0; sl < sh.nslices; ++sl) {
+    const ColumnRange c = slice_columns(row_lo.data(), row_hi.data(), sh.ell_rows, S, sl);
+    span                = std::max(span, slice_span(c));
+    base_of[sl]         = slice_base(c);
+    if (base_of[sl] >= 0) fitting += blk->slice_ptr[sl + 1] - blk->slice_ptr[sl];
+  }
+  plan_columns(sh, span, fitting);
   if (sh.narrow) {
-    blk->slice_col_base.resize(sh.nslices);
-    for (int32_t sl = 0; sl < sh.nslices; ++sl) {
-      const ColumnRange c     = slice_columns(row_lo.data(), row_hi.data(), sh.ell_rows, S, sl);
-      blk->slice_col_base[sl] = c.hi >= c.lo ? c.lo : 0;
-    }
+    blk->slice_col_base = base_of;
     blk->col16.assign(sh.ell_slots, 0);
+    blk->col_hi16.assign(sh.split_slots ? sh.ell_slots : 0, 0);
     for (int32_t pos = sh.ell_first; pos < sh.csr_first; ++pos) {
-      if (len[pos] == 0) continue; // an empty row's padding: offset 0 (its sum is discarded)
+      if (len[pos] == 0) continue; // an empty row's padding: column 0 (its sum is discarded)
       const int32_t base = blk->slice_col_base[(pos - sh.ell_first) >> sh.prm.log2_slice];
       for (int32_t j = 0; j < v.padded_length(pos); ++j) {
         const int32_t s = v.slot_of(pos, j);
-        blk->col16[s]   = (uint16_t)(blk->colidx[s] - base);
+        blk->col16[s]   = column_lo(blk->colidx[s], base);
+        if (base < 0) blk->col_hi16[s] = column_hi(blk->colidx[s]);
       }
     }
     blk->colidx.erase(blk->colidx.begin(), blk->colidx.begin() + sh.csr_base); // the vCSR part stays
@@ -426,7 +438,7 @@ const FormatParam kParams[] = {
   {"slice_rows", "rows per ELL slice, a power of two (paper: 32 = one warp; a row per lane)", 32, 1, 1024},
   {"block_threads", "threads per block of the single SpMV launch, a power of two in [64,1024] (paper: 256)", 256, 64, 1024},
   {"sort_window", "ELL rows sorted by length only inside windows of this many rows, keeping x/y locality (0: the paper's global sort; -1: auto, windows of 1024, 8192 or 65536 rows, the first that pads at most 10% more than the global sort, else the global sort)", -1, -1, INT32_MAX},
-  {"narrow_columns", "1: ELL columns stored as 16-bit offsets from each 32-row slice's smallest column when every slice spans at most 65535 columns (10 instead of 12 bytes per ELL entry); 0: always 32-bit", 1, 0, 1},
+  {"narrow_columns", "1: ELL columns of every 32-row slice spanning at most 65535 columns stored as 16-bit offsets from the slice's smallest column (10 instead of 12 bytes per ELL entry; other slices keep 32-bit columns as two 16-bit halves), when such slices hold at least 25% of the ELL slots; 0: always 32-bit", 1, 0, 1},
 };
 
 } // namespace

@@ -19,8 +19,9 @@ constexpr int kPairBatch = 4;
 struct KernelArgs {
   const double     *values;
   const int32_t    *colidx;         // column of slot k at colidx[k - colidx_first]
-  const uint16_t   *col16;          // narrow: ELL column offsets
-  const int32_t    *slice_col_base; // narrow: smallest column per slice
+  const uint16_t   *col16;          // narrow: ELL column offsets / low halves
+  const int32_t    *slice_col_base; // narrow: smallest column per slice, or kSplitSlice
+  const uint16_t   *col_hi16;       // narrow: high halves of split slices
   const int32_t    *perm;
   const int32_t    *slice_ptr;
   const int32_t    *csr_row_start;
@@ -46,6 +47,7 @@ struct LayoutArrays {
   const SplitBlock *split;
   double           *split_partial;
   int32_t          *split_counter;
+  const uint16_t   *col_hi16;
 };
 
 // The kernel's arguments for y = alpha*A*x + beta*y, and the blocks to launch (grid <= 0: none).
@@ -57,6 +59,7 @@ inline KernelArgs make_kernel_args(const Shape &sh, const LayoutArrays &arr, dou
   a.colidx        = arr.colidx;
   a.col16          = arr.col16;
   a.slice_col_base = arr.slice_col_base;
+  a.col_hi16       = arr.col_hi16;
   a.narrow         = sh.narrow;
   a.colidx_first   = (int32_t)sh.colidx_first();
   a.perm          = arr.perm;
@@ -84,26 +87,32 @@ inline KernelArgs make_kernel_args(const Shape &sh, const LayoutArrays &arr, dou
 // irregular matrices re-read. x goes through the read-only path (__ldg; the paper's texture
 // cache). Both from core/loads.cuh.
 
-// ELL columns of a slice: 32-bit, or (narrow) 16-bit offsets from the slice's smallest column.
-// Both give int32 columns; the narrow pair is one 4-byte load per lane (a warp: 128 contiguous bytes).
-template <bool NARROW>
-struct EllColumns {
+// ELL columns of a slice: 32-bit; (narrow) 16-bit offsets from the slice's smallest column; or
+// (narrow, a split slice) 32-bit columns in two 16-bit planes. All give int32 columns; a narrow
+// pair is one 4-byte load per lane (a warp: 128 contiguous bytes), a split pair two.
+struct EllColumns32 {
   const int32_t *col;
-  EVCHYB_HD EllColumns(const KernelArgs &a, int32_t) : col(a.colidx) {}
   EVCHYB_HD int2    pair(int32_t pair_index) const { return load_stream(reinterpret_cast<const int2 *>(col) + pair_index); }
   EVCHYB_HD int32_t single(int32_t slot) const { return load_stream(col + slot); }
 };
-template <>
-struct EllColumns<true> {
+struct EllColumns16 {
   const uint16_t *col;
   int32_t         base;
-  EVCHYB_HD EllColumns(const KernelArgs &a, int32_t s) : col(a.col16), base(load_ro(a.slice_col_base + s)) {}
   EVCHYB_HD int2 pair(int32_t pair_index) const
   {
     const ushort2 c = load_stream(reinterpret_cast<const ushort2 *>(col) + pair_index);
     return int2{base + c.x, base + c.y};
   }
   EVCHYB_HD int32_t single(int32_t slot) const { return base + load_stream(col + slot); }
+};
+struct EllColumnsSplit {
+  const uint16_t *lo, *hi;
+  EVCHYB_HD int2 pair(int32_t pair_index) const
+  {
+    const ushort2 l = load_stream(reinterpret_cast<const ushort2 *>(lo) + pair_index), h = load_stream(reinterpret_cast<const ushort2 *>(hi) + pair_index);
+    return int2{column_split(l.x, h.x), column_split(l.y, h.y)};
+  }
+  EVCHYB_HD int32_t single(int32_t slot) const { return column_split(load_stream(lo + slot), load_stream(hi + slot)); }
 };
 
 // One ELL row, S >= 2: pairs (double2 + int2 or ushort2, 16 and 8 or 4 bytes per lane, a warp
@@ -217,9 +226,13 @@ EVCHYB_HD void ell_lane(const KernelArgs &a, int32_t e, Sink &sink)
   const int32_t base = load_ro(a.slice_ptr + s), w = (load_ro(a.slice_ptr + s + 1) - base) >> log2S;
   if (w == 0 && a.beta == 1.0) return;
   const int32_t out = load_stream(a.perm + a.ell_first + e);
-  constexpr int             SC = MODE == 1 ? 0 : MODE;
-  const EllColumns<NARROW> cols(a, s);
-  const double             sum = MODE == 0 ? ell_row_scalar(a, cols, base, w) : ell_row_paired<SC>(a, cols, base, w, S, r);
+  constexpr int SC  = MODE == 1 ? 0 : MODE;
+  auto          row = [&](const auto &cols) { return MODE == 0 ? ell_row_scalar(a, cols, base, w) : ell_row_paired<SC>(a, cols, base, w, S, r); };
+  double        sum;
+  if constexpr (NARROW) { // the slice's kind: uniform over its lanes
+    const int32_t cb = load_ro(a.slice_col_base + s);
+    sum              = cb >= 0 ? row(EllColumns16{a.col16, cb}) : row(EllColumnsSplit{a.col16, a.col_hi16});
+  } else sum = row(EllColumns32{a.colidx});
   if (out >= 0) sink.row(out, sum);
   else if (a.beta != 1.0) sink.empty(~out);
 }

@@ -68,17 +68,26 @@
 //                      ceil(width / kPjdsChunkDiagonals))
 //   wide_item_owner[t] wide-block index w of item t
 //
-// Narrow columns (-mat_pjds_narrow_columns 1, the default; not in the paper): when the real
-// columns of every block span at most kPjdsNarrowSpan (its largest minus its smallest), the jagged
-// slots store 16-bit offsets from their block's smallest column, and padding is kPjdsNarrowPad
-// (the -1 of the 32-bit layout): 10 instead of 12 bytes per slot on the bandwidth-bound FEM,
-// block and banded matrices. Long rows keep 32-bit columns.
-//   block_col_base[b] smallest real column of block b (0 for a block without entries)
-//   col16[slot]       column - block_col_base[block of the slot's row], jagged slots only
-//   colidx[slot - (nslots - long_nnz)]   the long rows' columns only
-// One switch per matrix (per MPI block), not per pJDS block: the row kernel is instantiated for
-// each kind, so neither path pays for the other.
+// Narrow columns (-mat_pjds_narrow_columns 1, the default; not in the paper): the jagged slots of
+// a block whose real columns span at most kPjdsNarrowSpan (its largest minus its smallest) store
+// 16-bit offsets from the block's smallest column, padding kPjdsNarrowPad (the -1 of the 32-bit
+// layout): 10 instead of 12 bytes per slot on the bandwidth-bound FEM, block and banded matrices.
+// The choice is per block, because one far column (a scaled copy's neighbour, a coupling row)
+// must not cost every other block its saving; a block that does not fit keeps its 32-bit columns
+// split into two 16-bit planes, so the layout never stores more than the 32-bit one:
 //
+//   block_col_base[b]  smallest real column of block b, or kPjdsSplitBlock (its span does not fit)
+//   col16[slot]        fitting block: column - block_col_base[b] (kPjdsNarrowPad = padding)
+//                      split block: low half of the column          (jagged slots only)
+//   col_hi16[slot]     split block: high half (0xFFFF:0xFFFF = -1 = padding); unused otherwise,
+//                      allocated only when some block is split
+//   colidx[slot - (nslots - long_nnz)]   the long rows' columns only, 32-bit
+//
+//   jagged slot of block b:  base = block_col_base[b] >= 0 ?  column = base + col16   (2 bytes read)
+//                                                       : column = hi16:lo16      (4 bytes read)
+// The block's base is one broadcast load per thread, the branch is uniform over a warp of one
+// block (b_r = 32). Narrow layout when the fitting blocks hold at least kPjdsNarrowMinShare of the
+// jagged slots: below that the saving is small and every split block pays two loads for one.
 // Long rows (a modernisation the paper does not have; -mat_pjds_long_row L, 1 <= L <= 256): a row
 // longer than L pads every other row of its block to its length (the two rows of 5M entries of the
 // suite's long_2x20 made the layout 8.5x its CSR bytes, circuit's dense rows 2.3x). Such rows leave the jagged
@@ -142,10 +151,27 @@ inline bool pjds_window_accepted(int64_t windowed_stored, int64_t global_stored,
 // rows in the diagonals (kPjdsAutoLongRow or 0 = none).
 inline int32_t pjds_auto_long(int64_t padding_kept, int64_t padding_cut, int64_t nnz) { return (padding_kept - padding_cut) * 100 > kPjdsAutoLongPaddingPercent * nnz ? kPjdsAutoLongRow : 0; }
 
-// Narrow columns: the largest span of a block's columns; 0xFFFF marks padding.
-constexpr int32_t  kPjdsNarrowSpan = 65534;
-constexpr uint16_t kPjdsNarrowPad  = 0xFFFF;
-inline bool        pjds_narrow(int64_t enabled, int32_t widest_span) { return enabled && widest_span >= 0 && widest_span <= kPjdsNarrowSpan; }
+// Narrow columns: the largest span of a block's columns; 0xFFFF marks padding; the base of a
+// block whose columns are split into halves; the share of the jagged slots the fitting blocks must
+// hold for the narrow layout (a quarter: at least 1/24 of the bytes saved, ~4%).
+constexpr int32_t  kPjdsNarrowSpan     = 65534;
+constexpr uint16_t kPjdsNarrowPad      = 0xFFFF;
+constexpr int32_t  kPjdsSplitBlock     = -1;
+constexpr double   kPjdsNarrowMinShare = 0.25;
+inline bool        pjds_narrow(int64_t enabled, int64_t narrow_slots, int64_t jagged_slots) { return enabled && narrow_slots > 0 && (double)narrow_slots >= kPjdsNarrowMinShare * (double)jagged_slots; }
+
+#ifdef __CUDACC__
+#define PJDS_HD __host__ __device__ __forceinline__
+#else
+#define PJDS_HD inline
+#endif
+PJDS_HD bool     pjds_block_fits(int32_t span) { return span <= kPjdsNarrowSpan; } // span -1: no entries
+// The 16-bit planes of a jagged slot of a block with base `base` (narrow layout), and back
+// (the host builder, the device builder and the kernels share these).
+PJDS_HD uint16_t pjds_col_lo(int32_t col, int32_t base) { return base >= 0 ? (uint16_t)(col - base) : (uint16_t)((uint32_t)col & 0xFFFFu); }
+PJDS_HD uint16_t pjds_col_hi(int32_t col) { return (uint16_t)((uint32_t)col >> 16); }
+PJDS_HD int32_t  pjds_column_fit(uint16_t lo, int32_t base) { return lo == kPjdsNarrowPad ? -1 : base + lo; }
+PJDS_HD int32_t  pjds_column_split(uint16_t lo, uint16_t hi) { return (int32_t)(((uint32_t)hi << 16) | lo); } // padding 0xFFFFFFFF = -1
 
 // Parameter order of pjds_ops.params.
 enum PjdsParam { pjds_param_block_rows = 0, pjds_param_sort_window = 1, pjds_param_long_row = 2, pjds_param_narrow = 3, pjds_nparams = 4 };
@@ -220,6 +246,8 @@ struct PjdsInfo {
   int32_t  nlong_chunks   = 0;
   bool     narrow         = false; // 16-bit jagged columns (see the picture)
   int32_t  widest_span    = -1;    // largest column span of a block (-1: no jagged entries)
+  int64_t  narrow_slots   = 0;     // jagged slots of the blocks that fit 16-bit offsets
+  int64_t  split_slots    = 0;     // narrow layout: jagged slots of the other blocks (two 16-bit halves)
 };
 
 // Bytes the product touches: values + colidx + perm + block_width + diag_base + col_start + the

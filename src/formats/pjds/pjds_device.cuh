@@ -50,14 +50,15 @@ struct WideColumns {
   const int32_t *__restrict__ colidx;
   __host__ __device__ int32_t operator()(int32_t slot) const { return load_stream(colidx + slot); }
 };
-struct NarrowColumns {
+struct NarrowColumns { // a block that fits: offsets from its base
   const uint16_t *__restrict__ col16;
   int32_t base;
-  __host__ __device__ int32_t operator()(int32_t slot) const
-  {
-    const uint16_t o = load_stream(col16 + slot);
-    return o == kPjdsNarrowPad ? -1 : base + o;
-  }
+  __host__ __device__ int32_t operator()(int32_t slot) const { return pjds_column_fit(load_stream(col16 + slot), base); }
+};
+struct SplitColumns { // a block that does not fit (narrow layout): 32-bit columns in two 16-bit planes
+  const uint16_t *__restrict__ lo;
+  const uint16_t *__restrict__ hi;
+  __host__ __device__ int32_t operator()(int32_t slot) const { return pjds_column_split(load_stream(lo + slot), load_stream(hi + slot)); }
 };
 
 // sum_{j0 <= j < j1} values[slot] * x[column(slot)], slot = cs[j] + lp, stopping at the first
@@ -101,14 +102,19 @@ struct KernelArgs {
   const double   *values;
   const uint16_t *col16;          // narrow only
   const int32_t  *block_col_base; // narrow only
+  const uint16_t *col_hi16;       // narrow with split blocks only
 };
 
-// Row sum of a jagged row of block b with the block's column reader.
+// Row sum of a jagged row of block b with the block's column reader (narrow: per block, a branch
+// uniform over the block's rows).
 template <bool kNarrow>
 __host__ __device__ inline double jagged_sum(const KernelArgs &a, int32_t b, const int32_t *__restrict__ cs, int32_t lp, int32_t j0, int32_t j1, const double *__restrict__ x)
 {
-  if constexpr (kNarrow) return row_sum(cs, lp, j0, j1, NarrowColumns{a.col16, load_ro(a.block_col_base + b)}, a.values, x);
-  else return row_sum(cs, lp, j0, j1, WideColumns{a.colidx}, a.values, x);
+  if constexpr (kNarrow) {
+    const int32_t base = load_ro(a.block_col_base + b);
+    if (base >= 0) return row_sum(cs, lp, j0, j1, NarrowColumns{a.col16, base}, a.values, x);
+    return row_sum(cs, lp, j0, j1, SplitColumns{a.col16, a.col_hi16}, a.values, x);
+  } else return row_sum(cs, lp, j0, j1, WideColumns{a.colidx}, a.values, x);
 }
 
 struct WideArgs {
@@ -295,7 +301,7 @@ struct RowColumnRange {
     hi[p] = h;
   }
 };
-struct BlockColumnRange { // writes block b's base (0 if it has no entries; idempotent) and returns its span (-1: none)
+struct BlockColumnRange { // writes block b's base (0 if it has no entries, kPjdsSplitBlock if its span does not fit; idempotent) and returns its span (-1: none)
   const int32_t *lo, *hi;
   int32_t        nrows, block_rows;
   int32_t       *base;
@@ -307,20 +313,29 @@ struct BlockColumnRange { // writes block b's base (0 if it has no entries; idem
       l = lo[p] < l ? lo[p] : l;
       h = hi[p] > h ? hi[p] : h;
     }
-    base[b] = h >= l ? l : 0;
-    return h >= l ? h - l : -1;
+    const int32_t span = h >= l ? h - l : -1;
+    base[b]            = span < 0 ? 0 : pjds_block_fits(span) ? l : kPjdsSplitBlock;
+    return span;
   }
 };
-struct FillNarrowColumns { // the 16-bit offsets of the jagged row at sorted position p
+struct FittingSlots { // jagged slots of block b if it fits 16-bit offsets
+  const int32_t *block_width, *base;
+  int32_t        block_rows;
+  __host__ __device__ int64_t operator()(int32_t b) const { return base[b] >= 0 ? (int64_t)block_rows * block_width[b] : 0; }
+};
+struct FillNarrowColumns { // the 16-bit planes of the jagged row at sorted position p
   const int32_t *rowptr, *colidx, *perm, *slot_of_csr, *block_col_base;
   int32_t        block_rows, long_row;
-  uint16_t      *col16;
+  uint16_t      *col16, *col_hi16;
   __host__ __device__ void operator()(int32_t p) const
   {
     const int32_t i = perm[p];
     if (LongLength{rowptr, long_row}(i) > 0) return;
     const int32_t base = block_col_base[p / block_rows];
-    for (int32_t k = rowptr[i]; k < rowptr[i + 1]; ++k) col16[slot_of_csr[k]] = (uint16_t)(colidx[k] - base);
+    for (int32_t k = rowptr[i]; k < rowptr[i + 1]; ++k) {
+      col16[slot_of_csr[k]] = pjds_col_lo(colidx[k], base);
+      if (base < 0) col_hi16[slot_of_csr[k]] = pjds_col_hi(colidx[k]);
+    }
   }
 };
 
@@ -333,13 +348,13 @@ struct Arrays {
   buf<int32_t> perm, block_width, diag_base, col_start, colidx, slot_of_csr, wide_block, wide_item_start, wide_item_owner;
   buf<int32_t> long_row, long_start, long_chunk_start, long_chunk_owner;
   buf<double>  values;
-  buf<uint16_t> col16;          // narrow columns
-  buf<int32_t>  block_col_base; // narrow columns
+  buf<uint16_t> col16, col_hi16; // narrow columns: offsets / low halves, high halves of split blocks
+  buf<int32_t>  block_col_base;  // narrow columns
 
   KernelArgs kernel_args(int32_t nrows) const
   {
     const PjdsPlan &pl = info.plan;
-    return {nrows, pl.block_rows, pl.segment_rows, perm.data(), block_width.data(), diag_base.data(), col_start.data(), colidx.data(), values.data(), col16.data(), block_col_base.data()};
+    return {nrows, pl.block_rows, pl.segment_rows, perm.data(), block_width.data(), diag_base.data(), col_start.data(), colidx.data(), values.data(), col16.data(), block_col_base.data(), col_hi16.data()};
   }
   int32_t colidx_first() const { return info.narrow ? (int32_t)(nslots - info.long_nnz) : 0; }
 };
@@ -451,12 +466,16 @@ void build_arrays(const Sys &sys, const int32_t *rowptr, const int32_t *colidx, 
     in.widest_span = thrust::reduce(pol, spans, spans + nb, (int32_t)-1, thrust::maximum<int32_t>());
     sys.sync(); // lo, hi die here
   }
-  in.narrow = pjds_narrow(params[pjds_param_narrow], in.widest_span);
+  const int64_t jagged = nslots - in.long_nnz;
+  if (nb > 0) in.narrow_slots = thrust::transform_reduce(pol, zero, zero + nb, FittingSlots{out.block_width.data(), out.block_col_base.data(), br}, (int64_t)0, thrust::plus<int64_t>());
+  in.narrow = pjds_narrow(params[pjds_param_narrow], in.narrow_slots, jagged);
   if (in.narrow) {
-    const int64_t jagged = nslots - in.long_nnz;
+    in.split_slots = jagged - in.narrow_slots;
     out.col16.resize(jagged);
     thrust::fill(pol, out.col16.data(), out.col16.data() + jagged, kPjdsNarrowPad);
-    thrust::for_each_n(pol, zero, nrows, FillNarrowColumns{rowptr, colidx, out.perm.data(), out.slot_of_csr.data(), out.block_col_base.data(), br, L, out.col16.data()});
+    out.col_hi16.resize(in.split_slots ? jagged : 0);
+    if (in.split_slots) thrust::fill(pol, out.col_hi16.data(), out.col_hi16.data() + jagged, (uint16_t)0xFFFF);
+    thrust::for_each_n(pol, zero, nrows, FillNarrowColumns{rowptr, colidx, out.perm.data(), out.slot_of_csr.data(), out.block_col_base.data(), br, L, out.col16.data(), out.col_hi16.data()});
     typename Sys::template buffer<int32_t> long_cols(in.long_nnz); // the long rows' columns stay
     thrust::copy(pol, out.colidx.data() + jagged, out.colidx.data() + nslots, long_cols.data());
     sys.sync();

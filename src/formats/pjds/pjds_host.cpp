@@ -23,15 +23,15 @@ public:
   std::vector<int32_t> perm, block_width, diag_base, col_start, colidx, slots;
   std::vector<int32_t> wide_block, wide_item_start, wide_item_owner;
   std::vector<int32_t> long_row, long_start; // long rows: original row, slot of its first entry
-  std::vector<uint16_t> col16;                // narrow: jagged column offsets
-  std::vector<int32_t>  block_col_base;       // narrow: smallest column per block
+  std::vector<uint16_t> col16, col_hi16;      // narrow: jagged column offsets / low halves, high halves
+  std::vector<int32_t>  block_col_base;       // narrow: smallest column per block, or kPjdsSplitBlock
   std::vector<double>  vals;
 
   // Column at a jagged slot of block b (-1: padding), and at a long-row slot.
   int32_t jagged_column(int32_t b, int32_t slot) const
   {
     if (!info.narrow) return colidx[slot];
-    return col16[slot] == kPjdsNarrowPad ? -1 : block_col_base[b] + col16[slot];
+    return block_col_base[b] >= 0 ? pjds_column_fit(col16[slot], block_col_base[b]) : pjds_column_split(col16[slot], col_hi16[slot]);
   }
   int32_t long_column(int32_t slot) const { return colidx[info.narrow ? slot - (nslots - info.long_nnz) : slot]; }
 
@@ -158,17 +158,28 @@ std::unique_ptr<FormatBlock> pjds_build_host(const CsrView &A, const int64_t *pa
       block_has[b]           = true;
     }
   }
-  for (int32_t b = 0; b < nb; ++b)
-    if (block_has[b]) in.widest_span = std::max(in.widest_span, block_hi[b] - blk->block_col_base[b]);
-  in.narrow = pjds_narrow(params[pjds_param_narrow], in.widest_span);
+  const int64_t jagged = nslots - in.long_nnz;
+  for (int32_t b = 0; b < nb; ++b) {
+    if (!block_has[b]) continue;
+    const int32_t span = block_hi[b] - blk->block_col_base[b];
+    in.widest_span     = std::max(in.widest_span, span);
+    if (pjds_block_fits(span)) in.narrow_slots += (int64_t)br * blk->block_width[b];
+    else blk->block_col_base[b] = kPjdsSplitBlock;
+  }
+  in.narrow = pjds_narrow(params[pjds_param_narrow], in.narrow_slots, jagged);
   if (in.narrow) {
-    const int64_t jagged = nslots - in.long_nnz;
+    in.split_slots = jagged - in.narrow_slots;
     blk->col16.assign(jagged, kPjdsNarrowPad);
+    blk->col_hi16.assign(in.split_slots ? jagged : 0, 0xFFFF);
     for (int32_t p = 0; p < A.nrows; ++p) {
-      const int32_t  i = blk->perm[p], s = p / S, lp = p - s * S;
+      const int32_t  i = blk->perm[p], s = p / S, lp = p - s * S, base = blk->block_col_base[p / br];
       const int32_t *cs = blk->col_start.data() + blk->diag_base[s];
       if (sort_length(len[i], L) != len[i]) continue;
-      for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) blk->col16[cs[k - A.rowptr[i]] + lp] = (uint16_t)(A.colidx[k] - blk->block_col_base[p / br]);
+      for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) {
+        const int32_t slot = cs[k - A.rowptr[i]] + lp;
+        blk->col16[slot]   = pjds_col_lo(A.colidx[k], base);
+        if (base < 0) blk->col_hi16[slot] = pjds_col_hi(A.colidx[k]);
+      }
     }
     blk->colidx.erase(blk->colidx.begin(), blk->colidx.begin() + jagged); // the long rows' columns stay
   } else blk->block_col_base.clear();
@@ -209,7 +220,7 @@ int64_t pjds_padded_slots_host(const std::vector<int32_t> &lengths, int32_t br, 
 void pjds_check_params(const int64_t *params)
 {
   const int64_t br = params[pjds_param_block_rows], w = params[pjds_param_sort_window], L = params[pjds_param_long_row], nc = params[pjds_param_narrow];
-  if (nc < 0 || nc > 1) throw Error(ErrorKind::bad_input, "pjds: -mat_pjds_narrow_columns must be 0 (32-bit columns) or 1 (16-bit offsets where every block fits); got " + std::to_string(nc));
+  if (nc < 0 || nc > 1) throw Error(ErrorKind::bad_input, "pjds: -mat_pjds_narrow_columns must be 0 (32-bit columns) or 1 (16-bit offsets in the blocks that fit); got " + std::to_string(nc));
   if (br < 1 || br > 1024) throw Error(ErrorKind::bad_input, "pjds: -mat_pjds_block_rows must be in [1, 1024] (32, one warp, is the paper's choice); got " + std::to_string(br));
   if (w < -1 || w > INT32_MAX) throw Error(ErrorKind::bad_input, "pjds: -mat_pjds_sort_window must be -1 (auto), 0 (sort all rows) or a window size; got " + std::to_string(w));
   if (L < -1 || L > kPjdsChunkDiagonals)
@@ -247,7 +258,7 @@ void pjds_check_slots(int64_t nslots, int64_t nnz)
 std::size_t pjds_bytes(const PjdsInfo &in, int32_t nrows, int64_t nslots)
 {
   const int64_t br = in.plan.block_rows;
-  const int64_t columns = in.narrow ? (nslots - in.long_nnz) * 2 + in.plan.nblocks * 4 + in.long_nnz * 4 : nslots * 4;
+  const int64_t columns = in.narrow ? (nslots - in.long_nnz) * 2 + in.split_slots * 2 + in.plan.nblocks * 4 + in.long_nnz * 4 : nslots * 4;
   return (std::size_t)(nslots * (int64_t)sizeof(double) + columns                      // values, columns
                        + (int64_t)nrows * 4 + (int64_t)in.plan.nblocks * 4               // perm, block_width
                        + (int64_t)in.plan.nsegments * 4 + in.ndiagonals * 4              // diag_base, col_start
@@ -277,7 +288,10 @@ void pjds_describe(const PjdsInfo &in, const FormatBlock &blk, std::vector<Layou
                                (pl.auto_window ? " (auto: the first of 1024, 8192, 65536 rows that pads at most " + format_number(100 * kPjdsAutoExtraPadding, "%.0f") + "% of the nonzeros more than the global sort, else global)" : "")});
   out.push_back({"jagged diagonals (col_start entries)", std::to_string(in.ndiagonals)});
   const std::string span = in.widest_span < 0 ? "no jagged entries" : "widest block spans " + std::to_string(in.widest_span) + " columns";
-  out.push_back({"column indices", in.narrow ? "16-bit offsets from each block's smallest column (" + span + "); long rows 32-bit" : "32-bit (" + span + (in.widest_span > kPjdsNarrowSpan ? "; 16-bit offsets need at most " + std::to_string(kPjdsNarrowSpan) + ")" : ")")});
+  const int64_t     jagged = blk.nslots - in.long_nnz;
+  const std::string fit    = format_number(jagged ? 100.0 * (double)in.narrow_slots / (double)jagged : 0.0, "%.1f") + "% of the jagged slots in blocks spanning at most " + std::to_string(kPjdsNarrowSpan) + " columns";
+  out.push_back({"column indices", in.narrow ? "16-bit offsets from each block's smallest column (" + fit + "; " + span + (in.split_slots ? ", such blocks in two 16-bit halves" : "") + "); long rows 32-bit"
+                                             : "32-bit (" + span + "; " + fit + ", 16-bit offsets need " + format_number(100 * kPjdsNarrowMinShare, "%.0f") + "% and -mat_pjds_narrow_columns 1)"});
   out.push_back({"slots", std::to_string(blk.nslots)});
   out.push_back({"padding slots", std::to_string(padding) + " (" + format_number(blk.nslots ? 100.0 * (double)padding / (double)blk.nslots : 0.0, "%.2f") + "% of slots)"});
   out.push_back({"wide blocks (> " + std::to_string(kPjdsChunkDiagonals) + " diagonals, split)", std::to_string(in.nwide_blocks) + " blocks, " + std::to_string(in.nwide_items) + " items"});
@@ -295,7 +309,7 @@ static const FormatParam kPjdsParams[] = {
   {"block_rows", "rows per padded block b_r (32 = one warp, the paper's choice); rows of a block are padded to its longest row", 32, 1, 1024},
   {"sort_window", "sort rows by length only inside windows of this many rows (rounded up to whole blocks; keeps x/y locality like SELL-C-sigma); 0 = global sort (the paper); -1 (default) = auto: the first of 1024, 8192, 65536 rows that pads at most 10% of the nonzeros more than the global sort, else the global sort", -1, -1, INT32_MAX},
   {"long_row", "rows longer than this (1..256) leave the jagged diagonals for a CSR part read by one warp per 1024 entries, so they pad no other row of their block; 0 = none (the paper); -1 (default) = auto: rows longer than 256 when that saves padding above 10% of the nonzeros, or longer than 32 when only that lets the auto sort window keep windows", -1, -1, kPjdsChunkDiagonals},
-  {"narrow_columns", "1: jagged column indices stored as 16-bit offsets from each block's smallest column when every block spans at most 65534 columns (10 instead of 12 bytes per slot); 0: always 32-bit", 1, 0, 1},
+  {"narrow_columns", "1: jagged column indices of every block spanning at most 65534 columns stored as 16-bit offsets from the block's smallest column (10 instead of 12 bytes per slot; other blocks keep 32-bit columns as two 16-bit halves), when such blocks hold at least 25% of the slots; 0: always 32-bit", 1, 0, 1},
 };
 
 extern const FormatOps pjds_ops = {
