@@ -67,8 +67,8 @@
 //     col_hi16[slot]    = high half (split slices only; allocated only when a slice is split)
 //     colidx[slot - csr_base]                                             (vCSR part only, 32-bit as before)
 //
-//  The slice's base is one broadcast load per lane and the branch is uniform over the warp of a
-//  32-row slice. Narrow layout when the fitting slices hold at least kNarrowMinShare of the ELL
+//  The slice's base is one broadcast load per lane, in flight with the slice's offsets (only the
+//  high halves' loads wait for it; see EllColumns16). Narrow layout when the fitting slices hold at least kNarrowMinShare of the ELL
 //  slots (below that the saving is small and every split slice pays two loads for one); the
 //  kernel picks the ELL row function once per band, so a layout without narrow slices (random
 //  graphs: columns all over) runs the plain 32-bit path.
