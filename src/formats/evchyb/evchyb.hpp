@@ -67,8 +67,8 @@
 //     col_hi16[slot]    = high half (split slices only; allocated only when a slice is split)
 //     colidx[slot - csr_base]                                             (vCSR part only, 32-bit as before)
 //
-//  The slice's base is one broadcast load per lane, in flight with the slice's offsets (only the
-//  high halves' loads wait for it; see EllColumns16). Narrow layout when the fitting slices hold at least kNarrowMinShare of the ELL
+//  The slice's base is one broadcast load per lane, issued with slice_ptr, and picks the row's
+//  column reader (a branch uniform over the slice; see ell_lane). Narrow layout when the fitting slices hold at least kNarrowMinShare of the ELL
 //  slots (below that the saving is small and every split slice pays two loads for one); the
 //  kernel picks the ELL row function once per band, so a layout without narrow slices (random
 //  graphs: columns all over) runs the plain 32-bit path.

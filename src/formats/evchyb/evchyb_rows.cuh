@@ -90,25 +90,33 @@ inline KernelArgs make_kernel_args(const Shape &sh, const LayoutArrays &arr, dou
 // ELL columns of a slice: 32-bit, or (narrow) 16-bit offsets from the slice's smallest column,
 // or (narrow, a split slice: base kSplitSlice) 32-bit columns in two 16-bit planes. All give int32
 // columns; a narrow pair is one 4-byte load per lane (a warp: 128 contiguous bytes), a split pair
-// two. The narrow reader has no branch on the base: the offsets and values are loaded while the
-// base is still in flight (a branch would wait for it first, one more memory round trip per row,
-// measured: scaled CA-GrQc 136 -> 127 GFLOP/s); only the high half's load is predicated on it.
+// two. ell_lane picks the reader by the slice's base, loaded beside slice_ptr so the choice waits
+// for no extra memory round trip (measured on the H100: choosing after slice_ptr cost scaled
+// CA-GrQc 7%; predicating the high half's load on the base instead stalled the in-order issue of
+// every batch: FEM rows 503 -> 483 GFLOP/s).
 struct EllColumns32 {
   const int32_t *col;
   EVCHYB_HD int2    pair(int32_t pair_index) const { return load_stream(reinterpret_cast<const int2 *>(col) + pair_index); }
   EVCHYB_HD int32_t single(int32_t slot) const { return load_stream(col + slot); }
 };
 struct EllColumns16 {
-  const uint16_t *lo, *hi;
-  int32_t         base; // >= 0: offsets from it; kSplitSlice: lo/hi halves
-  EVCHYB_HD int32_t col(uint16_t l, uint16_t h) const { return (base < 0 ? 0 : base) + column_split(l, h); }
-  EVCHYB_HD int2    pair(int32_t pair_index) const
+  const uint16_t *col;
+  int32_t         base;
+  EVCHYB_HD int2 pair(int32_t pair_index) const
   {
-    const ushort2 l = load_stream(reinterpret_cast<const ushort2 *>(lo) + pair_index);
-    const ushort2 h = base < 0 ? load_stream(reinterpret_cast<const ushort2 *>(hi) + pair_index) : ushort2{0, 0};
-    return int2{col(l.x, h.x), col(l.y, h.y)};
+    const ushort2 c = load_stream(reinterpret_cast<const ushort2 *>(col) + pair_index);
+    return int2{base + c.x, base + c.y};
   }
-  EVCHYB_HD int32_t single(int32_t slot) const { return col(load_stream(lo + slot), base < 0 ? load_stream(hi + slot) : (uint16_t)0); }
+  EVCHYB_HD int32_t single(int32_t slot) const { return base + load_stream(col + slot); }
+};
+struct EllColumnsSplit {
+  const uint16_t *lo, *hi;
+  EVCHYB_HD int2 pair(int32_t pair_index) const
+  {
+    const ushort2 l = load_stream(reinterpret_cast<const ushort2 *>(lo) + pair_index), h = load_stream(reinterpret_cast<const ushort2 *>(hi) + pair_index);
+    return int2{column_split(l.x, h.x), column_split(l.y, h.y)};
+  }
+  EVCHYB_HD int32_t single(int32_t slot) const { return column_split(load_stream(lo + slot), load_stream(hi + slot)); }
 };
 
 // One ELL row, S >= 2: pairs (double2 + int2 or ushort2, 16 and 8 or 4 bytes per lane, a warp
@@ -219,13 +227,14 @@ EVCHYB_HD void ell_lane(const KernelArgs &a, int32_t e, Sink &sink)
 {
   const int32_t log2S = a.log2_slice, S = 1 << log2S;
   const int32_t s = e >> log2S, r = e & (S - 1);
+  const int32_t cb   = NARROW ? load_ro(a.slice_col_base + s) : 0; // in flight with slice_ptr
   const int32_t base = load_ro(a.slice_ptr + s), w = (load_ro(a.slice_ptr + s + 1) - base) >> log2S;
   if (w == 0 && a.beta == 1.0) return;
   const int32_t out = load_stream(a.perm + a.ell_first + e);
   constexpr int SC  = MODE == 1 ? 0 : MODE;
   auto          row = [&](const auto &cols) { return MODE == 0 ? ell_row_scalar(a, cols, base, w) : ell_row_paired<SC>(a, cols, base, w, S, r); };
   double        sum;
-  if constexpr (NARROW) sum = row(EllColumns16{a.col16, a.col_hi16, load_ro(a.slice_col_base + s)});
+  if constexpr (NARROW) sum = cb >= 0 ? row(EllColumns16{a.col16, cb}) : row(EllColumnsSplit{a.col16, a.col_hi16}); // uniform over the slice
   else sum = row(EllColumns32{a.colidx});
   if (out >= 0) sink.row(out, sum);
   else if (a.beta != 1.0) sink.empty(~out);

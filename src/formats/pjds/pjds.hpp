@@ -85,8 +85,8 @@
 //
 //   jagged slot of block b:  base = block_col_base[b] >= 0 ?  column = base + col16   (2 bytes read)
 //                                                       : column = hi16:lo16      (4 bytes read)
-// The block's base is one broadcast load per thread, in flight with the offsets (only the high
-// halves' loads wait for it; see NarrowColumns in pjds_device.cuh). Narrow layout when the fitting blocks hold at least kPjdsNarrowMinShare of the
+// The block's base is one broadcast load per thread, issued with block_width, and picks the row's
+// column reader (a branch uniform over the block's rows; see block_base in pjds_device.cuh). Narrow layout when the fitting blocks hold at least kPjdsNarrowMinShare of the
 // jagged slots: below that the saving is small and every split block pays two loads for one.
 // Long rows (a modernisation the paper does not have; -mat_pjds_long_row L, 1 <= L <= 256): a row
 // longer than L pads every other row of its block to its length (the two rows of 5M entries of the

@@ -50,19 +50,15 @@ struct WideColumns {
   const int32_t *__restrict__ colidx;
   __host__ __device__ int32_t operator()(int32_t slot) const { return load_stream(colidx + slot); }
 };
-// Narrow layout: offsets from the block's base, or (base kPjdsSplitBlock) two 16-bit halves. No
-// branch on the base: the offsets and values are loaded while the base is in flight (a branch
-// waits for it first, one more memory round trip per row; measured on scaled CA-GrQc, 142 -> 126
-// GFLOP/s); only the high half's load is predicated on it.
-struct NarrowColumns {
+struct NarrowColumns { // a block that fits: offsets from its base
+  const uint16_t *__restrict__ col16;
+  int32_t base;
+  __host__ __device__ int32_t operator()(int32_t slot) const { return pjds_column_fit(load_stream(col16 + slot), base); }
+};
+struct SplitColumns { // a block that does not fit (narrow layout): 32-bit columns in two 16-bit planes
   const uint16_t *__restrict__ lo;
   const uint16_t *__restrict__ hi;
-  int32_t base;
-  __host__ __device__ int32_t operator()(int32_t slot) const
-  {
-    const uint16_t l = load_stream(lo + slot), h = base < 0 ? load_stream(hi + slot) : (uint16_t)0;
-    return base < 0 ? pjds_column_split(l, h) : pjds_column_fit(l, base);
-  }
+  __host__ __device__ int32_t operator()(int32_t slot) const { return pjds_column_split(load_stream(lo + slot), load_stream(hi + slot)); }
 };
 
 // sum_{j0 <= j < j1} values[slot] * x[column(slot)], slot = cs[j] + lp, stopping at the first
@@ -109,12 +105,22 @@ struct KernelArgs {
   const uint16_t *col_hi16;       // narrow with split blocks only
 };
 
-// Row sum of a jagged row of block b with the block's column reader.
+// The base of block b (narrow layout; 0 otherwise). Callers load it beside block_width, so the
+// reader choice below waits for no extra memory round trip (measured on the H100: choosing after
+// the other loads cost scaled CA-GrQc 11%; predicating the high half's load on the base instead
+// stalled the in-order issue of every batch: FEM rows 500 -> 400 GFLOP/s).
 template <bool kNarrow>
-__host__ __device__ inline double jagged_sum(const KernelArgs &a, int32_t b, const int32_t *__restrict__ cs, int32_t lp, int32_t j0, int32_t j1, const double *__restrict__ x)
+__host__ __device__ inline int32_t block_base(const KernelArgs &a, int32_t b) { return kNarrow ? load_ro(a.block_col_base + b) : 0; }
+
+// Row sum of a jagged row of a block with base cb, with the block's column reader (the branch is
+// uniform over the block's rows).
+template <bool kNarrow>
+__host__ __device__ inline double jagged_sum(const KernelArgs &a, int32_t cb, const int32_t *__restrict__ cs, int32_t lp, int32_t j0, int32_t j1, const double *__restrict__ x)
 {
-  if constexpr (kNarrow) return row_sum(cs, lp, j0, j1, NarrowColumns{a.col16, a.col_hi16, load_ro(a.block_col_base + b)}, a.values, x);
-  else return row_sum(cs, lp, j0, j1, WideColumns{a.colidx}, a.values, x);
+  if constexpr (kNarrow) {
+    if (cb >= 0) return row_sum(cs, lp, j0, j1, NarrowColumns{a.col16, cb}, a.values, x);
+    return row_sum(cs, lp, j0, j1, SplitColumns{a.col16, a.col_hi16}, a.values, x);
+  } else return row_sum(cs, lp, j0, j1, WideColumns{a.colidx}, a.values, x);
 }
 
 struct WideArgs {
@@ -135,7 +141,7 @@ struct LongArgs {
 template <bool kWindowed, bool kNarrow>
 __host__ __device__ inline void row_thread(const KernelArgs &a, int32_t p, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
 {
-  const int32_t b = p / a.block_rows, W = load_ro(a.block_width + b);
+  const int32_t b = p / a.block_rows, W = load_ro(a.block_width + b), cb = block_base<kNarrow>(a, b);
   if (W > kPjdsChunkDiagonals) return; // a wide block: the split path handles it
   int32_t        lp = p;
   const int32_t *cs = a.col_start;
@@ -144,7 +150,7 @@ __host__ __device__ inline void row_thread(const KernelArgs &a, int32_t p, doubl
     lp              = p - s * a.segment_rows;
     cs += load_ro(a.diag_base + s);
   }
-  const double sum = jagged_sum<kNarrow>(a, b, cs, lp, 0, W, x);
+  const double sum = jagged_sum<kNarrow>(a, cb, cs, lp, 0, W, x);
   store_y(y, load_ro(a.perm + p), alpha, sum, beta);
 }
 
@@ -163,7 +169,7 @@ __host__ __device__ inline void wide_item_thread(const KernelArgs &a, const Wide
   const int32_t  W  = load_ro(a.block_width + b);
   const int32_t  j1 = j0 + kPjdsChunkDiagonals < W ? j0 + kPjdsChunkDiagonals : W;
   const int32_t *cs = a.col_start + load_ro(a.diag_base + s);
-  w.partial[(int64_t)item * a.block_rows + r] = jagged_sum<kNarrow>(a, b, cs, lp, j0, j1, x);
+  w.partial[(int64_t)item * a.block_rows + r] = jagged_sum<kNarrow>(a, block_base<kNarrow>(a, b), cs, lp, j0, j1, x);
 }
 
 // Long rows, step 1: lane `lane` of the warp on chunk c sums entries lane, lane + 32, ... of the
