@@ -137,7 +137,7 @@ inline std::vector<NamedMatrix> edge_case_matrices(bool large = true)
   m.push_back({"one_dense_row", random_rows(2000, dense, 11, [=](std::mt19937_64 &r, int32_t i) { return i == 777 ? dense : std::uniform_int_distribution<int32_t>(0, 9)(r); })});
   m.push_back({"equal_lengths_31", uniform_rows(1000, 1000, 31, 31, 12)});
   m.push_back({"span_65534", two_diagonals(32 * 40, 65503)}); // 16-bit column offsets at their limit
-  m.push_back({"narrow_mixed", two_diagonals_mixed(32 * 40, 100, 70000, 4)}); // a quarter of the 32-row blocks too wide
+  m.push_back({"narrow_mixed", two_diagonals_mixed(32 * 40, 100, 70000, 8)}); // an eighth of the 32-row blocks too wide
   m.push_back({"powerlaw", random_rows(6000, 6000, 13, [](std::mt19937_64 &r, int32_t) { return (int32_t)(2.0 / std::pow(std::uniform_real_distribution<double>(1e-4, 1.0)(r), 0.9)); })});
   return m;
 }

@@ -207,15 +207,15 @@ int main(int argc, char **argv)
         check_on(p, v.tag, m);
       }
   }
-  // Narrow columns per slice: a quarter of the 32-row slices too wide keeps the narrow layout with
+  // Narrow columns per slice: an eighth of the 32-row slices too wide keeps the narrow layout with
   // those slices split into 16-bit halves (the product runs both row functions; narrow_mixed is
-  // also an edge case of every suite); fitting slices holding a fifth of the slots stay 32-bit.
-  const std::vector<std::tuple<std::string, CsrMatrix, bool>> per_slice = {{"narrow_mixed", two_diagonals_mixed(32 * 40, 100, 70000, 4), true}, {"narrow_minority", two_diagonals_mixed(32 * 40, 70000, 100, 5), false}};
+  // also an edge case of every suite); fitting slices holding three quarters of the slots (below kNarrowMinShare) stay 32-bit.
+  const std::vector<std::tuple<std::string, CsrMatrix, bool>> per_slice = {{"narrow_mixed", two_diagonals_mixed(32 * 40, 100, 70000, 8), true}, {"narrow_minority", two_diagonals_mixed(32 * 40, 100, 70000, 4), false}};
   for (const auto &[name, A, narrow] : per_slice) {
     const auto   fb = evchyb_ops.build_host(A.view(), def.data());
     const auto  &hb = static_cast<const HostBlock &>(*fb);
     const Shape &sh = hb.sh;
-    check(sh.narrow == narrow && (!narrow || (sh.split_slots > 0 && sh.fitting_slots == 3 * sh.split_slots && hb.col_hi16.size() == hb.col16.size())), "evchyb_kernel.narrow_per_slice." + name,
+    check(sh.narrow == narrow && (!narrow || (sh.split_slots > 0 && sh.fitting_slots == 7 * sh.split_slots && hb.col_hi16.size() == hb.col16.size())), "evchyb_kernel.narrow_per_slice." + name,
           "narrow " + std::to_string(sh.narrow) + ", fitting " + std::to_string(sh.fitting_slots) + ", split " + std::to_string(sh.split_slots));
     for (const Variant &v : variants)
       if (v.param == 1 || v.param == 4 || !v.tag[0]) {
@@ -227,7 +227,7 @@ int main(int argc, char **argv)
   // The bytes of a narrow layout: 2 per ELL column instead of 4, plus a base per slice; a split
   // slice's columns cost what they cost in the 32-bit layout.
   {
-    const CsrMatrix      A   = two_diagonals_mixed(32 * 40, 100, 70000, 4);
+    const CsrMatrix      A   = two_diagonals_mixed(32 * 40, 100, 70000, 8);
     std::vector<int64_t> off = def;
     off[4]                   = 0;
     const auto   fn = evchyb_ops.build_host(A.view(), def.data()), fw = evchyb_ops.build_host(A.view(), off.data());

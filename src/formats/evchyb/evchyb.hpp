@@ -69,7 +69,7 @@
 //
 //  The slice's base is one broadcast load per lane, issued with slice_ptr, and picks the row's
 //  column reader (a branch uniform over the slice; see ell_lane). Narrow layout when the fitting slices hold at least kNarrowMinShare of the ELL
-//  slots (below that the saving is small and every split slice pays two loads for one); the
+//  slots (split slices pay two column loads for one: measured slower below that share); the
 //  kernel picks the ELL row function once per band, so a layout without narrow slices (random
 //  graphs: columns all over) runs the plain 32-bit path.
 //
@@ -138,10 +138,13 @@ constexpr double  kAutoExtraPadding = 0.10;
 constexpr int32_t kMaxBands = 16;
 // Narrow columns: the largest span of a slice's columns a 16-bit offset holds; the base of a slice
 // whose columns are split into halves; the share of the ELL slots fitting slices must hold for the
-// narrow layout (a quarter: at least 1/24 of the ELL bytes saved, ~4%).
+// narrow layout. Measured on an H100 (bench/results/2026-11-24-h100-s12): split slices cost more
+// than their bytes say (two column loads for one); mixed layouts won where 86-91% of the slots fit
+// (scaled dwt_2680 +4%, ani4 +2%) and lost where 70% or less did (power grid 0 / -4% for pJDS,
+// CA-GrQc -6% / -11%).
 constexpr int32_t kNarrowSpan     = 65535;
 constexpr int32_t kSplitSlice     = -1;
-constexpr double  kNarrowMinShare = 0.25;
+constexpr double  kNarrowMinShare = 0.80;
 
 struct Params {
   int32_t ell_max_row   = 128; // M: rows of length <= M go to ELL

@@ -87,7 +87,7 @@
 //                                                       : column = hi16:lo16      (4 bytes read)
 // The block's base is one broadcast load per thread, issued with block_width, and picks the row's
 // column reader (a branch uniform over the block's rows; see block_base in pjds_device.cuh). Narrow layout when the fitting blocks hold at least kPjdsNarrowMinShare of the
-// jagged slots: below that the saving is small and every split block pays two loads for one.
+// jagged slots: split blocks pay two column loads for one, measured slower below that share.
 // Long rows (a modernisation the paper does not have; -mat_pjds_long_row L, 1 <= L <= 256): a row
 // longer than L pads every other row of its block to its length (the two rows of 5M entries of the
 // suite's long_2x20 made the layout 8.5x its CSR bytes, circuit's dense rows 2.3x). Such rows leave the jagged
@@ -153,11 +153,13 @@ inline int32_t pjds_auto_long(int64_t padding_kept, int64_t padding_cut, int64_t
 
 // Narrow columns: the largest span of a block's columns; 0xFFFF marks padding; the base of a
 // block whose columns are split into halves; the share of the jagged slots the fitting blocks must
-// hold for the narrow layout (a quarter: at least 1/24 of the bytes saved, ~4%).
+// hold for the narrow layout: split blocks cost more than their bytes say (two column loads for
+// one); on an H100 mixed layouts won where 86-91% of the slots fit and lost where 70% or less did
+// (kNarrowMinShare in evchyb.hpp has the numbers).
 constexpr int32_t  kPjdsNarrowSpan     = 65534;
 constexpr uint16_t kPjdsNarrowPad      = 0xFFFF;
 constexpr int32_t  kPjdsSplitBlock     = -1;
-constexpr double   kPjdsNarrowMinShare = 0.25;
+constexpr double   kPjdsNarrowMinShare = 0.80;
 inline bool        pjds_narrow(int64_t enabled, int64_t narrow_slots, int64_t jagged_slots) { return enabled && narrow_slots > 0 && (double)narrow_slots >= kPjdsNarrowMinShare * (double)jagged_slots; }
 
 #ifdef __CUDACC__
