@@ -154,12 +154,12 @@ inline int32_t pjds_auto_long(int64_t padding_kept, int64_t padding_cut, int64_t
 // Narrow columns: the largest span of a block's columns; 0xFFFF marks padding; the base of a
 // block whose columns are split into halves; the share of the jagged slots the fitting blocks must
 // hold for the narrow layout: split blocks cost more than their bytes say (two column loads for
-// one); on an H100 mixed layouts won where 86-91% of the slots fit and lost where 70% or less did
-// (kNarrowMinShare in evchyb.hpp has the numbers).
+// one); on an H100 mixed layouts won where 87.7% and 95.7% of the slots fit and lost where 80.4%
+// or less did (kNarrowMinShare in evchyb.hpp has the numbers).
 constexpr int32_t  kPjdsNarrowSpan     = 65534;
 constexpr uint16_t kPjdsNarrowPad      = 0xFFFF;
 constexpr int32_t  kPjdsSplitBlock     = -1;
-constexpr double   kPjdsNarrowMinShare = 0.80;
+constexpr double   kPjdsNarrowMinShare = 0.85;
 inline bool        pjds_narrow(int64_t enabled, int64_t narrow_slots, int64_t jagged_slots) { return enabled && narrow_slots > 0 && (double)narrow_slots >= kPjdsNarrowMinShare * (double)jagged_slots; }
 
 #ifdef __CUDACC__

@@ -309,7 +309,7 @@ static const FormatParam kPjdsParams[] = {
   {"block_rows", "rows per padded block b_r (32 = one warp, the paper's choice); rows of a block are padded to its longest row", 32, 1, 1024},
   {"sort_window", "sort rows by length only inside windows of this many rows (rounded up to whole blocks; keeps x/y locality like SELL-C-sigma); 0 = global sort (the paper); -1 (default) = auto: the first of 1024, 8192, 65536 rows that pads at most 10% of the nonzeros more than the global sort, else the global sort", -1, -1, INT32_MAX},
   {"long_row", "rows longer than this (1..256) leave the jagged diagonals for a CSR part read by one warp per 1024 entries, so they pad no other row of their block; 0 = none (the paper); -1 (default) = auto: rows longer than 256 when that saves padding above 10% of the nonzeros, or longer than 32 when only that lets the auto sort window keep windows", -1, -1, kPjdsChunkDiagonals},
-  {"narrow_columns", "1: jagged column indices of every block spanning at most 65534 columns stored as 16-bit offsets from the block's smallest column (10 instead of 12 bytes per slot; other blocks keep 32-bit columns as two 16-bit halves), when such blocks hold at least 80% of the slots; 0: always 32-bit", 1, 0, 1},
+  {"narrow_columns", "1: jagged column indices of every block spanning at most 65534 columns stored as 16-bit offsets from the block's smallest column (10 instead of 12 bytes per slot; other blocks keep 32-bit columns as two 16-bit halves), when such blocks hold at least 85% of the slots; 0: always 32-bit", 1, 0, 1},
 };
 
 extern const FormatOps pjds_ops = {
