@@ -141,7 +141,7 @@ constexpr int32_t kMaxBands = 16;
 // narrow layout. Measured on an H100 (bench/results/2026-11-24-h100-s12): split slices cost more
 // than their bytes say (two column loads for one); mixed layouts won where 87.7% and 95.7% of the
 // slots fit (scaled dwt_2680 +4%, ani4 +2%) and lost where 80.4% did (scaled power grid: 225 -> 219
-// GFLOP/s, pJDS 207 -> 199) and where ~30% did (scaled CA-GrQc: 136 -> 127, pJDS 142 -> 127).
+// GFLOP/s, pJDS 207 -> 199) and where 46% did (scaled CA-GrQc: 136 -> 127, pJDS 142 -> 127).
 constexpr int32_t kNarrowSpan     = 65535;
 constexpr int32_t kSplitSlice     = -1;
 constexpr double  kNarrowMinShare = 0.85;
