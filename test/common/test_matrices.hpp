@@ -75,23 +75,6 @@ inline CsrMatrix stencil7(int32_t n)
   return A;
 }
 
-// Rows {i, i + d} (n rows, n + d columns): 32 consecutive rows span 31 + d columns, which puts
-// the 16-bit column offsets of EVC-HYB slices and pJDS blocks right at their limits.
-inline CsrMatrix two_diagonals(int32_t n, int32_t d)
-{
-  CsrMatrix A;
-  A.nrows = n;
-  A.ncols = n + d;
-  for (int32_t i = 0; i < n; ++i) {
-    A.colidx.push_back(i);
-    A.colidx.push_back(i + d);
-    A.values.push_back(1.0 + i % 7);
-    A.values.push_back(-0.5 - i % 3);
-    A.rowptr.push_back((int32_t)A.colidx.size());
-  }
-  return A;
-}
-
 // Rows {i, i + d} with d = d_far in every `far_every`-th run of 32 rows, else d_fit: a mix of
 // 32-row blocks / slices that fit 16-bit column offsets and blocks that do not.
 inline CsrMatrix two_diagonals_mixed(int32_t n, int32_t d_fit, int32_t d_far, int32_t far_every)
@@ -103,12 +86,16 @@ inline CsrMatrix two_diagonals_mixed(int32_t n, int32_t d_fit, int32_t d_far, in
     const int32_t d = (i / 32) % far_every == 0 ? d_far : d_fit;
     A.colidx.push_back(i);
     A.colidx.push_back(i + d);
-    A.values.push_back(1.0 + i % 5);
-    A.values.push_back(-0.25 - i % 4);
+    A.values.push_back(1.0 + i % 7);
+    A.values.push_back(-0.5 - i % 3);
     A.rowptr.push_back((int32_t)A.colidx.size());
   }
   return A;
 }
+
+// Rows {i, i + d} (n rows, n + d columns): 32 consecutive rows span 31 + d columns, which puts
+// the 16-bit column offsets of EVC-HYB slices and pJDS blocks right at their limits.
+inline CsrMatrix two_diagonals(int32_t n, int32_t d) { return two_diagonals_mixed(n, d, d, 1); }
 
 struct NamedMatrix {
   std::string name;
