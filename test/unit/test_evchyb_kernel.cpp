@@ -25,7 +25,7 @@ Emulated emulate(const HostBlock &b, double alpha, const std::vector<double> &x,
   std::vector<double>  partial(sh.nsplit_blocks);
   std::vector<int32_t> counter(sh.nsplit_blocks, 0);
   int32_t          grid;
-  const KernelArgs a = make_kernel_args(sh, {b.vals.data(), b.colidx.data(), b.perm.data(), b.slice_ptr.data(), b.csr_row_start.data(), b.col16.data(), b.slice_col_base.data(), b.split.data(), partial.data(), counter.data(), b.col_hi16.data()}, alpha, x.data(), beta, y.data(), grid);
+  const KernelArgs a = make_kernel_args(sh, {b.vals.data(), b.colidx.data(), b.perm.data(), b.slice_ptr.data(), b.csr_row_start.data(), b.col16.data(), b.slice_col_base.data(), b.split.data(), partial.data(), counter.data(), b.col_hi16.data(), b.csr_col16.data(), b.csr_col_base.data()}, alpha, x.data(), beta, y.data(), grid);
 
   Emulated out;
   out.writes.assign(sh.nrows, 0);
@@ -73,7 +73,7 @@ Emulated emulate(const HostBlock &b, double alpha, const std::vector<double> &x,
         const int64_t c = csr_team_row(band, blk, B, tid);
         if (c >= band.end) continue;
         double sum = 0.0;
-        for (int32_t t = 0; t < band.param; ++t) sum += csr_range(a, a.csr_row_start[c], a.csr_row_start[c + 1], t, band.param);
+        for (int32_t t = 0; t < band.param; ++t) sum += a.csr_narrow ? csr_range<true>(a, (int32_t)c, a.csr_row_start[c], a.csr_row_start[c + 1], t, band.param) : csr_range<false>(a, (int32_t)c, a.csr_row_start[c], a.csr_row_start[c + 1], t, band.param);
         store(a.perm[a.csr_first + c], sum);
       }
       break;
@@ -83,7 +83,7 @@ Emulated emulate(const HostBlock &b, double alpha, const std::vector<double> &x,
       int32_t           start, end;
       split_range(a, sb, start, end);
       double sum = 0.0;
-      for (int32_t t = 0; t < B; ++t) sum += csr_range(a, start, end, t, band.param);
+      for (int32_t t = 0; t < B; ++t) sum += a.csr_narrow ? csr_range<true>(a, sb.row, start, end, t, band.param) : csr_range<false>(a, sb.row, start, end, t, band.param);
       partial[j] = sum;
       if (++counter[sb.first] == sb.nchunks) {
         double v = 0.0;
@@ -241,6 +241,26 @@ int main(int argc, char **argv)
     const auto fn = evchyb_ops.build_host(m.A.view(), def.data()), fw = evchyb_ops.build_host(m.A.view(), off.data());
     const Shape &sn = static_cast<const HostBlock &>(*fn).sh, &sw = static_cast<const HostBlock &>(*fw).sh;
     check(sn.narrow && !sw.narrow && fw->bytes() - fn->bytes() == (size_t)sn.ell_slots * 2 - (size_t)sn.nslices * 4, "evchyb_kernel.narrow_bytes", std::to_string(fw->bytes()) + " vs " + std::to_string(fn->bytes()));
+  }
+  // vCSR narrow columns: rows longer than ell_max_row whose columns all lie within kNarrowSpan of
+  // the row's smallest take 16-bit offsets (the emulated team and split bands read them: the
+  // edge cases long_rows_gt128 and mixed_1_to_600 above); one row spanning more keeps the part
+  // 32-bit; the bytes drop by 2 per vCSR slot and grow by a base per vCSR row.
+  {
+    std::vector<int64_t> off = def;
+    off[4]                   = 0;
+    for (const NamedMatrix &m : ms) {
+      if (m.name != "long_rows_gt128" && m.name != "one_dense_row" && m.name != "mixed_1_to_600") continue;
+      const auto   fn = evchyb_ops.build_host(m.A.view(), def.data()), fw = evchyb_ops.build_host(m.A.view(), off.data());
+      const auto  &hn = static_cast<const HostBlock &>(*fn);
+      const Shape &sn = hn.sh;
+      const bool   want = m.name != "one_dense_row"; // its dense row spans 99999 columns
+      check(sn.csr_rows > 0 && sn.csr_narrow == want && (!want || (hn.csr_col16.size() == (size_t)(sn.nslots - sn.csr_base) && hn.csr_col_base.size() == (size_t)sn.csr_rows)), "evchyb_kernel.csr_narrow_decision." + m.name,
+            std::to_string(sn.csr_widest_span));
+      const size_t saved = sn.csr_narrow ? (size_t)(sn.nslots - sn.csr_base) * 2 - (size_t)sn.csr_rows * 4 : 0;
+      const size_t ell_saved = sn.narrow ? (size_t)(sn.ell_slots - sn.split_slots) * 2 - (size_t)sn.nslices * 4 : 0;
+      check(fw->bytes() - fn->bytes() == saved + ell_saved, "evchyb_kernel.csr_narrow_bytes." + m.name, std::to_string(fw->bytes()) + " vs " + std::to_string(fn->bytes()));
+    }
   }
   // Windowed with tiny slices and windows on the mixed shapes.
   for (const NamedMatrix &m : ms)

@@ -65,7 +65,18 @@
 //     slice_col_base[s] = smallest column of slice s, or kSplitSlice     (nslices entries)
 //     col16[slot]       = column - slice_col_base[s]  | low half (split)  (ell_slots entries; 0 for an empty row)
 //     col_hi16[slot]    = high half (split slices only; allocated only when a slice is split)
-//     colidx[slot - csr_base]                                             (vCSR part only, 32-bit as before)
+//     colidx[slot - csr_base]                                             (vCSR part, 32-bit as before)
+//
+//  The vCSR part (rows longer than M, read by teams of 32..block lanes) has its own switch: when
+//  every vCSR row spans at most kNarrowSpan columns (high-order FEM rows, banded or block rows,
+//  random rows over a narrow column range), its columns are 16-bit offsets from each row's
+//  smallest column too, and colidx keeps only what stays 32-bit:
+//
+//     csr_col_base[c]            = smallest column of vCSR row c         (csr_rows entries)
+//     csr_col16[slot - csr_base] = column - csr_col_base[c]              (the vCSR slots)
+//
+//  One row wider than that (a dense coupling row) keeps the whole part 32-bit: a team reads one
+//  row, so per-row halves would buy little there.
 //
 //  The slice's base is one broadcast load per lane, issued with slice_ptr, and picks the row's
 //  column reader (a branch uniform over the slice; see ell_lane). Narrow layout when the fitting slices hold at least kNarrowMinShare of the ELL
@@ -211,10 +222,13 @@ struct Shape {
   int32_t widest_span = 0;     // largest column span of an ELL slice
   int64_t fitting_slots = 0;   // ELL slots of the slices whose span fits 16-bit offsets
   int64_t split_slots   = 0;   // narrow: ELL slots of the other slices (two 16-bit halves)
+  bool    csr_narrow      = false; // vCSR columns as 16-bit offsets from each row's smallest column
+  int32_t csr_widest_span = -1;    // largest column span of a vCSR row (-1: no vCSR rows)
 
   int32_t split_chunk() const { return prm.block_threads * kCsrSplitEntriesPerThread; }
-  // First slot whose column colidx holds: colidx[slot - colidx_first()].
+  // What colidx holds (the 32-bit columns): [colidx_first(), colidx_end()) of the slots.
   int64_t colidx_first() const { return narrow ? csr_base : 0; }
+  int64_t colidx_end() const { return csr_narrow ? csr_base : nslots; }
 };
 
 // Planning, shared verbatim by both builders. Input is the ascending sorted row lengths, seen
@@ -301,6 +315,8 @@ struct LayoutView {
 // ELL slices (-1 when no slice holds an entry), fitting = the ELL slots of the slices that fit;
 // sets sh.narrow, sh.widest_span, sh.fitting_slots, sh.split_slots.
 void plan_columns(Shape &sh, int32_t span, int64_t fitting);
+// The vCSR part's switch, both builders: span = the largest column span of a vCSR row (-1: none).
+void plan_csr_columns(Shape &sh, int32_t span);
 // Smallest and largest real column of slice s from those of its rows (row_lo/row_hi by ELL row
 // index; an empty row has lo = INT32_MAX, hi = -1, and so has a slice of empty rows).
 struct ColumnRange {
@@ -336,6 +352,8 @@ public:
   std::vector<int32_t>    perm, slice_ptr, csr_row_start, colidx, slots;
   std::vector<uint16_t>   col16, col_hi16; // narrow: ELL column offsets / low halves, high halves of split slices
   std::vector<int32_t>    slice_col_base;  // narrow: smallest column per slice, or kSplitSlice
+  std::vector<uint16_t>   csr_col16;       // csr_narrow: vCSR column offsets
+  std::vector<int32_t>    csr_col_base;    // csr_narrow: smallest column per vCSR row
   std::vector<double>     vals;
   std::vector<SplitBlock> split;
 

@@ -9,6 +9,7 @@
 #include "../../core/warp_sum.cuh"
 #include "../../core/row_permutation.hpp"
 
+#include <cub/device/device_segmented_reduce.cuh>
 #include <thrust/binary_search.h>
 #include <thrust/copy.h>
 #include <thrust/execution_policy.h>
@@ -79,7 +80,7 @@ __device__ __forceinline__ void ell_band(const KernelArgs &a, const Band &band, 
 
 // Listing 2, modernised: teams of tpr threads (32..BLOCK, one band per team size), one row per
 // team, warp shuffles then (tpr > 32) one shared-memory step.
-template <int BLOCK>
+template <int BLOCK, bool CSR_NARROW>
 __device__ __forceinline__ void csr_team_band(const KernelArgs &a, const Band &band, int32_t blk, double *red)
 {
   const int32_t tpr = band.param, t = threadIdx.x & (tpr - 1);
@@ -89,7 +90,7 @@ __device__ __forceinline__ void csr_team_band(const KernelArgs &a, const Band &b
   double        sum = 0.0;
   if (own) {
     if (t == 0) out = load_stream(a.perm + a.csr_first + c); // in flight during the row
-    sum = csr_range(a, __ldg(a.csr_row_start + c), __ldg(a.csr_row_start + c + 1), t, tpr);
+    sum = csr_range<CSR_NARROW>(a, (int32_t)c, __ldg(a.csr_row_start + c), __ldg(a.csr_row_start + c + 1), t, tpr);
   }
   sum = warp_sum(sum);
   if (tpr > 32) sum = team_sum(sum, tpr, red); // uniform: the whole block is in this band
@@ -98,7 +99,7 @@ __device__ __forceinline__ void csr_team_band(const KernelArgs &a, const Band &b
 
 // Rows longer than the split chunk: one block per chunk; the block that finishes a row's last
 // chunk adds the row's partial sums in chunk order (deterministic) and writes y.
-template <int BLOCK>
+template <int BLOCK, bool CSR_NARROW>
 __device__ __forceinline__ void csr_split_band(const KernelArgs &a, const Band &band, int32_t blk, double *red, int32_t *last)
 {
   const int32_t    j   = split_entry(band, blk);
@@ -106,7 +107,7 @@ __device__ __forceinline__ void csr_split_band(const KernelArgs &a, const Band &
   const SplitBlock sb{raw.x, raw.y, raw.z, raw.w};
   int32_t          start, end;
   split_range(a, sb, start, end);
-  double sum = warp_sum(csr_range(a, start, end, threadIdx.x, band.param)); // runtime stride: a constant one unrolls into spills
+  double sum = warp_sum(csr_range<CSR_NARROW>(a, sb.row, start, end, threadIdx.x, band.param)); // runtime stride: a constant one unrolls into spills
   sum                    = team_sum(sum, BLOCK, red);
   if (threadIdx.x == 0) {
     a.split_partial[j] = sum;
@@ -167,8 +168,8 @@ __global__ void __launch_bounds__(BLOCK, kMinBlocksPerSm<BLOCK>) evchyb_spmv(con
       else ell_band<BLOCK, 0, false>(a, band, blk);
     }
     break;
-  case band_csr_team: csr_team_band<BLOCK>(a, band, blk, red); break;
-  case band_csr_split: csr_split_band<BLOCK>(a, band, blk, red, &last); break;
+  case band_csr_team: a.csr_narrow ? csr_team_band<BLOCK, true>(a, band, blk, red) : csr_team_band<BLOCK, false>(a, band, blk, red); break;
+  case band_csr_split: a.csr_narrow ? csr_split_band<BLOCK, true>(a, band, blk, red, &last) : csr_split_band<BLOCK, false>(a, band, blk, red, &last); break;
   default: empty_band<BLOCK>(a, band, blk); break;
   }
 }
@@ -185,6 +186,8 @@ public:
   DeviceBuffer<int32_t>          perm, slice_ptr, csr_row_start, colidx, slots;
   DeviceBuffer<uint16_t>         col16, col_hi16; // narrow columns (offsets / low halves, high halves)
   DeviceBuffer<int32_t>          slice_col_base;  // narrow columns
+  DeviceBuffer<uint16_t>         csr_col16;       // csr_narrow: vCSR column offsets
+  DeviceBuffer<int32_t>          csr_col_base;    // csr_narrow: smallest column per vCSR row
   DeviceBuffer<double>           vals;
   DeviceBuffer<SplitBlock>       split;
   mutable DeviceBuffer<double>   split_partial; // scratch of the product (one product at a time)
@@ -194,7 +197,7 @@ public:
   {
     if (sh.nrows == 0) return;
     int32_t          grid;
-    const KernelArgs a = make_kernel_args(sh, {vals.data(), colidx.data(), perm.data(), slice_ptr.data(), csr_row_start.data(), col16.data(), slice_col_base.data(), split.data(), split_partial.data(), split_counter.data(), col_hi16.data()}, alpha, x, beta, y, grid);
+    const KernelArgs a = make_kernel_args(sh, {vals.data(), colidx.data(), perm.data(), slice_ptr.data(), csr_row_start.data(), col16.data(), slice_col_base.data(), split.data(), split_partial.data(), split_counter.data(), col_hi16.data(), csr_col16.data(), csr_col_base.data()}, alpha, x, beta, y, grid);
     if (grid <= 0) return;
     cudaStream_t s = streams.main();
     switch (sh.prm.block_threads) {
@@ -342,6 +345,24 @@ struct FillNarrowColumns {
   }
 };
 
+// vCSR columns: the span of row c from its smallest and largest column, and the 16-bit offset of
+// vCSR slot s (its row by a binary search of csr_row_start: the vCSR rows are few and long).
+struct RowSpan {
+  const int32_t *lo, *hi;
+  __device__ int32_t operator()(int32_t c) const { return hi[c] - lo[c]; }
+};
+struct FillCsrNarrowColumns {
+  const int32_t *csr_row_start;
+  int32_t        csr_rows, csr_base;
+  const int32_t *colidx, *lo;
+  uint16_t      *col16;
+  __device__ void operator()(int64_t s) const
+  {
+    const int32_t c = (int32_t)(thrust::upper_bound(thrust::seq, csr_row_start, csr_row_start + csr_rows + 1, (int32_t)s) - csr_row_start) - 1;
+    col16[s - csr_base] = (uint16_t)(colidx[s] - lo[c]);
+  }
+};
+
 // Empty rows among the ELL rows (windowed layout) are marked in perm as ~row (see ell_lane).
 struct MarkEmptyEllRows {
   const int32_t *len;
@@ -470,14 +491,37 @@ std::unique_ptr<FormatBlock> build_device(const CsrView &A, const int64_t *param
       blk->col_hi16.resize(sh.split_slots ? sh.ell_slots : 0);
       if (sh.split_slots) GPUFORMATS_CUDA(cudaMemsetAsync(blk->col_hi16.data(), 0, blk->col_hi16.bytes(), stream));
       thrust::for_each_n(pol, counting_iterator<int32_t>(sh.ell_first), sh.ell_rows, FillNarrowColumns{v, len.data(), blk->colidx.data(), blk->slice_col_base.data(), blk->col16.data(), blk->col_hi16.data()});
-      DeviceBuffer<int32_t> csr_colidx(sh.nslots - sh.csr_base); // the vCSR part stays
-      if (csr_colidx.size()) GPUFORMATS_CUDA(cudaMemcpyAsync(csr_colidx.data(), blk->colidx.data() + sh.csr_base, csr_colidx.bytes(), cudaMemcpyDeviceToDevice, stream));
-      GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the full colidx is freed below
-      blk->colidx = std::move(csr_colidx);
     }
     GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // row_lo, row_hi die here
   } else plan_columns(sh, span, 0);
   if (!sh.narrow) blk->slice_col_base.resize(0);
+  // vCSR columns (as the host builder): every vCSR row's smallest and largest stored column, by a
+  // segmented reduction over its slots (padding repeats the row's last column).
+  int32_t csr_span = -1;
+  if (sh.csr_rows) {
+    DeviceBuffer<int32_t> csr_lo(sh.csr_rows), csr_hi(sh.csr_rows);
+    const int32_t        *in = blk->colidx.data(), *off = blk->csr_row_start.data();
+    std::size_t           tmp_min = 0, tmp_max = 0;
+    GPUFORMATS_CUDA(cub::DeviceSegmentedReduce::Min(nullptr, tmp_min, in, csr_lo.data(), sh.csr_rows, off, off + 1, stream));
+    GPUFORMATS_CUDA(cub::DeviceSegmentedReduce::Max(nullptr, tmp_max, in, csr_hi.data(), sh.csr_rows, off, off + 1, stream));
+    DeviceBuffer<unsigned char> tmp(std::max(tmp_min, tmp_max));
+    GPUFORMATS_CUDA(cub::DeviceSegmentedReduce::Min(tmp.data(), tmp_min, in, csr_lo.data(), sh.csr_rows, off, off + 1, stream));
+    GPUFORMATS_CUDA(cub::DeviceSegmentedReduce::Max(tmp.data(), tmp_max, in, csr_hi.data(), sh.csr_rows, off, off + 1, stream));
+    csr_span = thrust::transform_reduce(pol, counting_iterator<int32_t>(0), counting_iterator<int32_t>(sh.csr_rows), RowSpan{csr_lo.data(), csr_hi.data()}, (int32_t)-1, thrust::maximum<int32_t>());
+    plan_csr_columns(sh, csr_span);
+    if (sh.csr_narrow) {
+      blk->csr_col16.resize(sh.nslots - sh.csr_base);
+      thrust::for_each_n(pol, counting_iterator<int64_t>(sh.csr_base), sh.nslots - sh.csr_base, FillCsrNarrowColumns{off, sh.csr_rows, (int32_t)sh.csr_base, in, csr_lo.data(), blk->csr_col16.data()});
+      blk->csr_col_base = std::move(csr_lo);
+    }
+    GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // tmp, csr_lo, csr_hi die here
+  } else plan_csr_columns(sh, csr_span);
+  if (sh.colidx_first() != 0 || sh.colidx_end() != sh.nslots) { // colidx keeps the 32-bit columns only
+    DeviceBuffer<int32_t> kept(sh.colidx_end() - sh.colidx_first());
+    if (kept.size()) GPUFORMATS_CUDA(cudaMemcpyAsync(kept.data(), blk->colidx.data() + sh.colidx_first(), kept.bytes(), cudaMemcpyDeviceToDevice, stream));
+    GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the full colidx is freed below
+    blk->colidx = std::move(kept);
+  }
   if (sh.ell_empty) thrust::for_each_n(pol, counting_iterator<int32_t>(sh.ell_first), sh.ell_rows, MarkEmptyEllRows{len.data(), blk->perm.data()});
   GPUFORMATS_CUDA(cudaGetLastError());
   GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the uploaded CSR and the temporaries die here

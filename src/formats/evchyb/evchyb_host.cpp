@@ -75,6 +75,12 @@ void plan_columns(Shape &sh, int32_t span, int64_t fitting)
   sh.split_slots   = sh.narrow ? sh.ell_slots - fitting : 0;
 }
 
+void plan_csr_columns(Shape &sh, int32_t span)
+{
+  sh.csr_widest_span = span;
+  sh.csr_narrow      = sh.prm.narrow_columns && sh.csr_rows > 0 && span >= 0 && span <= kNarrowSpan;
+}
+
 std::vector<int32_t> candidate_windows(const Params &prm)
 {
   if (prm.sort_window < 0) return std::vector<int32_t>(std::begin(kAutoWindows), std::end(kAutoWindows));
@@ -227,8 +233,9 @@ void plan_finish(Shape &sh, const std::vector<int64_t> &lb, int64_t csr_slots, i
 
 std::size_t shape_bytes(const Shape &sh)
 {
-  const std::size_t columns = sh.narrow ? (std::size_t)(sh.ell_slots + sh.split_slots) * sizeof(uint16_t) + (std::size_t)sh.nslices * sizeof(int32_t) + (std::size_t)(sh.nslots - sh.csr_base) * sizeof(int32_t)
-                                        : (std::size_t)sh.nslots * sizeof(int32_t);
+  const std::size_t ell_columns = sh.narrow ? (std::size_t)(sh.ell_slots + sh.split_slots) * sizeof(uint16_t) + (std::size_t)sh.nslices * sizeof(int32_t) : (std::size_t)sh.csr_base * sizeof(int32_t);
+  const std::size_t csr_columns = (std::size_t)(sh.nslots - sh.csr_base) * (sh.csr_narrow ? sizeof(uint16_t) : sizeof(int32_t)) + (sh.csr_narrow ? (std::size_t)sh.csr_rows * sizeof(int32_t) : 0);
+  const std::size_t columns     = ell_columns + csr_columns;
   return (std::size_t)sh.nslots * sizeof(double) + columns + (std::size_t)sh.nrows * sizeof(int32_t) + (sh.nslices ? (std::size_t)(sh.nslices + 1) * sizeof(int32_t) : 0) +
          (sh.csr_rows ? (std::size_t)(sh.csr_rows + 1) * sizeof(int32_t) : 0) + (std::size_t)sh.nsplit_blocks * sizeof(SplitBlock);
 }
@@ -258,6 +265,9 @@ void describe_shape(const Shape &sh, std::vector<LayoutStat> &out)
   const std::string fit  = pct((double)sh.fitting_slots, (double)sh.ell_slots) + " of the ELL slots in slices spanning at most " + std::to_string(kNarrowSpan) + " columns";
   out.push_back({"columns", sh.narrow ? "ELL: 16-bit offsets from each slice's smallest column (" + fit + "; " + span + (sh.split_slots ? ", such slices in two 16-bit halves" : "") + "), vCSR: 32-bit"
                                       : std::string("32-bit (") + (sh.prm.narrow_columns ? span + "; " + fit + ", 16-bit offsets need " + format_number(100 * kNarrowMinShare, "%.0f") + "%" : "narrow columns off") + ")"});
+  if (sh.csr_rows)
+    out.push_back({"vCSR columns", sh.csr_narrow ? "16-bit offsets from each row's smallest column (widest row spans " + std::to_string(sh.csr_widest_span) + " columns)"
+                                                 : std::string("32-bit (") + (sh.prm.narrow_columns ? "widest row spans " + std::to_string(sh.csr_widest_span) + " columns; 16-bit offsets need every row within " + std::to_string(kNarrowSpan) : "narrow columns off") + ")"});
   out.push_back({"slots", std::to_string(sh.nslots) + " (padding " + pct((double)(sh.nslots - sh.nnz), (double)std::max<int64_t>(sh.nnz, 1)) + " of nonzeros)"});
   std::string bands;
   static const char *kind_name[] = {"empty", "ell", "csr_team", "csr_split"};
@@ -280,6 +290,7 @@ int32_t HostBlock::column(int32_t pos, int32_t slot) const
     const int32_t base = slice_col_base[(pos - sh.ell_first) >> sh.prm.log2_slice];
     return base >= 0 ? base + col16[slot] : column_split(col16[slot], col_hi16[slot]);
   }
+  if (sh.csr_narrow && pos >= sh.csr_first) return csr_col_base[pos - sh.csr_first] + csr_col16[slot - sh.csr_base];
   return colidx[slot - sh.colidx_first()];
 }
 
@@ -423,8 +434,27 @@ std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
         if (base < 0) blk->col_hi16[s] = column_hi(blk->colidx[s]);
       }
     }
-    blk->colidx.erase(blk->colidx.begin(), blk->colidx.begin() + sh.csr_base); // the vCSR part stays
   }
+  // vCSR columns: every vCSR row's span (its padding repeats its last column, inside the span).
+  int32_t csr_span = -1;
+  std::vector<int32_t> csr_lo(sh.csr_rows, INT32_MAX);
+  for (int32_t c = 0; c < sh.csr_rows; ++c) {
+    int32_t hi = -1;
+    for (int32_t s = blk->csr_row_start[c]; s < blk->csr_row_start[c + 1]; ++s) {
+      csr_lo[c] = std::min(csr_lo[c], blk->colidx[s]);
+      hi        = std::max(hi, blk->colidx[s]);
+    }
+    csr_span = std::max(csr_span, hi - csr_lo[c]);
+  }
+  plan_csr_columns(sh, csr_span);
+  if (sh.csr_narrow) {
+    blk->csr_col_base = csr_lo;
+    blk->csr_col16.assign(sh.nslots - sh.csr_base, 0);
+    for (int32_t c = 0; c < sh.csr_rows; ++c)
+      for (int32_t s = blk->csr_row_start[c]; s < blk->csr_row_start[c + 1]; ++s) blk->csr_col16[s - sh.csr_base] = (uint16_t)(blk->colidx[s] - csr_lo[c]);
+  }
+  // colidx keeps the 32-bit columns only (see Shape::colidx_first/colidx_end).
+  blk->colidx = std::vector<int32_t>(blk->colidx.begin() + sh.colidx_first(), blk->colidx.begin() + sh.colidx_end());
 
   for (int32_t pos = sh.ell_first; pos < sh.csr_first; ++pos) // empty ELL rows (windowed layout): ~row
     if (len[pos] == 0) blk->perm[pos] = ~blk->perm[pos];
@@ -438,7 +468,7 @@ const FormatParam kParams[] = {
   {"slice_rows", "rows per ELL slice, a power of two (paper: 32 = one warp; a row per lane)", 32, 1, 1024},
   {"block_threads", "threads per block of the single SpMV launch, a power of two in [64,1024] (paper: 256)", 256, 64, 1024},
   {"sort_window", "ELL rows sorted by length only inside windows of this many rows, keeping x/y locality (0: the paper's global sort; -1: auto, windows of 1024, 8192 or 65536 rows, the first that pads at most 10% more than the global sort, else the global sort)", -1, -1, INT32_MAX},
-  {"narrow_columns", "1: ELL columns of every 32-row slice spanning at most 65535 columns stored as 16-bit offsets from the slice's smallest column (10 instead of 12 bytes per ELL entry; other slices keep 32-bit columns as two 16-bit halves), when such slices hold at least 85% of the ELL slots; 0: always 32-bit", 1, 0, 1},
+  {"narrow_columns", "1: ELL columns of every 32-row slice spanning at most 65535 columns stored as 16-bit offsets from the slice's smallest column (10 instead of 12 bytes per ELL entry; other slices keep 32-bit columns as two 16-bit halves), when such slices hold at least 85% of the ELL slots; vCSR rows (longer than ell_max_row) as 16-bit offsets from each row's smallest column when every vCSR row spans at most 65535; 0: always 32-bit", 1, 0, 1},
 };
 
 } // namespace

@@ -6,6 +6,7 @@
 #include "evchyb.hpp"
 
 #include <cmath>
+#include <type_traits>
 #include <vector_types.h>
 
 namespace gpuformats {
@@ -22,6 +23,8 @@ struct KernelArgs {
   const uint16_t   *col16;          // narrow: ELL column offsets / low halves
   const int32_t    *slice_col_base; // narrow: smallest column per slice, or kSplitSlice
   const uint16_t   *col_hi16;       // narrow: high halves of split slices
+  const uint16_t   *csr_col16;      // csr_narrow: vCSR column offsets, slot - csr_base
+  const int32_t    *csr_col_base;   // csr_narrow: smallest column per vCSR row
   const int32_t    *perm;
   const int32_t    *slice_ptr;
   const int32_t    *csr_row_start;
@@ -32,7 +35,7 @@ struct KernelArgs {
   double           *y;
   double            alpha, beta;
   int32_t           ell_first, csr_first, log2_slice, split_chunk;
-  int32_t           narrow, colidx_first;
+  int32_t           narrow, colidx_first, csr_narrow, csr_base;
   int32_t           block_offset; // nonzero (= empty-band blocks) when beta == 1: empty rows untouched
   int32_t           nbands;
   Band              bands[kMaxBands]; // rmark/gbmark of the paper, in the parameter block (constant bank)
@@ -48,6 +51,8 @@ struct LayoutArrays {
   double           *split_partial;
   int32_t          *split_counter;
   const uint16_t   *col_hi16;
+  const uint16_t   *csr_col16;
+  const int32_t    *csr_col_base;
 };
 
 // The kernel's arguments for y = alpha*A*x + beta*y, and the blocks to launch (grid <= 0: none).
@@ -60,6 +65,10 @@ inline KernelArgs make_kernel_args(const Shape &sh, const LayoutArrays &arr, dou
   a.col16          = arr.col16;
   a.slice_col_base = arr.slice_col_base;
   a.col_hi16       = arr.col_hi16;
+  a.csr_col16      = arr.csr_col16;
+  a.csr_col_base   = arr.csr_col_base;
+  a.csr_narrow     = sh.csr_narrow;
+  a.csr_base       = (int32_t)sh.csr_base;
   a.narrow         = sh.narrow;
   a.colidx_first   = (int32_t)sh.colidx_first();
   a.perm          = arr.perm;
@@ -184,12 +193,33 @@ EVCHYB_HD double ell_row_scalar(const KernelArgs &a, const Cols &cols, int32_t b
   return s0;
 }
 
-// Padded vCSR slots [start, end) (both even) by `stride` threads, this one starting at pair t.
-// A warp reads 32 consecutive pairs: 512 contiguous bytes of values, 256 of indices.
-EVCHYB_HD double csr_range(const KernelArgs &a, int32_t start, int32_t end, int32_t t, int32_t stride)
+// vCSR columns, read in pairs (slot pair p): 32-bit, or (csr_narrow) 16-bit offsets from the row's
+// smallest column, whose load is issued with the row's first loads (its address is the row's).
+struct CsrColumns32 {
+  const int2 *ip; // pair p at ip[p]
+  EVCHYB_HD CsrColumns32(const KernelArgs &a, int32_t) : ip(reinterpret_cast<const int2 *>(a.colidx) - (a.colidx_first >> 1)) {} // colidx_first: 0 or csr_base (even)
+  EVCHYB_HD int2 pair(int32_t p) const { return load_stream(ip + p); }
+};
+struct CsrColumns16 {
+  const ushort2 *ip;
+  int32_t        base;
+  EVCHYB_HD CsrColumns16(const KernelArgs &a, int32_t c) : ip(reinterpret_cast<const ushort2 *>(a.csr_col16) - (a.csr_base >> 1)), base(load_ro(a.csr_col_base + c)) {} // csr_base: a multiple of 32
+  EVCHYB_HD int2 pair(int32_t p) const
+  {
+    const ushort2 o = load_stream(ip + p);
+    return int2{base + o.x, base + o.y};
+  }
+};
+
+// Padded vCSR slots [start, end) (both even) of vCSR row `row` by `stride` threads, this one starting
+// at pair t. A warp reads 32 consecutive pairs: 512 contiguous bytes of values, 256 (or, narrow,
+// 128) of indices.
+template <bool CSR_NARROW>
+EVCHYB_HD double csr_range(const KernelArgs &a, int32_t row, int32_t start, int32_t end, int32_t t, int32_t stride)
 {
+  using Cols = std::conditional_t<CSR_NARROW, CsrColumns16, CsrColumns32>;
+  const Cols     ip(a, row);
   const double2 *vp = reinterpret_cast<const double2 *>(a.values);
-  const int2    *ip = reinterpret_cast<const int2 *>(a.colidx) - (a.colidx_first >> 1); // colidx_first: 0 or csr_base (even)
   const int32_t  pe = end >> 1;
   double         s0 = 0.0, s1 = 0.0;
 #pragma unroll 1 // the batch is the unit; unrolling further only costs registers
@@ -200,7 +230,7 @@ EVCHYB_HD double csr_range(const KernelArgs &a, int32_t start, int32_t end, int3
     for (int q = 0; q < kPairBatch; ++q)
       if (p0 + q * stride < pe) {
         v[q] = load_stream(vp + p0 + q * stride);
-        c[q] = load_stream(ip + p0 + q * stride);
+        c[q] = ip.pair(p0 + q * stride);
       }
 #pragma unroll
     for (int q = 0; q < kPairBatch; ++q)
