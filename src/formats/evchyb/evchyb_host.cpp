@@ -263,8 +263,8 @@ void describe_shape(const Shape &sh, std::vector<LayoutStat> &out)
   out.push_back({"vCSR part", std::to_string(sh.csr_rows) + " rows, " + std::to_string(sh.csr_nnz) + " nonzeros (" + pct((double)sh.csr_nnz, (double)sh.nnz) + "), " + std::to_string(sh.nsplit_rows) + " rows split over " + std::to_string(sh.nsplit_blocks) + " blocks, padding " + pct((double)csr_pad, (double)std::max<int64_t>(sh.csr_nnz, 1))});
   const std::string span = sh.widest_span < 0 ? "no ELL entries" : "widest slice spans " + std::to_string(sh.widest_span) + " columns";
   const std::string fit  = pct((double)sh.fitting_slots, (double)sh.ell_slots) + " of the ELL slots in slices spanning at most " + std::to_string(kNarrowSpan) + " columns";
-  out.push_back({"columns", sh.narrow ? "ELL: 16-bit offsets from each slice's smallest column (" + fit + "; " + span + (sh.split_slots ? ", such slices in two 16-bit halves" : "") + "), vCSR: 32-bit"
-                                      : std::string("32-bit (") + (sh.prm.narrow_columns ? span + "; " + fit + ", 16-bit offsets need " + format_number(100 * kNarrowMinShare, "%.0f") + "%" : "narrow columns off") + ")"});
+  out.push_back({"ELL columns", sh.narrow ? "16-bit offsets from each slice's smallest column (" + fit + "; " + span + (sh.split_slots ? ", such slices in two 16-bit halves" : "") + ")"
+                                          : std::string("32-bit (") + (sh.prm.narrow_columns ? span + "; " + fit + ", 16-bit offsets need " + format_number(100 * kNarrowMinShare, "%.0f") + "%" : "narrow columns off") + ")"});
   if (sh.csr_rows)
     out.push_back({"vCSR columns", sh.csr_narrow ? "16-bit offsets from each row's smallest column (widest row spans " + std::to_string(sh.csr_widest_span) + " columns)"
                                                  : std::string("32-bit (") + (sh.prm.narrow_columns ? "widest row spans " + std::to_string(sh.csr_widest_span) + " columns; 16-bit offsets need every row within " + std::to_string(kNarrowSpan) : "narrow columns off") + ")"});
