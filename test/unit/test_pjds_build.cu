@@ -93,7 +93,7 @@ int main(int argc, char **argv)
   // Blocks of 32 rows spanning 65535 columns, one more than 16-bit offsets with a padding mark hold
   // (the edge cases have span_65534, which fits).
   ms.push_back({"span_65535", two_diagonals(32 * 40, kPjdsNarrowSpan - 30)});
-  // Blocks that fit hold three quarters of the slots, below kPjdsNarrowMinShare: 32-bit columns
+  // Blocks that fit hold three quarters of the slots, below kNarrowMinShare: 32-bit columns
   // (narrow_mixed of the edge cases, seven eighths fitting, takes the narrow layout with split blocks).
   ms.push_back({"narrow_minority", two_diagonals_mixed(32 * 40, 100, 70000, 4)});
   for (const NamedMatrix &m : ms) {

@@ -79,10 +79,10 @@
 //  row, so per-row halves would buy little there.
 //
 //  The slice's base is one broadcast load per lane, issued with slice_ptr, and picks the row's
-//  column reader (a branch uniform over the slice; see ell_lane). Narrow layout when the fitting slices hold at least kNarrowMinShare of the ELL
-//  slots (split slices pay two column loads for one: measured slower below that share); the
-//  kernel picks the ELL row function once per band, so a layout without narrow slices (random
-//  graphs: columns all over) runs the plain 32-bit path.
+//  column reader (a branch uniform over the slice; see ell_lane). Narrow layout when the fitting
+//  slices hold at least kNarrowMinShare of the ELL slots (split slices pay two column loads for
+//  one: measured slower below that share); the kernel picks the ELL row function once per band,
+//  so a layout without narrow slices (random graphs: columns all over) runs the plain 32-bit path.
 //
 //  Product plan (bands; the paper's rmark/gbmark): one launch, blocks split into consecutive
 //  bands of one kind each:
@@ -102,6 +102,7 @@
 // nslots <= INT32_MAX; host and cuda builders produce identical perm/slice_ptr/csr_row_start/
 // colidx/values/slot_of_csr and the same plan (they share plan_* below and slot_of()).
 #pragma once
+#include "../../core/narrow_columns.hpp"
 #include "../format.hpp"
 
 #include <cstdint>
@@ -147,15 +148,10 @@ constexpr double  kAutoExtraPadding = 0.10;
 // Bands fit the kernel's parameter block: 1 empty + <= 4 ELL (rows per thread 8,4,2,1) +
 // <= 6 team sizes (32..1024) + 1 split = 12.
 constexpr int32_t kMaxBands = 16;
-// Narrow columns: the largest span of a slice's columns a 16-bit offset holds; the base of a slice
-// whose columns are split into halves; the share of the ELL slots fitting slices must hold for the
-// narrow layout. Measured on an H100 (bench/results/2026-11-24-h100-s12): split slices cost more
-// than their bytes say (two column loads for one); mixed layouts won where 87.7% and 95.7% of the
-// slots fit (scaled dwt_2680 +4%, ani4 +2%) and lost where 80.4% did (scaled power grid: 225 -> 219
-// GFLOP/s, pJDS 207 -> 199) and where 46% did (scaled CA-GrQc: 136 -> 127, pJDS 142 -> 127).
-constexpr int32_t kNarrowSpan     = 65535;
-constexpr int32_t kSplitSlice     = -1;
-constexpr double  kNarrowMinShare = 0.85;
+// Narrow columns (core/narrow_columns.hpp): the largest span of a slice's columns a 16-bit offset
+// holds, and the base of a slice whose columns are split into halves.
+constexpr int32_t kNarrowSpan = 65535;
+constexpr int32_t kSplitSlice = -1;
 
 struct Params {
   int32_t ell_max_row   = 128; // M: rows of length <= M go to ELL
@@ -334,11 +330,8 @@ EVCHYB_HD ColumnRange slice_columns(const int32_t *row_lo, const int32_t *row_hi
 }
 EVCHYB_HD int32_t slice_span(ColumnRange c) { return c.hi >= c.lo ? c.hi - c.lo : -1; }
 // slice_col_base of a slice with columns c: its smallest column, 0 without entries, kSplitSlice
-// when the span does not fit; the 16-bit planes of a column of a slice with that base, and back.
-EVCHYB_HD int32_t  slice_base(ColumnRange c) { return c.hi < c.lo ? 0 : c.hi - c.lo <= kNarrowSpan ? c.lo : kSplitSlice; }
-EVCHYB_HD uint16_t column_lo(int32_t col, int32_t base) { return base >= 0 ? (uint16_t)(col - base) : (uint16_t)((uint32_t)col & 0xFFFFu); }
-EVCHYB_HD uint16_t column_hi(int32_t col) { return (uint16_t)((uint32_t)col >> 16); }
-EVCHYB_HD int32_t  column_split(uint16_t lo, uint16_t hi) { return (int32_t)(((uint32_t)hi << 16) | lo); }
+// when the span does not fit.
+EVCHYB_HD int32_t slice_base(ColumnRange c) { return c.hi < c.lo ? 0 : c.hi - c.lo <= kNarrowSpan ? c.lo : kSplitSlice; }
 
 // Bytes the product reads: values, column indices, perm, slice_ptr, csr_row_start, split table.
 std::size_t shape_bytes(const Shape &sh);

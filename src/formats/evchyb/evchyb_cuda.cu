@@ -339,8 +339,8 @@ struct FillNarrowColumns {
     const int32_t base = slice_col_base[(pos - v.ell_first) >> v.log2_slice], w = v.padded_length(pos);
     for (int32_t j = 0; j < w; ++j) {
       const int32_t s = v.slot_of(pos, j);
-      col16[s]        = column_lo(colidx[s], base);
-      if (base < 0) col_hi16[s] = column_hi(colidx[s]);
+      col16[s]        = narrow_column_lo(colidx[s], base);
+      if (base < 0) col_hi16[s] = narrow_column_hi(colidx[s]);
     }
   }
 };
@@ -497,7 +497,6 @@ std::unique_ptr<FormatBlock> build_device(const CsrView &A, const int64_t *param
   if (!sh.narrow) blk->slice_col_base.resize(0);
   // vCSR columns (as the host builder): every vCSR row's smallest and largest stored column, by a
   // segmented reduction over its slots (padding repeats the row's last column).
-  int32_t csr_span = -1;
   if (sh.csr_rows) {
     DeviceBuffer<int32_t> csr_lo(sh.csr_rows), csr_hi(sh.csr_rows);
     const int32_t        *in = blk->colidx.data(), *off = blk->csr_row_start.data();
@@ -507,15 +506,14 @@ std::unique_ptr<FormatBlock> build_device(const CsrView &A, const int64_t *param
     DeviceBuffer<unsigned char> tmp(std::max(tmp_min, tmp_max));
     GPUFORMATS_CUDA(cub::DeviceSegmentedReduce::Min(tmp.data(), tmp_min, in, csr_lo.data(), sh.csr_rows, off, off + 1, stream));
     GPUFORMATS_CUDA(cub::DeviceSegmentedReduce::Max(tmp.data(), tmp_max, in, csr_hi.data(), sh.csr_rows, off, off + 1, stream));
-    csr_span = thrust::transform_reduce(pol, counting_iterator<int32_t>(0), counting_iterator<int32_t>(sh.csr_rows), RowSpan{csr_lo.data(), csr_hi.data()}, (int32_t)-1, thrust::maximum<int32_t>());
-    plan_csr_columns(sh, csr_span);
+    plan_csr_columns(sh, thrust::transform_reduce(pol, counting_iterator<int32_t>(0), counting_iterator<int32_t>(sh.csr_rows), RowSpan{csr_lo.data(), csr_hi.data()}, (int32_t)-1, thrust::maximum<int32_t>()));
     if (sh.csr_narrow) {
       blk->csr_col16.resize(sh.nslots - sh.csr_base);
       thrust::for_each_n(pol, counting_iterator<int64_t>(sh.csr_base), sh.nslots - sh.csr_base, FillCsrNarrowColumns{off, sh.csr_rows, (int32_t)sh.csr_base, in, csr_lo.data(), blk->csr_col16.data()});
       blk->csr_col_base = std::move(csr_lo);
     }
     GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // tmp, csr_lo, csr_hi die here
-  } else plan_csr_columns(sh, csr_span);
+  } else plan_csr_columns(sh, -1);
   if (sh.colidx_first() != 0 || sh.colidx_end() != sh.nslots) { // colidx keeps the 32-bit columns only
     DeviceBuffer<int32_t> kept(sh.colidx_end() - sh.colidx_first());
     if (kept.size()) GPUFORMATS_CUDA(cudaMemcpyAsync(kept.data(), blk->colidx.data() + sh.colidx_first(), kept.bytes(), cudaMemcpyDeviceToDevice, stream));

@@ -71,7 +71,7 @@ void plan_columns(Shape &sh, int32_t span, int64_t fitting)
 {
   sh.widest_span   = span;
   sh.fitting_slots = fitting;
-  sh.narrow        = sh.prm.narrow_columns && sh.nslices > 0 && fitting > 0 && (double)fitting >= kNarrowMinShare * (double)sh.ell_slots;
+  sh.narrow        = sh.prm.narrow_columns && sh.nslices > 0 && narrow_share_pays(fitting, sh.ell_slots);
   sh.split_slots   = sh.narrow ? sh.ell_slots - fitting : 0;
 }
 
@@ -288,7 +288,7 @@ int32_t HostBlock::column(int32_t pos, int32_t slot) const
 {
   if (sh.narrow && pos < sh.csr_first) {
     const int32_t base = slice_col_base[(pos - sh.ell_first) >> sh.prm.log2_slice];
-    return base >= 0 ? base + col16[slot] : column_split(col16[slot], col_hi16[slot]);
+    return base >= 0 ? base + col16[slot] : narrow_column_split(col16[slot], col_hi16[slot]);
   }
   if (sh.csr_narrow && pos >= sh.csr_first) return csr_col_base[pos - sh.csr_first] + csr_col16[slot - sh.csr_base];
   return colidx[slot - sh.colidx_first()];
@@ -430,8 +430,8 @@ std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
       const int32_t base = blk->slice_col_base[(pos - sh.ell_first) >> sh.prm.log2_slice];
       for (int32_t j = 0; j < v.padded_length(pos); ++j) {
         const int32_t s = v.slot_of(pos, j);
-        blk->col16[s]   = column_lo(blk->colidx[s], base);
-        if (base < 0) blk->col_hi16[s] = column_hi(blk->colidx[s]);
+        blk->col16[s]   = narrow_column_lo(blk->colidx[s], base);
+        if (base < 0) blk->col_hi16[s] = narrow_column_hi(blk->colidx[s]);
       }
     }
   }

@@ -123,9 +123,9 @@ struct EllColumnsSplit {
   EVCHYB_HD int2 pair(int32_t pair_index) const
   {
     const ushort2 l = load_stream(reinterpret_cast<const ushort2 *>(lo) + pair_index), h = load_stream(reinterpret_cast<const ushort2 *>(hi) + pair_index);
-    return int2{column_split(l.x, h.x), column_split(l.y, h.y)};
+    return int2{narrow_column_split(l.x, h.x), narrow_column_split(l.y, h.y)};
   }
-  EVCHYB_HD int32_t single(int32_t slot) const { return column_split(load_stream(lo + slot), load_stream(hi + slot)); }
+  EVCHYB_HD int32_t single(int32_t slot) const { return narrow_column_split(load_stream(lo + slot), load_stream(hi + slot)); }
 };
 
 // One ELL row, S >= 2: pairs (double2 + int2 or ushort2, 16 and 8 or 4 bytes per lane, a warp

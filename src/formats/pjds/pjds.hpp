@@ -86,8 +86,9 @@
 //   jagged slot of block b:  base = block_col_base[b] >= 0 ?  column = base + col16   (2 bytes read)
 //                                                       : column = hi16:lo16      (4 bytes read)
 // The block's base is one broadcast load per thread, issued with block_width, and picks the row's
-// column reader (a branch uniform over the block's rows; see block_base in pjds_device.cuh). Narrow layout when the fitting blocks hold at least kPjdsNarrowMinShare of the
-// jagged slots: split blocks pay two column loads for one, measured slower below that share.
+// column reader (a branch uniform over the block's rows; see block_base in pjds_device.cuh).
+// Narrow layout when the fitting blocks hold at least kNarrowMinShare of the jagged slots
+// (core/narrow_columns.hpp: split blocks pay two column loads for one, measured slower below it).
 // Long rows (a modernisation the paper does not have; -mat_pjds_long_row L, 1 <= L <= 256): a row
 // longer than L pads every other row of its block to its length (the two rows of 5M entries of the
 // suite's long_2x20 made the layout 8.5x its CSR bytes, circuit's dense rows 2.3x). Such rows leave the jagged
@@ -109,6 +110,7 @@
 // paper's layout (as 0 asks for). With the auto window too, rows longer than kPjdsAutoWarpLongRow
 // leave when only that keeps the windows (see pjds_make_plan).
 #pragma once
+#include "../../core/narrow_columns.hpp"
 #include "../format.hpp"
 
 #include <cstdint>
@@ -151,29 +153,17 @@ inline bool pjds_window_accepted(int64_t windowed_stored, int64_t global_stored,
 // rows in the diagonals (kPjdsAutoLongRow or 0 = none).
 inline int32_t pjds_auto_long(int64_t padding_kept, int64_t padding_cut, int64_t nnz) { return (padding_kept - padding_cut) * 100 > kPjdsAutoLongPaddingPercent * nnz ? kPjdsAutoLongRow : 0; }
 
-// Narrow columns: the largest span of a block's columns; 0xFFFF marks padding; the base of a
-// block whose columns are split into halves; the share of the jagged slots the fitting blocks must
-// hold for the narrow layout: split blocks cost more than their bytes say (two column loads for
-// one); on an H100 mixed layouts won where 87.7% and 95.7% of the slots fit and lost where 80.4%
-// or less did (kNarrowMinShare in evchyb.hpp has the numbers).
-constexpr int32_t  kPjdsNarrowSpan     = 65534;
-constexpr uint16_t kPjdsNarrowPad      = 0xFFFF;
-constexpr int32_t  kPjdsSplitBlock     = -1;
-constexpr double   kPjdsNarrowMinShare = 0.85;
-inline bool        pjds_narrow(int64_t enabled, int64_t narrow_slots, int64_t jagged_slots) { return enabled && narrow_slots > 0 && (double)narrow_slots >= kPjdsNarrowMinShare * (double)jagged_slots; }
+// Narrow columns (core/narrow_columns.hpp): the largest span of a block's columns; 0xFFFF marks
+// padding; the base of a block whose columns are split into halves.
+constexpr int32_t  kPjdsNarrowSpan = 65534;
+constexpr uint16_t kPjdsNarrowPad  = 0xFFFF;
+constexpr int32_t  kPjdsSplitBlock = -1;
+inline bool        pjds_narrow(int64_t enabled, int64_t narrow_slots, int64_t jagged_slots) { return enabled && narrow_share_pays(narrow_slots, jagged_slots); }
 
-#ifdef __CUDACC__
-#define PJDS_HD __host__ __device__ __forceinline__
-#else
-#define PJDS_HD inline
-#endif
-PJDS_HD bool     pjds_block_fits(int32_t span) { return span <= kPjdsNarrowSpan; } // span -1: no entries
-// The 16-bit planes of a jagged slot of a block with base `base` (narrow layout), and back
-// (the host builder, the device builder and the kernels share these).
-PJDS_HD uint16_t pjds_col_lo(int32_t col, int32_t base) { return base >= 0 ? (uint16_t)(col - base) : (uint16_t)((uint32_t)col & 0xFFFFu); }
-PJDS_HD uint16_t pjds_col_hi(int32_t col) { return (uint16_t)((uint32_t)col >> 16); }
-PJDS_HD int32_t  pjds_column_fit(uint16_t lo, int32_t base) { return lo == kPjdsNarrowPad ? -1 : base + lo; }
-PJDS_HD int32_t  pjds_column_split(uint16_t lo, uint16_t hi) { return (int32_t)(((uint32_t)hi << 16) | lo); } // padding 0xFFFFFFFF = -1
+NARROW_HD bool    pjds_block_fits(int32_t span) { return span <= kPjdsNarrowSpan; } // span -1: no entries
+// The column of a jagged slot of a fitting block (offset lo; kPjdsNarrowPad = padding); a split
+// block's column is narrow_column_split(lo, hi), padding 0xFFFF:0xFFFF = -1.
+NARROW_HD int32_t pjds_column_fit(uint16_t lo, int32_t base) { return lo == kPjdsNarrowPad ? -1 : base + lo; }
 
 // Parameter order of pjds_ops.params.
 enum PjdsParam { pjds_param_block_rows = 0, pjds_param_sort_window = 1, pjds_param_long_row = 2, pjds_param_narrow = 3, pjds_nparams = 4 };

@@ -58,7 +58,7 @@ struct NarrowColumns { // a block that fits: offsets from its base
 struct SplitColumns { // a block that does not fit (narrow layout): 32-bit columns in two 16-bit planes
   const uint16_t *__restrict__ lo;
   const uint16_t *__restrict__ hi;
-  __host__ __device__ int32_t operator()(int32_t slot) const { return pjds_column_split(load_stream(lo + slot), load_stream(hi + slot)); }
+  __host__ __device__ int32_t operator()(int32_t slot) const { return narrow_column_split(load_stream(lo + slot), load_stream(hi + slot)); }
 };
 
 // sum_{j0 <= j < j1} values[slot] * x[column(slot)], slot = cs[j] + lp, stopping at the first
@@ -339,8 +339,8 @@ struct FillNarrowColumns { // the 16-bit planes of the jagged row at sorted posi
     if (LongLength{rowptr, long_row}(i) > 0) return;
     const int32_t base = block_col_base[p / block_rows];
     for (int32_t k = rowptr[i]; k < rowptr[i + 1]; ++k) {
-      col16[slot_of_csr[k]] = pjds_col_lo(colidx[k], base);
-      if (base < 0) col_hi16[slot_of_csr[k]] = pjds_col_hi(colidx[k]);
+      col16[slot_of_csr[k]] = narrow_column_lo(colidx[k], base);
+      if (base < 0) col_hi16[slot_of_csr[k]] = narrow_column_hi(colidx[k]);
     }
   }
 };

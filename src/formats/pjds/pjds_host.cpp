@@ -31,7 +31,7 @@ public:
   int32_t jagged_column(int32_t b, int32_t slot) const
   {
     if (!info.narrow) return colidx[slot];
-    return block_col_base[b] >= 0 ? pjds_column_fit(col16[slot], block_col_base[b]) : pjds_column_split(col16[slot], col_hi16[slot]);
+    return block_col_base[b] >= 0 ? pjds_column_fit(col16[slot], block_col_base[b]) : narrow_column_split(col16[slot], col_hi16[slot]);
   }
   int32_t long_column(int32_t slot) const { return colidx[info.narrow ? slot - (nslots - info.long_nnz) : slot]; }
 
@@ -177,8 +177,8 @@ std::unique_ptr<FormatBlock> pjds_build_host(const CsrView &A, const int64_t *pa
       if (sort_length(len[i], L) != len[i]) continue;
       for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) {
         const int32_t slot = cs[k - A.rowptr[i]] + lp;
-        blk->col16[slot]   = pjds_col_lo(A.colidx[k], base);
-        if (base < 0) blk->col_hi16[slot] = pjds_col_hi(A.colidx[k]);
+        blk->col16[slot]   = narrow_column_lo(A.colidx[k], base);
+        if (base < 0) blk->col_hi16[slot] = narrow_column_hi(A.colidx[k]);
       }
     }
     blk->colidx.erase(blk->colidx.begin(), blk->colidx.begin() + jagged); // the long rows' columns stay
@@ -291,7 +291,7 @@ void pjds_describe(const PjdsInfo &in, const FormatBlock &blk, std::vector<Layou
   const int64_t     jagged = blk.nslots - in.long_nnz;
   const std::string fit    = format_number(jagged ? 100.0 * (double)in.narrow_slots / (double)jagged : 0.0, "%.1f") + "% of the jagged slots in blocks spanning at most " + std::to_string(kPjdsNarrowSpan) + " columns";
   out.push_back({"column indices", in.narrow ? "16-bit offsets from each block's smallest column (" + fit + "; " + span + (in.split_slots ? ", such blocks in two 16-bit halves" : "") + "); long rows 32-bit"
-                                             : "32-bit (" + span + "; " + fit + ", 16-bit offsets need " + format_number(100 * kPjdsNarrowMinShare, "%.0f") + "% and -mat_pjds_narrow_columns 1)"});
+                                             : "32-bit (" + span + "; " + fit + ", 16-bit offsets need " + format_number(100 * kNarrowMinShare, "%.0f") + "% and -mat_pjds_narrow_columns 1)"});
   out.push_back({"slots", std::to_string(blk.nslots)});
   out.push_back({"padding slots", std::to_string(padding) + " (" + format_number(blk.nslots ? 100.0 * (double)padding / (double)blk.nslots : 0.0, "%.2f") + "% of slots)"});
   out.push_back({"wide blocks (> " + std::to_string(kPjdsChunkDiagonals) + " diagonals, split)", std::to_string(in.nwide_blocks) + " blocks, " + std::to_string(in.nwide_items) + " items"});
