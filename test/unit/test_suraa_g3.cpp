@@ -12,6 +12,10 @@
 //   emulated  the kernel's arithmetic, warp by warp (the width-T __shfl_down_sync emulated, lanes past
 //             the end included), against the CSR product: every G3 row stored once, nothing else
 //             touched, alpha/beta semantics (beta == 0 over NaN, beta == 1 skipping empty rows)
+//   tiles     tile_g3_rows (-mat_suraa_window): only the G3 rows with entries move, each keeps its
+//             plan's T, order (window, T descending, row), blocks cover them once, <= 256 / T rows,
+//             a tile's blocks full but its last; the emulated tile kernel + empty-row launches
+//             give the CSR product (the same checks as above), windows 0, 32, 100 and 4096
 //   describe  -mat_view ::ascii_info shows G3's threads per row
 #include "common/check.hpp"
 #include "common/test_matrices.hpp"
@@ -371,13 +375,76 @@ static void emulate_launch(const Launch &l, const Plan &pl, const Sorted &S, dou
     }
 }
 
+// The layout in a new row order (the G3 tiles' perm): row pointers and entries rebuilt.
+static Sorted reordered(const CsrMatrix &A, const Sorted &S, const std::vector<int32_t> &perm)
+{
+  Sorted R;
+  R.perm       = perm;
+  R.empty_rows = S.empty_rows;
+  R.rowptr.assign((size_t)A.nrows + 1, 0);
+  R.len.resize(A.nrows);
+  for (int32_t p = 0; p < A.nrows; ++p) {
+    const int32_t i = perm[p];
+    R.len[p]        = A.rowptr[i + 1] - A.rowptr[i];
+    R.rowptr[p + 1] = R.rowptr[p] + R.len[p];
+    for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) R.colidx.push_back(A.colidx[k]), R.values.push_back(A.values[k]);
+  }
+  return R;
+}
+
+// Everything the header promises about the G3 tiles; "" when it holds. `sorted` is the perm before
+// tiling (the plan's order), `t` and `tiled` what tile_g3_rows made of it.
+static std::string tiles_problem(const Plan &pl, const std::vector<int32_t> &sorted, const std::vector<int32_t> &tiled, const Tiles &t)
+{
+  const int32_t begin = pl.g2_end, end = g3_nonempty_end(pl), W = pl.params.window;
+  if (W == 0 || end <= begin) return t.block_first.empty() && t.tiles == 0 && tiled == sorted ? "" : "tiles without window or rows";
+  std::vector<int32_t> T_of_row(pl.nrows, 0); // the T the plan gives each row
+  for (const Launch &l : pl.launches)
+    if (l.kernel == Kernel::subwarp)
+      for (int32_t p = l.begin; p < l.end; ++p) T_of_row[sorted[p]] = l.threads_per_row;
+  for (int32_t p = 0; p < pl.nrows; ++p)
+    if ((p < begin || p >= end) && tiled[p] != sorted[p]) return "position " + std::to_string(p) + " outside the G3 rows with entries moved";
+  std::vector<int32_t> a(sorted.begin() + begin, sorted.begin() + end), b(tiled.begin() + begin, tiled.begin() + end);
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  if (a != b) return "the tiled G3 rows are not the sorted ones";
+  int32_t pos = begin, tiles = 0, prev_key = -1;
+  for (size_t k = 0; k < t.block_first.size(); ++k) {
+    const int32_t first = t.block_first[k], rows = tile_info_rows(t.block_info[k]), T = tile_info_threads(t.block_info[k]);
+    if (first != pos || rows < 1 || !is_pow2_in_range(T) || rows > kSubwarpBlockThreads / T) return "block " + std::to_string(k) + " [" + std::to_string(first) + ", +" + std::to_string(rows) + ") T " + std::to_string(T);
+    for (int32_t p = first; p < first + rows; ++p) {
+      const int32_t row = tiled[p], key = tile_key(row, W, T);
+      if (T_of_row[row] != T) return "row " + std::to_string(row) + " runs at T " + std::to_string(T) + ", its plan says " + std::to_string(T_of_row[row]);
+      if (key < prev_key || (p > begin && key == prev_key && row <= tiled[p - 1])) return "rows not in (window, T descending, row) order at position " + std::to_string(p);
+      if (key != prev_key) {
+        if (p != first) return "a tile starts inside block " + std::to_string(k);
+        ++tiles;
+      } else if (p == first && k > 0 && tile_info_rows(t.block_info[k - 1]) != kSubwarpBlockThreads / T) return "block " + std::to_string(k - 1) + " of a tile not full";
+      prev_key = key;
+    }
+    pos = first + rows;
+  }
+  if (pos != end || tiles != t.tiles) return "blocks cover [" + std::to_string(begin) + ", " + std::to_string(pos) + "), " + std::to_string(tiles) + " tiles (said " + std::to_string(t.tiles) + ")";
+  return "";
+}
+
+// The G3 part of the cuda product with tiles: the tile kernel (block by block, the rows of a block
+// at its T from its first position, as a one-block sub-warp launch), then each G3 launch's empty
+// rows at T = 1 (none with beta == 1).
+static void emulate_tiles(const Tiles &t, const Plan &pl, const Sorted &S, double alpha, const double *x, double beta, double *y, std::vector<int32_t> &writes);
+
 static void check_matrix(const std::string &name, const CsrMatrix &A, const Params &P)
 {
-  const Sorted S  = sort_rows(A);
-  const Plan   pl = plan_of(S, A, P);
-  const std::string why = plan_problem(pl, S);
+  const Sorted S0 = sort_rows(A);
+  const Plan   pl = plan_of(S0, A, P);
+  const std::string why = plan_problem(pl, S0);
   check(why.empty(), "suraa_g3.plan." + name, why);
   if (!why.empty()) return;
+  std::vector<int32_t> perm = S0.perm;
+  const Tiles          t    = tile_g3_rows(pl, perm);
+  const std::string    twhy = tiles_problem(pl, S0.perm, perm, t);
+  check(twhy.empty(), "suraa_g3.tiles." + name, twhy);
+  if (!twhy.empty()) return;
 
   // Integer data (exact sums) and real data; y0 a sentinel pattern; beta 0 over NaN, 1 (empty rows
   // skipped), and another.
@@ -387,7 +454,7 @@ static void check_matrix(const std::string &name, const CsrMatrix &A, const Para
     std::vector<double> x(A.ncols);
     for (double &xi : x) xi = data == 0 ? (double)(int32_t)(rng() % 7) - 3 : std::uniform_real_distribution<double>(-1, 1)(rng);
     for (size_t k = 0; k < AD.values.size(); ++k) AD.values[k] = data == 0 ? (double)(int32_t)(k % 9) - 4 : A.values[k];
-    const Sorted SD = sort_rows(AD); // same structure: same permutation and plan
+    const Sorted SD = reordered(AD, S0, perm); // same structure: same permutation, plan and tiles
     for (double beta : {0.0, 1.0, -0.5}) {
       const double        alpha = data == 0 ? 2.0 : 1.3;
       std::vector<double> y0(A.nrows), y(A.nrows);
@@ -396,8 +463,10 @@ static void check_matrix(const std::string &name, const CsrMatrix &A, const Para
       y = y0;
       if (beta == 0.0)
         for (int32_t p = pl.g2_end; p < A.nrows; ++p) y[SD.perm[p]] = NAN; // write-only
-      for (const Launch &l : pl.launches)
-        if (l.kernel == Kernel::subwarp) emulate_launch(l, pl, SD, alpha, x.data(), beta, y.data(), writes);
+      if (t.tiles) emulate_tiles(t, pl, SD, alpha, x.data(), beta, y.data(), writes);
+      else
+        for (const Launch &l : pl.launches)
+          if (l.kernel == Kernel::subwarp) emulate_launch(l, pl, SD, alpha, x.data(), beta, y.data(), writes);
       // Reference: the original CSR, row by row; G3 rows only, the others must be untouched.
       std::vector<char> in_g3(A.nrows, 0);
       for (int32_t p = pl.g2_end; p < A.nrows; ++p) in_g3[SD.perm[p]] = 1;
@@ -419,6 +488,20 @@ static void check_matrix(const std::string &name, const CsrMatrix &A, const Para
       check(ok, "suraa_g3.emulated." + name + (data == 0 ? ".int" : ".real") + ".beta" + (beta == 0.0 ? "0" : beta == 1.0 ? "1" : "-0.5"), err);
     }
   }
+}
+
+static void emulate_tiles(const Tiles &t, const Plan &pl, const Sorted &S, double alpha, const double *x, double beta, double *y, std::vector<int32_t> &writes)
+{
+  for (size_t k = 0; k < t.block_first.size(); ++k) {
+    const int32_t T = tile_info_threads(t.block_info[k]), first = t.block_first[k];
+    Launch        one{Kernel::subwarp, first, first + tile_info_rows(t.block_info[k]), 0, 1, T, 0, 0};
+    emulate_launch(one, pl, S, alpha, x, beta, y, writes); // one block: tiles_problem checked rows <= 256 / T
+  }
+  for (const Launch &l : pl.launches)
+    if (l.kernel == Kernel::subwarp) {
+      const int32_t n = subwarp_launch_rows(l, pl.nrows, pl.empty_rows, beta), first = std::max(l.begin, g3_nonempty_end(pl));
+      if (first < l.begin + n) emulate_launch({Kernel::subwarp, first, l.begin + n, 0, 1, 1, 0, 0}, pl, S, alpha, x, beta, y, writes);
+    }
 }
 
 static CsrMatrix stencil27(int32_t n)
@@ -459,14 +542,18 @@ static void test_plans_and_emulation(const std::string &dir)
     int64_t     segment_rows;
     int32_t     max_child_threads;
     int32_t     subwarp_entries;
+    int32_t     window;
   };
-  const Variant variants[] = {{"", 0, 2048, 2}, {".seg1", 1, 2048, 2}, {".seg7", 7, 2048, 2}, {".seg32", 32, 0, 2}, {".seg1000", 1000, 64, 2}, {".e1", 0, 2048, 1}, {".e5", 7, 2048, 5}};
+  const Variant variants[] = {{"", 0, 2048, 2, 4096},        {".seg1", 1, 2048, 2, 32},  {".seg7", 7, 2048, 2, 100}, {".seg32", 32, 0, 2, 4096}, {".seg1000", 1000, 64, 2, 32},
+                              {".e1", 0, 2048, 1, 32},      {".e5", 7, 2048, 5, 4096},  {".w0", 0, 2048, 2, 0},     {".seg7.w0", 7, 2048, 2, 0}, {".w32", 0, 2048, 2, 32},
+                              {".seg1000.w0", 1000, 64, 2, 0}};
   for (const NamedMatrix &m : ms)
     for (const Variant &v : variants) {
       Params P;
       P.segment_rows      = v.segment_rows;
       P.max_child_threads = v.max_child_threads;
       P.subwarp_entries   = v.subwarp_entries;
+      P.window            = v.window;
       check_matrix(m.name + v.tag, m.A, P);
     }
 
@@ -489,7 +576,7 @@ static void test_plans_and_emulation(const std::string &dir)
 static void test_describe()
 {
   const CsrMatrix              A        = stencil7(12);
-  const int64_t                params[] = {0, 2048, 0, 3, 2};
+  const int64_t                params[] = {0, 2048, 0, 3, 2, 4096};
   std::unique_ptr<FormatBlock> blk      = suraa_ops.build_host(A.view(), params);
   std::vector<LayoutStat>      st;
   blk->describe(st);

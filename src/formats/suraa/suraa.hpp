@@ -138,7 +138,14 @@ constexpr int32_t kG1BlockThreads = 256;
 constexpr int32_t kParentThreads = 64;
 
 // Parameter order of suraa_ops.params.
-enum Param { param_segment_rows = 0, param_max_child_threads = 1, param_dynamic = 2, param_streams = 3, param_subwarp_entries = 4, nparams = 5 };
+enum Param { param_segment_rows = 0, param_max_child_threads = 1, param_dynamic = 2, param_streams = 3, param_subwarp_entries = 4, param_window = 5, nparams = 6 };
+
+// G3 tiles (-mat_suraa_window W > 0): rows of a window key = window of the original row, then T
+// from 32 down to 1 (code 0..5); the key's low 3 bits hold the T code.
+constexpr int32_t kTileCodeBits = 3;
+// A tile block's info word: rows << kTileRowsShift | T (T <= 32 takes 6 bits, rows <= 256 nine).
+constexpr int32_t kTileRowsShift = 6;
+constexpr int32_t kMinWindow     = 32; // a window holds at least a warp of rows
 
 struct Params {
   int64_t segment_rows      = 0;    // 0: Freedman-Diaconis
@@ -146,6 +153,7 @@ struct Params {
   bool    dynamic           = false;
   int32_t streams           = 3;
   int32_t subwarp_entries   = 2; // G3: entries per lane E in T = smallest power of two with E T >= mean
+  int32_t window            = 4096; // G3 tiles: rows per window of the original order (0: per-T launches, the paper's order)
 };
 
 enum class SegmentRule { none, single_length, freedman_diaconis, scott, override_rows };
@@ -178,6 +186,7 @@ struct Plan {
   int64_t     g1_nnz = 0, g2_nnz = 0, g3_nnz = 0;
   int32_t     g1_chunks = 0;          // total chunk blocks of G1 (filled by the builders)
   int32_t     g1_multi_chunk_rows = 0; // G1 rows longer than one chunk
+  int32_t     g3_tiles = 0, g3_tile_blocks = 0; // G3 tiles (window > 0; filled by the builders)
   std::vector<Launch> launches;       // G3 runs of equal T, G2 runs of equal Y, G1 (the paper's order)
 };
 
@@ -195,6 +204,33 @@ inline int32_t subwarp_launch_rows(const Launch &l, int32_t nrows, int32_t empty
   const int32_t end = beta == 1.0 && nrows - empty_rows < l.end ? nrows - empty_rows : l.end;
   return end > l.begin ? end - l.begin : 0;
 }
+
+// G3 tiles (-mat_suraa_window W > 0). T code of a tile key: T = 32 -> 0, ..., T = 1 -> 5 (T descending).
+SURAA_HD int32_t tile_code(int32_t T)
+{
+  int32_t c = 5;
+  while (T > 1) T >>= 1, --c;
+  return c;
+}
+SURAA_HD int32_t code_threads(int32_t code) { return kWarp >> code; }
+// Sort key of a G3 row: its window of the original order, then its T code (the key order is
+// window, T descending; ties keep the original row order). W >= kMinWindow keeps it below 2^31.
+SURAA_HD int32_t tile_key(int32_t row, int32_t window, int32_t T) { return (row / window) << kTileCodeBits | tile_code(T); }
+// A tile block: rows [first, first + rows) at T threads per row, rows <= kSubwarpBlockThreads / T.
+SURAA_HD int32_t tile_info(int32_t rows, int32_t T) { return rows << kTileRowsShift | T; }
+SURAA_HD int32_t tile_info_rows(int32_t info) { return info >> kTileRowsShift; }
+SURAA_HD int32_t tile_info_threads(int32_t info) { return info & ((1 << kTileRowsShift) - 1); }
+
+// The G3 rows with entries, positions [g2_end, nrows - empty_rows), in tile order, and their blocks.
+struct Tiles {
+  std::vector<int32_t> block_first, block_info; // per block: first position, tile_info(rows, T)
+  int32_t              tiles = 0;
+};
+// Host: reorders perm over those positions by (tile_key, original row) and cuts each run of equal
+// key (a tile) into blocks of at most kSubwarpBlockThreads / T rows. Nothing when window == 0.
+Tiles tile_g3_rows(const Plan &plan, std::vector<int32_t> &perm);
+// The non-empty end of G3 (empty rows sort last).
+inline int32_t g3_nonempty_end(const Plan &pl) { return pl.nrows - pl.empty_rows; }
 
 // Reads and checks the parameters (Error(bad_input)).
 Params read_params(const int64_t *params);
@@ -258,6 +294,8 @@ struct DeviceView {
   const int32_t *g1_chunk_start; // g1_end + 1
   double        *g1_partial;     // g1_chunks
   unsigned      *g1_count;       // g1_end, zero between products
+  const int32_t *block_first;    // G3 tile blocks (window > 0)
+  const int32_t *block_info;
 };
 
 std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream);

@@ -9,8 +9,11 @@
 #include "../../core/entry_rows.cuh"
 #include "../../core/row_permutation.hpp"
 
+#include <cub/device/device_radix_sort.cuh>
 #include <thrust/binary_search.h>
 #include <thrust/copy.h>
+#include <thrust/fill.h>
+#include <thrust/for_each.h>
 #include <thrust/count.h>
 #include <thrust/execution_policy.h>
 #include <thrust/functional.h>
@@ -33,24 +36,49 @@ namespace {
 // ------------------------------------------------------------------------------------------------
 // Kernels
 
-// G3 (Algorithm 5, modernised: suraa.hpp): T consecutive lanes per row of positions [begin, end),
-// kSubwarpBlockThreads / T rows per block; lane t reads the row's entries t, t + T, ... (coalesced),
-// the width-T butterfly adds the lanes' partials, lane 0 stores. The rows of a warp are consecutive
-// in the sorted order, so they have (nearly) the same length: little divergence. No thread returns
-// before the shuffle: lanes past `end` (last block) add 0 and store nothing. T = 1: one thread per
-// row (row_dot), no shuffle.
+// G3 (Algorithm 5, modernised: suraa.hpp), one thread's part: T consecutive lanes per row, lane t
+// reads the row's entries t, t + T, ... (coalesced), the width-T butterfly adds the lanes'
+// partials, lane 0 stores. The rows of a warp are consecutive positions, of (nearly) the same
+// length: little divergence. No thread returns before the shuffle: lanes past `end` add 0 and store
+// nothing. T = 1: one thread per row (row_dot), no shuffle. Lane 0 loads perm[p] beside the row
+// pointers, so the store does not wait for one more load after the sum.
+template <int T>
+__device__ __forceinline__ void subwarp_row(SubwarpThread th, int64_t end, const DeviceView &v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+{
+  const bool valid = th.p < end;
+  double     sum   = 0;
+  int32_t    row   = 0;
+  if (valid) {
+    const int32_t rs = load_ro(v.rowptr + th.p), re = load_ro(v.rowptr + th.p + 1);
+    if (th.lane == 0) row = load_ro(v.perm + th.p);
+    sum = subwarp_lane_dot<T>(rs, re, th.lane, v.colidx, v.values, x);
+  }
+  if constexpr (T > 1) sum = lane_group_sum<T>(sum); // every lane of the warp, valid or not (core/warp_sum.cuh)
+  if (valid && th.lane == 0) y[row] = beta == 0.0 ? alpha * sum : fma(beta, y[row], alpha * sum); // beta 0: y write-only
+}
+
+// One G3 launch of positions [begin, end) at T threads per row: kSubwarpBlockThreads / T rows per block.
 template <int T>
 __global__ void __launch_bounds__(kSubwarpBlockThreads) suraa_subwarp_rows(int32_t begin, int32_t end, DeviceView v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
 {
-  const SubwarpThread th    = subwarp_thread(begin, blockIdx.x, threadIdx.x, T);
-  const bool          valid = th.p < end;
-  double              sum   = 0;
-  if (valid) {
-    const int32_t rs = load_ro(v.rowptr + th.p), re = load_ro(v.rowptr + th.p + 1);
-    sum              = subwarp_lane_dot<T>(rs, re, th.lane, v.colidx, v.values, x);
+  subwarp_row<T>(subwarp_thread(begin, blockIdx.x, threadIdx.x, T), end, v, alpha, x, beta, y);
+}
+
+// All G3 tiles in one launch: block b runs rows [block_first[b], + rows) at its tile's T (uniform
+// over the block, so the switch does not diverge). Blocks go window by window: the rows of a window,
+// whatever their T, run at about the same time, so their x and y stay in L2 (suraa.hpp).
+__global__ void __launch_bounds__(kSubwarpBlockThreads) suraa_subwarp_tiles(const int32_t *__restrict__ block_first, const int32_t *__restrict__ block_info, DeviceView v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+{
+  const int32_t first = load_ro(block_first + blockIdx.x), info = load_ro(block_info + blockIdx.x);
+  const int64_t end   = (int64_t)first + tile_info_rows(info);
+  switch (tile_info_threads(info)) {
+  case 1: subwarp_row<1>(subwarp_thread(first, 0, threadIdx.x, 1), end, v, alpha, x, beta, y); break;
+  case 2: subwarp_row<2>(subwarp_thread(first, 0, threadIdx.x, 2), end, v, alpha, x, beta, y); break;
+  case 4: subwarp_row<4>(subwarp_thread(first, 0, threadIdx.x, 4), end, v, alpha, x, beta, y); break;
+  case 8: subwarp_row<8>(subwarp_thread(first, 0, threadIdx.x, 8), end, v, alpha, x, beta, y); break;
+  case 16: subwarp_row<16>(subwarp_thread(first, 0, threadIdx.x, 16), end, v, alpha, x, beta, y); break;
+  default: subwarp_row<32>(subwarp_thread(first, 0, threadIdx.x, 32), end, v, alpha, x, beta, y); break;
   }
-  if constexpr (T > 1) sum = lane_group_sum<T>(sum); // every lane of the warp, valid or not (core/warp_sum.cuh)
-  if (valid && th.lane == 0) store_row(v, (int32_t)th.p, sum, alpha, beta, y);
 }
 
 // Positions [begin, begin + n) of one G3 launch at T threads per row (T from the plan: a power of
@@ -140,6 +168,49 @@ struct LongerThanChunk {
   __device__ bool operator()(int32_t l) const { return l > kG1ChunkEntries; }
 };
 
+// G3 tiles (tile_g3_rows_cuda).
+struct InPositions { // row i sits at a position of [begin, end)
+  const int32_t *inv;
+  int32_t        begin, end;
+  __device__ bool operator()(int32_t i) const { return inv[i] >= begin && inv[i] < end; }
+};
+struct TileKeyOf { // row -> tile_key (window, T code of its sorted position)
+  const int32_t *inv, *code;
+  int32_t        begin, window;
+  __device__ int32_t operator()(int32_t i) const { return (i / window) << kTileCodeBits | code[inv[i] - begin]; }
+};
+struct StartsTile { // j starts a run of equal keys
+  const int32_t *key;
+  __device__ bool operator()(int32_t j) const { return j == 0 || key[j] != key[j - 1]; }
+};
+SURAA_HD int32_t key_threads(int32_t key) { return code_threads(key & ((1 << kTileCodeBits) - 1)); }
+struct BlocksOfTile {
+  const int32_t *tile_start, *key;
+  __device__ int32_t operator()(int32_t t) const
+  {
+    const int32_t per = kSubwarpBlockThreads / key_threads(key[tile_start[t]]);
+    return (tile_start[t + 1] - tile_start[t] + per - 1) / per;
+  }
+};
+struct FillBlock { // block b: the tile holding it (largest t with block_start[t] <= b), its rows and T
+  const int32_t *tile_start, *block_start, *key;
+  int32_t        ntiles, begin;
+  int32_t       *first, *info;
+  __device__ void operator()(int32_t b) const
+  {
+    int32_t lo = 0, hi = ntiles;
+    while (hi - lo > 1) {
+      const int32_t mid = lo + (hi - lo) / 2;
+      if (block_start[mid] <= b) lo = mid;
+      else hi = mid;
+    }
+    const int32_t T = key_threads(key[tile_start[lo]]), per = kSubwarpBlockThreads / T;
+    const int32_t f = tile_start[lo] + (b - block_start[lo]) * per;
+    first[b]        = begin + f;
+    info[b]         = tile_info(min(per, tile_start[lo + 1] - f), T);
+  }
+};
+
 // a[pos[j]] for a few positions, to the host (one gather, one copy).
 std::vector<int32_t> gather_to_host(const int32_t *a, const std::vector<int32_t> &pos, cudaStream_t stream)
 {
@@ -158,29 +229,39 @@ std::vector<int32_t> gather_to_host(const int32_t *a, const std::vector<int32_t>
 class SuraaCudaBlock : public FormatBlock {
 public:
   Plan                   plan;
-  DeviceBuffer<int32_t>  rowptr, colidx, perm, slots, g1_chunk_start;
+  DeviceBuffer<int32_t>  rowptr, colidx, perm, slots, g1_chunk_start, block_first, block_info;
   DeviceBuffer<double>   vals, g1_partial;
   DeviceBuffer<unsigned> g1_count;
 
   DeviceView view() const
   {
-    return {rowptr.data(), colidx.data(), vals.data(), perm.data(), g1_chunk_start.data(), const_cast<double *>(g1_partial.data()), const_cast<unsigned *>(g1_count.data())};
+    return {rowptr.data(), colidx.data(), vals.data(), perm.data(), g1_chunk_start.data(), const_cast<double *>(g1_partial.data()), const_cast<unsigned *>(g1_count.data()), block_first.data(), block_info.data()};
   }
 
-  // Algorithm 1: the G3 runs, then the G2 runs, on the extra streams round-robin, then G1 on PETSc's.
+  // Algorithm 1: the G3 runs (or the G3 tiles), then the G2 runs, on the extra streams round-robin,
+  // then G1 on PETSc's.
   void spmv(double alpha, const double *x, double beta, double *y, const StreamSet &streams) const override
   {
     if (nrows == 0) return;
     const DeviceView v     = view();
     const int32_t    extra = std::max(0, std::min(plan.params.streams, streams.count - 1));
+    bool             tiles = plan.g3_tile_blocks > 0; // still to launch
     for (const Launch &l : plan.launches) {
       const cudaStream_t s = l.order >= 0 && extra ? streams.streams[1 + l.order % extra] : streams.main();
       int32_t            n = l.end - l.begin;
       switch (l.kernel) {
       case Kernel::subwarp:
+        if (tiles) { // the G3 rows with entries, on the first G3 launch's stream
+          suraa_subwarp_tiles<<<(unsigned)plan.g3_tile_blocks, kSubwarpBlockThreads, 0, s>>>(block_first.data(), block_info.data(), v, alpha, x, beta, y);
+          tiles = false;
+        }
         // Empty rows sort last; with beta == 1 they keep y as it is (off-process blocks are mostly empty rows).
         n = subwarp_launch_rows(l, nrows, plan.empty_rows, beta);
-        if (n) launch_subwarp(l.threads_per_row, l.begin, n, v, alpha, x, beta, y, s);
+        if (plan.g3_tile_blocks) { // tiles ran the rows with entries: only this launch's empty rows are left
+          const int32_t first = std::max(l.begin, g3_nonempty_end(plan));
+          n                   = first < l.begin + n ? l.begin + n - first : 0;
+          if (n) launch_subwarp(1, first, n, v, alpha, x, beta, y, s);
+        } else if (n) launch_subwarp(l.threads_per_row, l.begin, n, v, alpha, x, beta, y, s);
         break;
       case Kernel::vector: {
         const int32_t Y = l.threads_per_row, rows_per_block = std::max(1, kVectorBlockThreads / Y);
@@ -198,6 +279,48 @@ public:
   std::size_t bytes() const override { return suraa::bytes(plan); }
   void        describe(std::vector<LayoutStat> &out) const override { suraa::describe(plan, out); }
 };
+
+// The host's tile_g3_rows on the device: the G3 rows with entries, taken in matrix order, stably
+// radix-sorted by tile_key (so ties keep the row order, as the host's (key, row) sort), written to
+// perm over their positions; then the runs of equal keys (tiles) cut into blocks. false: no tiles.
+bool tile_g3_rows_cuda(SuraaCudaBlock &blk, int32_t m, cudaStream_t stream)
+{
+  using thrust::counting_iterator;
+  Plan         &pl = blk.plan;
+  const int32_t W = pl.params.window, begin = pl.g2_end, n = g3_nonempty_end(pl) - begin;
+  if (W <= 0 || n <= 0) return false;
+  const auto                       pol = thrust::cuda::par.on(stream);
+  const counting_iterator<int32_t> zero(0);
+  DeviceBuffer<int32_t>            code(n), inv(m), rows(n), key_in(n), key(n), tile_start((size_t)n + 1);
+  for (const Launch &l : pl.launches) // T code of every position, from its launch
+    if (l.kernel == Kernel::subwarp && l.begin < begin + n) thrust::fill(pol, code.data() + (l.begin - begin), code.data() + (std::min(l.end, begin + n) - begin), tile_code(l.threads_per_row));
+  thrust::scatter(pol, zero, zero + m, blk.perm.data(), inv.data());
+  thrust::copy_if(pol, zero, zero + m, rows.data(), InPositions{inv.data(), begin, begin + n});
+  thrust::transform(pol, rows.data(), rows.data() + n, key_in.data(), TileKeyOf{inv.data(), code.data(), begin, W});
+  int end_bit = 1;
+  while (end_bit < 31 && (tile_key(m - 1, W, 1) >> end_bit) != 0) ++end_bit;
+  size_t tmp_bytes = 0;
+  GPUFORMATS_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, tmp_bytes, key_in.data(), key.data(), rows.data(), blk.perm.data() + begin, n, 0, end_bit, stream));
+  DeviceBuffer<unsigned char> tmp(tmp_bytes);
+  GPUFORMATS_CUDA(cub::DeviceRadixSort::SortPairs(tmp.data(), tmp_bytes, key_in.data(), key.data(), rows.data(), blk.perm.data() + begin, n, 0, end_bit, stream));
+
+  int32_t *ts     = tile_start.data();
+  const int32_t nt = (int32_t)(thrust::copy_if(pol, zero, zero + n, ts, StartsTile{key.data()}) - ts);
+  thrust::fill(pol, ts + nt, ts + nt + 1, n);
+  DeviceBuffer<int32_t> block_start((size_t)nt + 1);
+  int32_t              *bs = block_start.data();
+  thrust::transform(pol, zero, zero + nt, bs, BlocksOfTile{ts, key.data()});
+  thrust::fill(pol, bs + nt, bs + nt + 1, 0);
+  thrust::exclusive_scan(pol, bs, bs + nt + 1, bs);
+  const int32_t nb = gather_to_host(bs, {nt}, stream)[0];
+  blk.block_first.resize(nb);
+  blk.block_info.resize(nb);
+  thrust::for_each(pol, zero, zero + nb, FillBlock{ts, bs, key.data(), nt, begin, blk.block_first.data(), blk.block_info.data()});
+  pl.g3_tiles       = nt;
+  pl.g3_tile_blocks = nb;
+  GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the temporaries die here
+  return true;
+}
 
 } // namespace
 
@@ -218,29 +341,17 @@ std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params,
     blk->perm.resize(m);
     if (m) sorted_row_permutation_cuda(d.rowptr.data(), d.colidx.data(), m, A.ncols, RowOrder::longest_first, 0, blk->perm.data(), stream);
 
-    // Rearrange (l.5): sorted lengths -> sorted row pointers (exclusive scan over m + 1 entries).
+    // Lengths and row pointers of the rows in perm's order (exclusive scan over m + 1 entries).
     DeviceBuffer<int32_t> len(m);
     blk->rowptr.resize((size_t)m + 1);
-    int32_t *rp = blk->rowptr.data();
-    if (m) thrust::transform(pol, zero, zero + m, len.data(), StoredLength{d.rowptr.data(), blk->perm.data()});
-    if (m) thrust::copy(pol, len.data(), len.data() + m, rp);
-    GPUFORMATS_CUDA(cudaMemsetAsync(rp + m, 0, sizeof(int32_t), stream));
-    thrust::exclusive_scan(pol, rp, rp + m + 1, rp);
-
-    // slot_of_csr, and the entries scattered to their slots.
-    blk->slots.resize(nnz);
-    blk->colidx.resize(nnz);
-    blk->vals.resize(nnz);
-    if (nnz) {
-      DeviceBuffer<int32_t> inv(m);
-      thrust::scatter(pol, zero, zero + m, blk->perm.data(), inv.data());
-      int32_t *sl = blk->slots.data();
-      entry_rows(pol, d.rowptr.data(), m, nnz, sl); // the row of each entry (core), then its slot
-      thrust::transform(pol, zero, zero + (int32_t)nnz, sl, sl, SlotOfEntry{d.rowptr.data(), rp, inv.data()});
-      thrust::scatter(pol, d.values.data(), d.values.data() + nnz, sl, blk->vals.data());
-      thrust::scatter(pol, d.colidx.data(), d.colidx.data() + nnz, sl, blk->colidx.data());
-      GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // inv dies here
-    }
+    int32_t *rp        = blk->rowptr.data();
+    auto     rearrange = [&] {
+      if (m) thrust::transform(pol, zero, zero + m, len.data(), StoredLength{d.rowptr.data(), blk->perm.data()});
+      if (m) thrust::copy(pol, len.data(), len.data() + m, rp);
+      GPUFORMATS_CUDA(cudaMemsetAsync(rp + m, 0, sizeof(int32_t), stream));
+      thrust::exclusive_scan(pol, rp, rp + m + 1, rp);
+    };
+    rearrange();
 
     // Segments, groups, launches (l.6-17): the host's plan from a few values read back.
     SortedRows rows;
@@ -265,6 +376,24 @@ std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params,
       blk->g1_count.resize(g);
       GPUFORMATS_CUDA(cudaMemsetAsync(blk->g1_count.data(), 0, (size_t)g * sizeof(unsigned), stream));
       if (P.dynamic) reserve_child_launches(g);
+    }
+
+    // G3 tiles (the host's tile_g3_rows), then the rows' lengths and pointers in the final order.
+    if (tile_g3_rows_cuda(*blk, m, stream)) rearrange();
+
+    // slot_of_csr (Algorithm 2 l.5, "rearrange A_csr using perm"), and the entries scattered to their slots.
+    blk->slots.resize(nnz);
+    blk->colidx.resize(nnz);
+    blk->vals.resize(nnz);
+    if (nnz) {
+      DeviceBuffer<int32_t> inv(m);
+      thrust::scatter(pol, zero, zero + m, blk->perm.data(), inv.data());
+      int32_t *sl = blk->slots.data();
+      entry_rows(pol, d.rowptr.data(), m, nnz, sl); // the row of each entry (core), then its slot
+      thrust::transform(pol, zero, zero + (int32_t)nnz, sl, sl, SlotOfEntry{d.rowptr.data(), rp, inv.data()});
+      thrust::scatter(pol, d.values.data(), d.values.data() + nnz, sl, blk->vals.data());
+      thrust::scatter(pol, d.colidx.data(), d.colidx.data() + nnz, sl, blk->colidx.data());
+      GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // inv dies here
     }
     GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // len and the uploaded CSR die here
   }

@@ -35,7 +35,7 @@ QuantilePositions quantile_positions(int32_t m, double q)
 class SuraaHostBlock : public FormatBlock {
 public:
   Plan                 plan;
-  std::vector<int32_t> rowptr, colidx, perm, slots, g1_chunk_start;
+  std::vector<int32_t> rowptr, colidx, perm, slots, g1_chunk_start, block_first, block_info;
   std::vector<double>  vals;
 
   double row_sum(int32_t first, int32_t end, const double *x) const
@@ -82,26 +82,17 @@ std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
   auto          blk = std::make_unique<SuraaHostBlock>();
   const int32_t m   = A.nrows;
 
-  // Sort (Algorithm 2 l.4) and rearrange the CSR (l.5).
+  // Sort (Algorithm 2 l.4): lengths and row pointers of the sorted rows, for the plan.
   blk->perm = sorted_row_permutation(A, RowOrder::longest_first, 0);
   std::vector<int32_t> len(m);
-  blk->rowptr.assign((size_t)m + 1, 0);
-  for (int32_t p = 0; p < m; ++p) {
-    len[p]              = A.row_length(blk->perm[p]);
-    blk->rowptr[p + 1] = blk->rowptr[p] + len[p];
-  }
-  blk->colidx.assign(A.nnz, 0);
-  blk->vals.assign(A.nnz, 0.0);
-  blk->slots.assign(A.nnz, 0);
-  for (int32_t p = 0; p < m; ++p) {
-    const int32_t i = blk->perm[p];
-    for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) {
-      const int32_t slot = blk->rowptr[p] + (k - A.rowptr[i]);
-      blk->slots[k]      = slot;
-      blk->colidx[slot]  = A.colidx[k];
-      blk->vals[slot]    = A.values[k];
+  auto rearrange = [&] { // row pointers of the rows in perm's order
+    blk->rowptr.assign((size_t)m + 1, 0);
+    for (int32_t p = 0; p < m; ++p) {
+      len[p]             = A.row_length(blk->perm[p]);
+      blk->rowptr[p + 1] = blk->rowptr[p] + len[p];
     }
-  }
+  };
+  rearrange();
 
   // Segments, groups, launches (Algorithm 2 l.6-17).
   SortedRows rows;
@@ -132,11 +123,58 @@ std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
   pl.g1_chunks  = blk->g1_chunk_start[pl.g1_end];
   pl.empty_rows = (int32_t)std::count(len.begin(), len.end(), 0);
 
+  // G3 tiles: the G3 rows back in windows of the original order (suraa.hpp), then rearrange the CSR
+  // (Algorithm 2 l.5) in the final order.
+  Tiles t           = tile_g3_rows(pl, blk->perm);
+  blk->block_first  = std::move(t.block_first);
+  blk->block_info   = std::move(t.block_info);
+  pl.g3_tiles       = t.tiles;
+  pl.g3_tile_blocks = (int32_t)blk->block_first.size();
+  if (pl.g3_tiles) rearrange();
+  blk->colidx.assign(A.nnz, 0);
+  blk->vals.assign(A.nnz, 0.0);
+  blk->slots.assign(A.nnz, 0);
+  for (int32_t p = 0; p < m; ++p) {
+    const int32_t i = blk->perm[p];
+    for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) {
+      const int32_t slot = blk->rowptr[p] + (k - A.rowptr[i]);
+      blk->slots[k]      = slot;
+      blk->colidx[slot]  = A.colidx[k];
+      blk->vals[slot]    = A.values[k];
+    }
+  }
+
   blk->set_layout(Backend::host, A, blk->vals.data(), A.nnz, blk->slots.data()); // no padding: a slot per nonzero
   return blk;
 }
 
 } // namespace
+
+Tiles tile_g3_rows(const Plan &pl, std::vector<int32_t> &perm)
+{
+  Tiles         t;
+  const int32_t W = pl.params.window, begin = pl.g2_end, end = g3_nonempty_end(pl);
+  if (W <= 0 || end <= begin) return t;
+  std::vector<std::pair<int32_t, int32_t>> key_row; // (tile_key, row): sorted, the row breaks ties
+  key_row.reserve((size_t)(end - begin));
+  for (const Launch &l : pl.launches)
+    if (l.kernel == Kernel::subwarp)
+      for (int32_t p = l.begin; p < std::min(l.end, end); ++p) key_row.push_back({tile_key(perm[p], W, l.threads_per_row), perm[p]});
+  std::sort(key_row.begin(), key_row.end());
+  for (size_t j = 0; j < key_row.size(); ++j) perm[(size_t)begin + j] = key_row[j].second;
+  for (size_t a = 0; a < key_row.size();) { // a tile: a run of equal keys, cut into blocks
+    size_t b = a + 1;
+    while (b < key_row.size() && key_row[b].first == key_row[a].first) ++b;
+    const int32_t T = code_threads(key_row[a].first & ((1 << kTileCodeBits) - 1)), per = kSubwarpBlockThreads / T;
+    for (size_t q = a; q < b; q += (size_t)per) {
+      t.block_first.push_back(begin + (int32_t)q);
+      t.block_info.push_back(tile_info((int32_t)std::min<size_t>((size_t)per, b - q), T));
+    }
+    ++t.tiles;
+    a = b;
+  }
+  return t;
+}
 
 Params read_params(const int64_t *params)
 {
@@ -146,7 +184,10 @@ Params read_params(const int64_t *params)
   if (d != 0 && d != 1) throw Error(ErrorKind::bad_input, "suraa: -mat_suraa_dynamic must be 0 or 1; got " + std::to_string(d));
   if (n < 0 || n > kMaxStreams) throw Error(ErrorKind::bad_input, "suraa: -mat_suraa_streams must be in [0, " + std::to_string(kMaxStreams) + "]; got " + std::to_string(n));
   if (e < 1 || e > kWarp) throw Error(ErrorKind::bad_input, "suraa: -mat_suraa_subwarp_entries must be in [1, 32]; got " + std::to_string(e));
+  const int64_t w = params[param_window];
+  if (w != 0 && (w < kMinWindow || w > INT32_MAX)) throw Error(ErrorKind::bad_input, "suraa: -mat_suraa_window must be 0 (G3 in per-T launches, the paper's order) or a row count in [" + std::to_string(kMinWindow) + ", 2^31-1]; got " + std::to_string(w));
   Params P;
+  P.window            = (int32_t)w;
   P.subwarp_entries   = (int32_t)e;
   P.segment_rows      = s;
   P.max_child_threads = (int32_t)c;
@@ -252,7 +293,7 @@ Plan make_plan(const Params &P, int32_t m, int32_t ncols, int64_t nnz, const Sor
 std::size_t bytes(const Plan &pl)
 {
   // values + column indices + sorted row pointers + perm + G1 chunk starts.
-  return (std::size_t)pl.nnz * 12 + ((std::size_t)pl.nrows + 1) * 4 + (std::size_t)pl.nrows * 4 + (pl.g1_end ? ((std::size_t)pl.g1_end + 1) * 4 : 0);
+  return (std::size_t)pl.nnz * 12 + ((std::size_t)pl.nrows + 1) * 4 + (std::size_t)pl.nrows * 4 + (pl.g1_end ? ((std::size_t)pl.g1_end + 1) * 4 : 0) + (std::size_t)pl.g3_tile_blocks * 8;
 }
 
 void describe(const Plan &pl, std::vector<LayoutStat> &out)
@@ -263,7 +304,8 @@ void describe(const Plan &pl, std::vector<LayoutStat> &out)
   out.push_back({"columns", std::to_string(pl.ncols)});
   out.push_back({"nonzeros", std::to_string(pl.nnz)});
   out.push_back({"empty rows", std::to_string(pl.empty_rows)});
-  out.push_back({"row order", "sorted by length, longest first (ties: first column, row); CSR of the sorted rows, y[perm[p]] stored"});
+  out.push_back({"row order", pl.params.window > 0 ? "sorted by length, longest first (ties: first column, row) for the plan; G3 rows then by window of " + std::to_string(pl.params.window) + " matrix rows, T descending, row; CSR in that order, y[perm[p]] stored"
+                                                  : "sorted by length, longest first (ties: first column, row); CSR of the sorted rows, y[perm[p]] stored"});
   out.push_back({"row lengths", "min " + std::to_string(pl.min_length) + ", max " + std::to_string(pl.max_length) + ", q1 " + format_number(pl.q1, "%.3g") + ", q3 " + format_number(pl.q3, "%.3g") + ", IQR " + format_number(pl.iqr, "%.3g")});
   std::string rule;
   switch (pl.rule) {
@@ -300,11 +342,17 @@ void describe(const Plan &pl, std::vector<LayoutStat> &out)
       break;
     }
   }
+  if (pl.params.window > 0)
+    out.push_back({"G3 tiles", std::to_string(g3_nonempty_end(pl) > pl.g2_end ? g3_nonempty_end(pl) - pl.g2_end : 0) + " rows with entries in " + std::to_string(pl.g3_tiles) + " tiles (window, T) of " + std::to_string(pl.g3_tile_blocks) +
+                                " blocks, one launch (the T lines above say which rows take which T); empty rows by their own launch"});
   if (!pl.g1_segments) out.push_back({"G1 (long rows)", "empty" + std::string(pl.params.max_child_threads < pl.segment_rows ? " (a segment is longer than max_child_threads)" : "")});
   out.push_back({"groups rows G1/G2/G3", std::to_string(pl.g1_end) + " / " + std::to_string(pl.g2_end - pl.g1_end) + " / " + std::to_string(pl.nrows - pl.g2_end)});
   out.push_back({"groups nonzeros G1/G2/G3", std::to_string(pl.g1_nnz) + " / " + std::to_string(pl.g2_nnz) + " / " + std::to_string(pl.g3_nnz)});
-  const int32_t other = (int32_t)pl.launches.size() - (pl.g1_segments ? 1 : 0); // G3 + G2 launches
-  out.push_back({"launches per product", std::to_string(pl.launches.size()) + " (" + std::to_string(k ? std::min(k, other) : 0) + " of the " + std::to_string(k) + " extra streams used, G1 on PETSc's stream)"});
+  const int32_t g3_runs = (int32_t)std::count_if(pl.launches.begin(), pl.launches.end(), [](const Launch &l) { return l.kernel == Kernel::subwarp; });
+  // Tiles: one launch for the G3 rows with entries, one for the empty rows (none when beta = 1).
+  const int32_t launches = (int32_t)pl.launches.size() - (pl.g3_tiles ? g3_runs - 1 - (pl.empty_rows ? 1 : 0) : 0);
+  const int32_t other    = launches - (pl.g1_segments ? 1 : 0); // G3 + G2 launches
+  out.push_back({"launches per product", std::to_string(launches) + " (" + std::to_string(k ? std::min(k, other) : 0) + " of the " + std::to_string(k) + " extra streams used, G1 on PETSc's stream)"});
   out.push_back({"padding", "none (nslots = nnz)"});
   out.push_back({"bytes", std::to_string((int64_t)b)});
   out.push_back({"CSR bytes", std::to_string((int64_t)csr) + " (suraa/CSR = " + format_number(csr > 0 ? b / csr : 0.0, "%.3f") + ")"});
@@ -318,6 +366,7 @@ static const FormatParam kSuraaParams[] = {
   {"dynamic", "G1 kernel: 1 = dynamic parallelism (parent thread per row launches a child grid), 0 = host-launched block-per-chunk kernel", 0, 0, 1},
   {"streams", "extra CUDA streams for the G3 and G2 launches (0: all on PETSc's stream)", 3, 0, suraa::kMaxStreams},
   {"subwarp_entries", "G3 (rows of mean < 32): entries per lane E; a segment runs T = smallest power of two >= mean/E threads per row (2: the paper's G2 rule)", 2, 1, 32},
+  {"window", "G3 rows run in one launch of tiles: by window of this many rows of the matrix order, then T (x and y read and written where the matrix has them); 0: one launch per T over the length-sorted rows (the paper)", 4096, 0, INT32_MAX},
 };
 
 extern const FormatOps suraa_ops = {
