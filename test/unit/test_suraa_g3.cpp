@@ -12,10 +12,10 @@
 //   emulated  the kernel's arithmetic, warp by warp (the width-T __shfl_down_sync emulated, lanes past
 //             the end included), against the CSR product: every G3 row stored once, nothing else
 //             touched, alpha/beta semantics (beta == 0 over NaN, beta == 1 skipping empty rows)
-//   tiles     tile_g3_rows (-mat_suraa_window): only the G3 rows with entries move, each keeps its
-//             plan's T, order (window, T descending, row), blocks cover them once, <= 256 / T rows,
-//             a tile's blocks full but its last; the emulated tile kernel + empty-row launches
-//             give the CSR product (the same checks as above), windows 0, 32, 100 and 4096
+//   tiles     tile_g3_rows (-mat_suraa_window): only the G3 rows move, each keeps its plan's T (0
+//             for an empty row), order (window, T descending, empty, row), blocks cover them once,
+//             <= 256 / T rows (256 empty ones), a tile's blocks full but its last; the emulated tile
+//             kernel gives the CSR product (the same checks as above), windows 0, 32, 100, 4096
 //   describe  -mat_view ::ascii_info shows G3's threads per row
 #include "common/check.hpp"
 #include "common/test_matrices.hpp"
@@ -396,14 +396,14 @@ static Sorted reordered(const CsrMatrix &A, const Sorted &S, const std::vector<i
 // tiling (the plan's order), `t` and `tiled` what tile_g3_rows made of it.
 static std::string tiles_problem(const Plan &pl, const std::vector<int32_t> &sorted, const std::vector<int32_t> &tiled, const Tiles &t)
 {
-  const int32_t begin = pl.g2_end, end = g3_nonempty_end(pl), W = pl.params.window;
+  const int32_t begin = pl.g2_end, end = pl.nrows, W = pl.params.window;
   if (W == 0 || end <= begin) return t.block_first.empty() && t.tiles == 0 && tiled == sorted ? "" : "tiles without window or rows";
   std::vector<int32_t> T_of_row(pl.nrows, 0); // the T the plan gives each row
   for (const Launch &l : pl.launches)
     if (l.kernel == Kernel::subwarp)
-      for (int32_t p = l.begin; p < l.end; ++p) T_of_row[sorted[p]] = l.threads_per_row;
+      for (int32_t p = l.begin; p < l.end; ++p) T_of_row[sorted[p]] = p < g3_nonempty_end(pl) ? l.threads_per_row : 0; // empty: 0
   for (int32_t p = 0; p < pl.nrows; ++p)
-    if ((p < begin || p >= end) && tiled[p] != sorted[p]) return "position " + std::to_string(p) + " outside the G3 rows with entries moved";
+    if ((p < begin || p >= end) && tiled[p] != sorted[p]) return "position " + std::to_string(p) + " outside G3 moved";
   std::vector<int32_t> a(sorted.begin() + begin, sorted.begin() + end), b(tiled.begin() + begin, tiled.begin() + end);
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
@@ -411,7 +411,7 @@ static std::string tiles_problem(const Plan &pl, const std::vector<int32_t> &sor
   int32_t pos = begin, tiles = 0, prev_key = -1;
   for (size_t k = 0; k < t.block_first.size(); ++k) {
     const int32_t first = t.block_first[k], rows = tile_info_rows(t.block_info[k]), T = tile_info_threads(t.block_info[k]);
-    if (first != pos || rows < 1 || !is_pow2_in_range(T) || rows > kSubwarpBlockThreads / T) return "block " + std::to_string(k) + " [" + std::to_string(first) + ", +" + std::to_string(rows) + ") T " + std::to_string(T);
+    if (first != pos || rows < 1 || !(is_pow2_in_range(T) || T == 0) || rows > tile_block_rows(T)) return "block " + std::to_string(k) + " [" + std::to_string(first) + ", +" + std::to_string(rows) + ") T " + std::to_string(T);
     for (int32_t p = first; p < first + rows; ++p) {
       const int32_t row = tiled[p], key = tile_key(row, W, T);
       if (T_of_row[row] != T) return "row " + std::to_string(row) + " runs at T " + std::to_string(T) + ", its plan says " + std::to_string(T_of_row[row]);
@@ -419,7 +419,7 @@ static std::string tiles_problem(const Plan &pl, const std::vector<int32_t> &sor
       if (key != prev_key) {
         if (p != first) return "a tile starts inside block " + std::to_string(k);
         ++tiles;
-      } else if (p == first && k > 0 && tile_info_rows(t.block_info[k - 1]) != kSubwarpBlockThreads / T) return "block " + std::to_string(k - 1) + " of a tile not full";
+      } else if (p == first && k > 0 && tile_info_rows(t.block_info[k - 1]) != tile_block_rows(T)) return "block " + std::to_string(k - 1) + " of a tile not full";
       prev_key = key;
     }
     pos = first + rows;
@@ -428,9 +428,9 @@ static std::string tiles_problem(const Plan &pl, const std::vector<int32_t> &sor
   return "";
 }
 
-// The G3 part of the cuda product with tiles: the tile kernel (block by block, the rows of a block
-// at its T from its first position, as a one-block sub-warp launch), then each G3 launch's empty
-// rows at T = 1 (none with beta == 1).
+// The G3 part of the cuda product with tiles: the tile kernel block by block, the rows of a block
+// at its T from its first position, as a one-block sub-warp launch; an empty-row block (T = 0)
+// stores alpha 0 + beta y, nothing when beta == 1.
 static void emulate_tiles(const Tiles &t, const Plan &pl, const Sorted &S, double alpha, const double *x, double beta, double *y, std::vector<int32_t> &writes);
 
 static void check_matrix(const std::string &name, const CsrMatrix &A, const Params &P)
@@ -493,15 +493,20 @@ static void check_matrix(const std::string &name, const CsrMatrix &A, const Para
 static void emulate_tiles(const Tiles &t, const Plan &pl, const Sorted &S, double alpha, const double *x, double beta, double *y, std::vector<int32_t> &writes)
 {
   for (size_t k = 0; k < t.block_first.size(); ++k) {
-    const int32_t T = tile_info_threads(t.block_info[k]), first = t.block_first[k];
-    Launch        one{Kernel::subwarp, first, first + tile_info_rows(t.block_info[k]), 0, 1, T, 0, 0};
-    emulate_launch(one, pl, S, alpha, x, beta, y, writes); // one block: tiles_problem checked rows <= 256 / T
-  }
-  for (const Launch &l : pl.launches)
-    if (l.kernel == Kernel::subwarp) {
-      const int32_t n = subwarp_launch_rows(l, pl.nrows, pl.empty_rows, beta), first = std::max(l.begin, g3_nonempty_end(pl));
-      if (first < l.begin + n) emulate_launch({Kernel::subwarp, first, l.begin + n, 0, 1, 1, 0, 0}, pl, S, alpha, x, beta, y, writes);
+    const int32_t T = tile_info_threads(t.block_info[k]), first = t.block_first[k], end = first + tile_info_rows(t.block_info[k]);
+    if (T == 0) {
+      for (int32_t p = first; p < end && beta != 1.0; ++p) {
+        const int32_t row = S.perm[p];
+        y[row]            = beta == 0.0 ? alpha * 0.0 : std::fma(beta, y[row], alpha * 0.0);
+        writes[row]++;
+      }
+      continue;
     }
+    const Launch one{Kernel::subwarp, first, end, 0, 1, T, 0, 0};
+    Plan         no_empty = pl; // the rows of a block with entries: none to skip
+    no_empty.empty_rows   = 0;
+    emulate_launch(one, no_empty, S, alpha, x, beta, y, writes); // one block: tiles_problem checked rows <= 256 / T
+  }
 }
 
 static CsrMatrix stencil27(int32_t n)

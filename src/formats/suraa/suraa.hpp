@@ -18,6 +18,22 @@
 //     colidx[k], values[k]     the entries of the sorted rows, each row's entries in CSR order
 //     perm[p]      original row of position p; y[perm[p]] is written (the paper's permuted store)
 //     slot_of_csr[k] = rowptr[inv[i]] + (k - A.rowptr[i]) for CSR entry k of row i
+//   G3 tiles (-mat_suraa_window W > 0, the default W = 4096): the plan above is made on the sorted
+//     order; then the G3 rows move, each keeping its segment's T, into tiles:
+//
+//       g2_end ..................................................................... nrows
+//       | window 0 (matrix rows 0..W-1)                 | window 1 (rows W..2W-1)    | ...
+//       | T=16 rows | T=8 rows   | T=4 rows   | empty   | T=8 | T=4 | T=2 | empty  | ...
+//       |  a tile   |  a tile    |  a tile    |  tile   |     (each: matrix order)   |
+//       | blk | blk | blk | blk  | blk | blk  | blk     |  blocks of <= 256/T rows (256 empty)
+//
+//     block_first[b], block_info[b] = rows << 6 | T: one launch runs every block at its T. Why:
+//     in the sorted order, rows of one length come from all over the matrix, so a launch per T
+//     sweeps x and y once per length class: a class holds 1/k of the rows, so each 32-byte sector
+//     of y is written (and of x read) k times, partly, from DRAM. Measured on an H100 (ncu): the
+//     sorted-order G3 launches moved 1.7-2.9x the bytes of EVC-HYB on the scaled power grid and
+//     the circuit. Inside a window, the rows of all T run back to back, so a window's x and y stay
+//     in L2. Windows cost a partial block per tile (W = 4096: about 1.5% more blocks on a stencil).
 //   G1 metadata: g1_chunk_start[r] (g1_end + 1 entries): row r of G1 is cut into
 //     g1_chunks(length) chunks of kG1ChunkEntries entries, one thread block each; its chunks'
 //     partial sums live in g1_partial[g1_chunk_start[r] ..], g1_count[r] counts finished chunks
@@ -88,6 +104,8 @@
 //     mask).
 //   * Empty rows sort last, so they are the tail of G3 (a row with no entries sums to 0 for any T;
 //     lane 0 stores beta*y, or 0 when beta == 0); with beta == 1 the cuda product skips them.
+//   * G3 tiles (above): a documented departure from the paper's per-segment launches; with
+//     -mat_suraa_window 0 the G3 launches below run on the sorted order, as the paper does.
 //   * Launch order and streams (Alg. 1): G3, then G2, then G1 (paper order). Consecutive segments
 //     that run the same kernel with the same configuration (G3 segments of equal T, G2 segments
 //     of equal Y) are ONE launch: the same work in the same order as per-segment launches on one
@@ -141,8 +159,10 @@ constexpr int32_t kParentThreads = 64;
 enum Param { param_segment_rows = 0, param_max_child_threads = 1, param_dynamic = 2, param_streams = 3, param_subwarp_entries = 4, param_window = 5, nparams = 6 };
 
 // G3 tiles (-mat_suraa_window W > 0): rows of a window key = window of the original row, then T
-// from 32 down to 1 (code 0..5); the key's low 3 bits hold the T code.
+// from 32 down to 1 (code 0..5), then the empty rows (code 6, "T = 0"); the key's low 3 bits hold
+// the code.
 constexpr int32_t kTileCodeBits = 3;
+constexpr int32_t kEmptyCode    = 6;
 // A tile block's info word: rows << kTileRowsShift | T (T <= 32 takes 6 bits, rows <= 256 nine).
 constexpr int32_t kTileRowsShift = 6;
 constexpr int32_t kMinWindow     = 32; // a window holds at least a warp of rows
@@ -205,29 +225,35 @@ inline int32_t subwarp_launch_rows(const Launch &l, int32_t nrows, int32_t empty
   return end > l.begin ? end - l.begin : 0;
 }
 
-// G3 tiles (-mat_suraa_window W > 0). T code of a tile key: T = 32 -> 0, ..., T = 1 -> 5 (T descending).
+// G3 tiles (-mat_suraa_window W > 0). Code of a tile key: T = 32 -> 0, ..., T = 1 -> 5 (T
+// descending), empty rows (T = 0) -> kEmptyCode.
 SURAA_HD int32_t tile_code(int32_t T)
 {
+  if (T == 0) return kEmptyCode;
   int32_t c = 5;
   while (T > 1) T >>= 1, --c;
   return c;
 }
-SURAA_HD int32_t code_threads(int32_t code) { return kWarp >> code; }
+SURAA_HD int32_t code_threads(int32_t code) { return kWarp >> code; } // kEmptyCode -> 0
+// Rows of a full tile block: kSubwarpBlockThreads / T; an empty-row block takes a row per thread.
+SURAA_HD int32_t tile_block_rows(int32_t T) { return kSubwarpBlockThreads / (T > 0 ? T : 1); }
 // Sort key of a G3 row: its window of the original order, then its T code (the key order is
 // window, T descending; ties keep the original row order). W >= kMinWindow keeps it below 2^31.
 SURAA_HD int32_t tile_key(int32_t row, int32_t window, int32_t T) { return (row / window) << kTileCodeBits | tile_code(T); }
-// A tile block: rows [first, first + rows) at T threads per row, rows <= kSubwarpBlockThreads / T.
+// A tile block: rows [first, first + rows) at T threads per row, rows <= tile_block_rows(T); T = 0:
+// empty rows (y = beta y, or 0 with beta == 0; nothing with beta == 1).
 SURAA_HD int32_t tile_info(int32_t rows, int32_t T) { return rows << kTileRowsShift | T; }
 SURAA_HD int32_t tile_info_rows(int32_t info) { return info >> kTileRowsShift; }
 SURAA_HD int32_t tile_info_threads(int32_t info) { return info & ((1 << kTileRowsShift) - 1); }
 
-// The G3 rows with entries, positions [g2_end, nrows - empty_rows), in tile order, and their blocks.
+// The G3 rows, positions [g2_end, nrows), in tile order, and their blocks.
 struct Tiles {
   std::vector<int32_t> block_first, block_info; // per block: first position, tile_info(rows, T)
   int32_t              tiles = 0;
 };
 // Host: reorders perm over those positions by (tile_key, original row) and cuts each run of equal
-// key (a tile) into blocks of at most kSubwarpBlockThreads / T rows. Nothing when window == 0.
+// key (a tile) into blocks of at most tile_block_rows(T) rows. Nothing when window == 0. The
+// empty rows (sorted last) get T = 0.
 Tiles tile_g3_rows(const Plan &plan, std::vector<int32_t> &perm);
 // The non-empty end of G3 (empty rows sort last).
 inline int32_t g3_nonempty_end(const Plan &pl) { return pl.nrows - pl.empty_rows; }

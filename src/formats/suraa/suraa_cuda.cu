@@ -66,12 +66,19 @@ __global__ void __launch_bounds__(kSubwarpBlockThreads) suraa_subwarp_rows(int32
 
 // All G3 tiles in one launch: block b runs rows [block_first[b], + rows) at its tile's T (uniform
 // over the block, so the switch does not diverge). Blocks go window by window: the rows of a window,
-// whatever their T, run at about the same time, so their x and y stay in L2 (suraa.hpp).
+// whatever their T, run at about the same time, so their x and y stay in L2 (suraa.hpp). T = 0:
+// empty rows, a row per thread, y = alpha 0 + beta y (as any row), nothing to do when beta == 1.
 __global__ void __launch_bounds__(kSubwarpBlockThreads) suraa_subwarp_tiles(const int32_t *__restrict__ block_first, const int32_t *__restrict__ block_info, DeviceView v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
 {
   const int32_t first = load_ro(block_first + blockIdx.x), info = load_ro(block_info + blockIdx.x);
   const int64_t end   = (int64_t)first + tile_info_rows(info);
   switch (tile_info_threads(info)) {
+  case 0:
+    if (beta != 1.0 && first + (int64_t)threadIdx.x < end) {
+      const int32_t row = load_ro(v.perm + first + threadIdx.x);
+      y[row]            = beta == 0.0 ? alpha * 0.0 : fma(beta, y[row], alpha * 0.0);
+    }
+    break;
   case 1: subwarp_row<1>(subwarp_thread(first, 0, threadIdx.x, 1), end, v, alpha, x, beta, y); break;
   case 2: subwarp_row<2>(subwarp_thread(first, 0, threadIdx.x, 2), end, v, alpha, x, beta, y); break;
   case 4: subwarp_row<4>(subwarp_thread(first, 0, threadIdx.x, 4), end, v, alpha, x, beta, y); break;
@@ -188,7 +195,7 @@ struct BlocksOfTile {
   const int32_t *tile_start, *key;
   __device__ int32_t operator()(int32_t t) const
   {
-    const int32_t per = kSubwarpBlockThreads / key_threads(key[tile_start[t]]);
+    const int32_t per = tile_block_rows(key_threads(key[tile_start[t]]));
     return (tile_start[t + 1] - tile_start[t] + per - 1) / per;
   }
 };
@@ -204,7 +211,7 @@ struct FillBlock { // block b: the tile holding it (largest t with block_start[t
       if (block_start[mid] <= b) lo = mid;
       else hi = mid;
     }
-    const int32_t T = key_threads(key[tile_start[lo]]), per = kSubwarpBlockThreads / T;
+    const int32_t T = key_threads(key[tile_start[lo]]), per = tile_block_rows(T);
     const int32_t f = tile_start[lo] + (b - block_start[lo]) * per;
     first[b]        = begin + f;
     info[b]         = tile_info(min(per, tile_start[lo + 1] - f), T);
@@ -251,17 +258,14 @@ public:
       int32_t            n = l.end - l.begin;
       switch (l.kernel) {
       case Kernel::subwarp:
-        if (tiles) { // the G3 rows with entries, on the first G3 launch's stream
-          suraa_subwarp_tiles<<<(unsigned)plan.g3_tile_blocks, kSubwarpBlockThreads, 0, s>>>(block_first.data(), block_info.data(), v, alpha, x, beta, y);
+        if (plan.g3_tile_blocks) { // every G3 row, on the first G3 launch's stream
+          if (tiles) suraa_subwarp_tiles<<<(unsigned)plan.g3_tile_blocks, kSubwarpBlockThreads, 0, s>>>(block_first.data(), block_info.data(), v, alpha, x, beta, y);
           tiles = false;
+          break;
         }
         // Empty rows sort last; with beta == 1 they keep y as it is (off-process blocks are mostly empty rows).
         n = subwarp_launch_rows(l, nrows, plan.empty_rows, beta);
-        if (plan.g3_tile_blocks) { // tiles ran the rows with entries: only this launch's empty rows are left
-          const int32_t first = std::max(l.begin, g3_nonempty_end(plan));
-          n                   = first < l.begin + n ? l.begin + n - first : 0;
-          if (n) launch_subwarp(1, first, n, v, alpha, x, beta, y, s);
-        } else if (n) launch_subwarp(l.threads_per_row, l.begin, n, v, alpha, x, beta, y, s);
+        if (n) launch_subwarp(l.threads_per_row, l.begin, n, v, alpha, x, beta, y, s);
         break;
       case Kernel::vector: {
         const int32_t Y = l.threads_per_row, rows_per_block = std::max(1, kVectorBlockThreads / Y);
@@ -280,25 +284,26 @@ public:
   void        describe(std::vector<LayoutStat> &out) const override { suraa::describe(plan, out); }
 };
 
-// The host's tile_g3_rows on the device: the G3 rows with entries, taken in matrix order, stably
+// The host's tile_g3_rows on the device: the G3 rows, taken in matrix order, stably
 // radix-sorted by tile_key (so ties keep the row order, as the host's (key, row) sort), written to
 // perm over their positions; then the runs of equal keys (tiles) cut into blocks. false: no tiles.
 bool tile_g3_rows_cuda(SuraaCudaBlock &blk, int32_t m, cudaStream_t stream)
 {
   using thrust::counting_iterator;
   Plan         &pl = blk.plan;
-  const int32_t W = pl.params.window, begin = pl.g2_end, n = g3_nonempty_end(pl) - begin;
+  const int32_t W = pl.params.window, begin = pl.g2_end, n = m - begin, nonempty = g3_nonempty_end(pl) - begin;
   if (W <= 0 || n <= 0) return false;
   const auto                       pol = thrust::cuda::par.on(stream);
   const counting_iterator<int32_t> zero(0);
   DeviceBuffer<int32_t>            code(n), inv(m), rows(n), key_in(n), key(n), tile_start((size_t)n + 1);
-  for (const Launch &l : pl.launches) // T code of every position, from its launch
-    if (l.kernel == Kernel::subwarp && l.begin < begin + n) thrust::fill(pol, code.data() + (l.begin - begin), code.data() + (std::min(l.end, begin + n) - begin), tile_code(l.threads_per_row));
+  for (const Launch &l : pl.launches) // T code of every position, from its launch; empty rows (last) T = 0
+    if (l.kernel == Kernel::subwarp && l.begin < begin + nonempty) thrust::fill(pol, code.data() + (l.begin - begin), code.data() + (std::min(l.end, begin + nonempty) - begin), tile_code(l.threads_per_row));
+  if (nonempty < n) thrust::fill(pol, code.data() + std::max(nonempty, 0), code.data() + n, kEmptyCode);
   thrust::scatter(pol, zero, zero + m, blk.perm.data(), inv.data());
   thrust::copy_if(pol, zero, zero + m, rows.data(), InPositions{inv.data(), begin, begin + n});
   thrust::transform(pol, rows.data(), rows.data() + n, key_in.data(), TileKeyOf{inv.data(), code.data(), begin, W});
   int end_bit = 1;
-  while (end_bit < 31 && (tile_key(m - 1, W, 1) >> end_bit) != 0) ++end_bit;
+  while (end_bit < 31 && (tile_key(m - 1, W, 0) >> end_bit) != 0) ++end_bit;
   size_t tmp_bytes = 0;
   GPUFORMATS_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, tmp_bytes, key_in.data(), key.data(), rows.data(), blk.perm.data() + begin, n, 0, end_bit, stream));
   DeviceBuffer<unsigned char> tmp(tmp_bytes);

@@ -153,19 +153,19 @@ std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
 Tiles tile_g3_rows(const Plan &pl, std::vector<int32_t> &perm)
 {
   Tiles         t;
-  const int32_t W = pl.params.window, begin = pl.g2_end, end = g3_nonempty_end(pl);
+  const int32_t W = pl.params.window, begin = pl.g2_end, end = pl.nrows, nonempty_end = g3_nonempty_end(pl);
   if (W <= 0 || end <= begin) return t;
   std::vector<std::pair<int32_t, int32_t>> key_row; // (tile_key, row): sorted, the row breaks ties
   key_row.reserve((size_t)(end - begin));
   for (const Launch &l : pl.launches)
     if (l.kernel == Kernel::subwarp)
-      for (int32_t p = l.begin; p < std::min(l.end, end); ++p) key_row.push_back({tile_key(perm[p], W, l.threads_per_row), perm[p]});
+      for (int32_t p = l.begin; p < l.end; ++p) key_row.push_back({tile_key(perm[p], W, p < nonempty_end ? l.threads_per_row : 0), perm[p]});
   std::sort(key_row.begin(), key_row.end());
   for (size_t j = 0; j < key_row.size(); ++j) perm[(size_t)begin + j] = key_row[j].second;
   for (size_t a = 0; a < key_row.size();) { // a tile: a run of equal keys, cut into blocks
     size_t b = a + 1;
     while (b < key_row.size() && key_row[b].first == key_row[a].first) ++b;
-    const int32_t T = code_threads(key_row[a].first & ((1 << kTileCodeBits) - 1)), per = kSubwarpBlockThreads / T;
+    const int32_t T = code_threads(key_row[a].first & ((1 << kTileCodeBits) - 1)), per = tile_block_rows(T);
     for (size_t q = a; q < b; q += (size_t)per) {
       t.block_first.push_back(begin + (int32_t)q);
       t.block_info.push_back(tile_info((int32_t)std::min<size_t>((size_t)per, b - q), T));
@@ -343,14 +343,13 @@ void describe(const Plan &pl, std::vector<LayoutStat> &out)
     }
   }
   if (pl.params.window > 0)
-    out.push_back({"G3 tiles", std::to_string(g3_nonempty_end(pl) > pl.g2_end ? g3_nonempty_end(pl) - pl.g2_end : 0) + " rows with entries in " + std::to_string(pl.g3_tiles) + " tiles (window, T) of " + std::to_string(pl.g3_tile_blocks) +
-                                " blocks, one launch (the T lines above say which rows take which T); empty rows by their own launch"});
+    out.push_back({"G3 tiles", std::to_string(pl.nrows - pl.g2_end) + " rows in " + std::to_string(pl.g3_tiles) + " tiles (window, T; empty rows last in a window) of " + std::to_string(pl.g3_tile_blocks) +
+                                " blocks, one launch (the T lines above say which rows take which T; empty-row blocks do nothing when beta = 1)"});
   if (!pl.g1_segments) out.push_back({"G1 (long rows)", "empty" + std::string(pl.params.max_child_threads < pl.segment_rows ? " (a segment is longer than max_child_threads)" : "")});
   out.push_back({"groups rows G1/G2/G3", std::to_string(pl.g1_end) + " / " + std::to_string(pl.g2_end - pl.g1_end) + " / " + std::to_string(pl.nrows - pl.g2_end)});
   out.push_back({"groups nonzeros G1/G2/G3", std::to_string(pl.g1_nnz) + " / " + std::to_string(pl.g2_nnz) + " / " + std::to_string(pl.g3_nnz)});
   const int32_t g3_runs = (int32_t)std::count_if(pl.launches.begin(), pl.launches.end(), [](const Launch &l) { return l.kernel == Kernel::subwarp; });
-  // Tiles: one launch for the G3 rows with entries, one for the empty rows (none when beta = 1).
-  const int32_t launches = (int32_t)pl.launches.size() - (pl.g3_tiles ? g3_runs - 1 - (pl.empty_rows ? 1 : 0) : 0);
+  const int32_t launches = (int32_t)pl.launches.size() - (pl.g3_tiles ? g3_runs - 1 : 0); // tiles: one G3 launch
   const int32_t other    = launches - (pl.g1_segments ? 1 : 0); // G3 + G2 launches
   out.push_back({"launches per product", std::to_string(launches) + " (" + std::to_string(k ? std::min(k, other) : 0) + " of the " + std::to_string(k) + " extra streams used, G1 on PETSc's stream)"});
   out.push_back({"padding", "none (nslots = nnz)"});
