@@ -392,26 +392,29 @@ static Sorted reordered(const CsrMatrix &A, const Sorted &S, const std::vector<i
   return R;
 }
 
-// Everything the header promises about the G3 tiles; "" when it holds. `sorted` is the perm before
-// tiling (the plan's order), `t` and `tiled` what tile_g3_rows made of it.
+// Everything the header promises about the tiles; "" when it holds. `sorted` is the perm before
+// tiling (the plan's order), `t` and `tiled` what tile_rows made of it.
 static std::string tiles_problem(const Plan &pl, const std::vector<int32_t> &sorted, const std::vector<int32_t> &tiled, const Tiles &t)
 {
-  const int32_t begin = pl.g2_end, end = pl.nrows, W = pl.params.window;
+  const int32_t begin = tiled_begin(pl), end = pl.nrows, W = pl.params.window;
   if (W == 0 || end <= begin) return t.block_first.empty() && t.tiles == 0 && tiled == sorted ? "" : "tiles without window or rows";
-  std::vector<int32_t> T_of_row(pl.nrows, 0); // the T the plan gives each row
-  for (const Launch &l : pl.launches)
-    if (l.kernel == Kernel::subwarp)
+  if (begin > pl.g2_end || pl.tile_begin != begin || pl.tiles != t.tiles || pl.tile_blocks != (int32_t)t.block_first.size()) return "tile_begin / counts in the plan";
+  std::vector<int32_t> T_of_row(pl.nrows, -1); // the T or Y the plan gives each row
+  for (const Launch &l : pl.launches) {
+    if ((l.kernel == Kernel::vector && l.threads_per_row <= kTileMaxThreads && l.begin < begin) || (l.kernel == Kernel::vector && l.threads_per_row > kTileMaxThreads && l.end > begin)) return "G2 launch [" + std::to_string(l.begin) + ", " + std::to_string(l.end) + ") on the wrong side of the tiles";
+    if (is_tiled(l))
       for (int32_t p = l.begin; p < l.end; ++p) T_of_row[sorted[p]] = p < g3_nonempty_end(pl) ? l.threads_per_row : 0; // empty: 0
+  }
   for (int32_t p = 0; p < pl.nrows; ++p)
     if ((p < begin || p >= end) && tiled[p] != sorted[p]) return "position " + std::to_string(p) + " outside G3 moved";
   std::vector<int32_t> a(sorted.begin() + begin, sorted.begin() + end), b(tiled.begin() + begin, tiled.begin() + end);
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
-  if (a != b) return "the tiled G3 rows are not the sorted ones";
+  if (a != b) return "the tiled rows are not the sorted ones";
   int32_t pos = begin, tiles = 0, prev_key = -1;
   for (size_t k = 0; k < t.block_first.size(); ++k) {
     const int32_t first = t.block_first[k], rows = tile_info_rows(t.block_info[k]), T = tile_info_threads(t.block_info[k]);
-    if (first != pos || rows < 1 || !(is_pow2_in_range(T) || T == 0) || rows > tile_block_rows(T)) return "block " + std::to_string(k) + " [" + std::to_string(first) + ", +" + std::to_string(rows) + ") T " + std::to_string(T);
+    if (first != pos || rows < 1 || !(is_pow2_in_range(T) || T == 0 || (T % kWarp == 0 && T <= kTileMaxThreads)) || rows > tile_block_rows(T)) return "block " + std::to_string(k) + " [" + std::to_string(first) + ", +" + std::to_string(rows) + ") T " + std::to_string(T);
     for (int32_t p = first; p < first + rows; ++p) {
       const int32_t row = tiled[p], key = tile_key(row, W, T);
       if (T_of_row[row] != T) return "row " + std::to_string(row) + " runs at T " + std::to_string(T) + ", its plan says " + std::to_string(T_of_row[row]);
@@ -436,18 +439,19 @@ static void emulate_tiles(const Tiles &t, const Plan &pl, const Sorted &S, doubl
 static void check_matrix(const std::string &name, const CsrMatrix &A, const Params &P)
 {
   const Sorted S0 = sort_rows(A);
-  const Plan   pl = plan_of(S0, A, P);
+  Plan         pl = plan_of(S0, A, P);
   const std::string why = plan_problem(pl, S0);
   check(why.empty(), "suraa_g3.plan." + name, why);
   if (!why.empty()) return;
   std::vector<int32_t> perm = S0.perm;
-  const Tiles          t    = tile_g3_rows(pl, perm);
+  const Tiles          t    = tile_rows(pl, perm);
   const std::string    twhy = tiles_problem(pl, S0.perm, perm, t);
   check(twhy.empty(), "suraa_g3.tiles." + name, twhy);
   if (!twhy.empty()) return;
 
   // Integer data (exact sums) and real data; y0 a sentinel pattern; beta 0 over NaN, 1 (empty rows
-  // skipped), and another.
+  // skipped), and another. Emulated: the G3 launches, or the tiles (G3 and G2 of Y <= 256).
+  const int32_t lo = t.tiles ? pl.tile_begin : pl.g2_end;
   for (int data = 0; data < 2; ++data) {
     CsrMatrix AD = A;
     std::mt19937_64 rng(7 + data);
@@ -462,14 +466,14 @@ static void check_matrix(const std::string &name, const CsrMatrix &A, const Para
       std::vector<int32_t> writes(A.nrows, 0);
       y = y0;
       if (beta == 0.0)
-        for (int32_t p = pl.g2_end; p < A.nrows; ++p) y[SD.perm[p]] = NAN; // write-only
+        for (int32_t p = lo; p < A.nrows; ++p) y[SD.perm[p]] = NAN; // write-only
       if (t.tiles) emulate_tiles(t, pl, SD, alpha, x.data(), beta, y.data(), writes);
       else
         for (const Launch &l : pl.launches)
           if (l.kernel == Kernel::subwarp) emulate_launch(l, pl, SD, alpha, x.data(), beta, y.data(), writes);
       // Reference: the original CSR, row by row; G3 rows only, the others must be untouched.
       std::vector<char> in_g3(A.nrows, 0);
-      for (int32_t p = pl.g2_end; p < A.nrows; ++p) in_g3[SD.perm[p]] = 1;
+      for (int32_t p = lo; p < A.nrows; ++p) in_g3[SD.perm[p]] = 1;
       bool        ok = true;
       std::string err;
       for (int32_t i = 0; i < A.nrows && ok; ++i) {
@@ -498,6 +502,16 @@ static void emulate_tiles(const Tiles &t, const Plan &pl, const Sorted &S, doubl
       for (int32_t p = first; p < end && beta != 1.0; ++p) {
         const int32_t row = S.perm[p];
         y[row]            = beta == 0.0 ? alpha * 0.0 : std::fma(beta, y[row], alpha * 0.0);
+        writes[row]++;
+      }
+      continue;
+    }
+    if (T >= kWarp) { // tile_vector_rows: Y lanes per row, lane l sums entries l, l + Y, ...
+      for (int32_t p = first; p < end; ++p) {
+        double sum = 0;
+        for (int32_t lane = 0; lane < T; ++lane) sum += strided_dot<2>((uint32_t)(S.rowptr[p] + lane), (uint32_t)S.rowptr[p + 1], (uint32_t)T, S.colidx.data(), S.values.data(), x);
+        const int32_t row = S.perm[p];
+        y[row]            = beta == 0.0 ? alpha * sum : std::fma(beta, y[row], alpha * sum);
         writes[row]++;
       }
       continue;

@@ -158,13 +158,15 @@ constexpr int32_t kParentThreads = 64;
 // Parameter order of suraa_ops.params.
 enum Param { param_segment_rows = 0, param_max_child_threads = 1, param_dynamic = 2, param_streams = 3, param_subwarp_entries = 4, param_window = 5, nparams = 6 };
 
-// G3 tiles (-mat_suraa_window W > 0): rows of a window key = window of the original row, then T
-// from 32 down to 1 (code 0..5), then the empty rows (code 6, "T = 0"); the key's low 3 bits hold
-// the code.
-constexpr int32_t kTileCodeBits = 3;
-constexpr int32_t kEmptyCode    = 6;
-// A tile block's info word: rows << kTileRowsShift | T (T <= 32 takes 6 bits, rows <= 256 nine).
-constexpr int32_t kTileRowsShift = 6;
+// Tiles (-mat_suraa_window W > 0): the rows of G2 with Y <= kTileMaxThreads and of G3, keyed by
+// the window of the original row, then threads per row descending (codes 0..7: Y = 256, 224, ..,
+// 32; 8..12: T = 16, 8, 4, 2, 1), then the empty rows (kEmptyCode, "0 threads"); the key's low
+// kTileCodeBits hold the code. A tile block has kSubwarpBlockThreads threads, so Y <= 256.
+constexpr int32_t kTileMaxThreads = kSubwarpBlockThreads;
+constexpr int32_t kTileCodeBits   = 4;
+constexpr int32_t kEmptyCode      = 13;
+// A tile block's info word: rows << kTileRowsShift | threads per row (<= 256: 9 bits; rows <= 256).
+constexpr int32_t kTileRowsShift = 10;
 constexpr int32_t kMinWindow     = 32; // a window holds at least a warp of rows
 
 struct Params {
@@ -206,7 +208,7 @@ struct Plan {
   int64_t     g1_nnz = 0, g2_nnz = 0, g3_nnz = 0;
   int32_t     g1_chunks = 0;          // total chunk blocks of G1 (filled by the builders)
   int32_t     g1_multi_chunk_rows = 0; // G1 rows longer than one chunk
-  int32_t     g3_tiles = 0, g3_tile_blocks = 0; // G3 tiles (window > 0; filled by the builders)
+  int32_t     tile_begin = 0, tiles = 0, tile_blocks = 0; // tiles (window > 0; filled by the builders): positions [tile_begin, nrows)
   std::vector<Launch> launches;       // G3 runs of equal T, G2 runs of equal Y, G1 (the paper's order)
 };
 
@@ -225,36 +227,43 @@ inline int32_t subwarp_launch_rows(const Launch &l, int32_t nrows, int32_t empty
   return end > l.begin ? end - l.begin : 0;
 }
 
-// G3 tiles (-mat_suraa_window W > 0). Code of a tile key: T = 32 -> 0, ..., T = 1 -> 5 (T
-// descending), empty rows (T = 0) -> kEmptyCode.
-SURAA_HD int32_t tile_code(int32_t T)
+// Code of a tile key from the threads per row (a multiple of 32 up to 256, a power of two below
+// 32, or 0 for an empty row); descending threads give ascending codes.
+SURAA_HD int32_t tile_code(int32_t threads)
 {
-  if (T == 0) return kEmptyCode;
-  int32_t c = 5;
-  while (T > 1) T >>= 1, --c;
+  if (threads == 0) return kEmptyCode;
+  if (threads >= kWarp) return 8 - threads / kWarp;
+  int32_t c = 12;
+  while (threads > 1) threads >>= 1, --c;
   return c;
 }
-SURAA_HD int32_t code_threads(int32_t code) { return kWarp >> code; } // kEmptyCode -> 0
-// Rows of a full tile block: kSubwarpBlockThreads / T; an empty-row block takes a row per thread.
-SURAA_HD int32_t tile_block_rows(int32_t T) { return kSubwarpBlockThreads / (T > 0 ? T : 1); }
-// Sort key of a G3 row: its window of the original order, then its T code (the key order is
-// window, T descending; ties keep the original row order). W >= kMinWindow keeps it below 2^31.
-SURAA_HD int32_t tile_key(int32_t row, int32_t window, int32_t T) { return (row / window) << kTileCodeBits | tile_code(T); }
-// A tile block: rows [first, first + rows) at T threads per row, rows <= tile_block_rows(T); T = 0:
-// empty rows (y = beta y, or 0 with beta == 0; nothing with beta == 1).
-SURAA_HD int32_t tile_info(int32_t rows, int32_t T) { return rows << kTileRowsShift | T; }
+SURAA_HD int32_t code_threads(int32_t code) { return code < 8 ? (8 - code) * kWarp : code == kEmptyCode ? 0 : 16 >> (code - 8); }
+// Rows of a full tile block: 256 / threads (Y = 96: 2 rows, 64 threads idle); an empty-row block
+// takes a row per thread.
+SURAA_HD int32_t tile_block_rows(int32_t threads) { return kSubwarpBlockThreads / (threads > 0 ? threads : 1); }
+// Sort key of a tiled row: its window of the original order, then its code (the key order is
+// window, threads descending; ties keep the original row order). W >= kMinWindow keeps it < 2^31.
+SURAA_HD int32_t tile_key(int32_t row, int32_t window, int32_t threads) { return (row / window) << kTileCodeBits | tile_code(threads); }
+// A tile block: rows [first, first + rows) at `threads` per row, rows <= tile_block_rows(threads);
+// 0 threads: empty rows (y = beta y, or 0 with beta == 0; nothing with beta == 1).
+SURAA_HD int32_t tile_info(int32_t rows, int32_t threads) { return rows << kTileRowsShift | threads; }
 SURAA_HD int32_t tile_info_rows(int32_t info) { return info >> kTileRowsShift; }
 SURAA_HD int32_t tile_info_threads(int32_t info) { return info & ((1 << kTileRowsShift) - 1); }
 
-// The G3 rows, positions [g2_end, nrows), in tile order, and their blocks.
+// The tiled rows, positions [tile_begin, nrows), in tile order, and their blocks.
 struct Tiles {
   std::vector<int32_t> block_first, block_info; // per block: first position, tile_info(rows, T)
   int32_t              tiles = 0;
 };
-// Host: reorders perm over those positions by (tile_key, original row) and cuts each run of equal
-// key (a tile) into blocks of at most tile_block_rows(T) rows. Nothing when window == 0. The
-// empty rows (sorted last) get T = 0.
-Tiles tile_g3_rows(const Plan &plan, std::vector<int32_t> &perm);
+// The launches tiles replace: every G3 launch and the G2 launches of Y <= kTileMaxThreads (a
+// suffix of G2: Y does not increase along the positions).
+inline bool is_tiled(const Launch &l) { return l.kernel == Kernel::subwarp || (l.kernel == Kernel::vector && l.threads_per_row <= kTileMaxThreads); }
+// First position of the tiled launches (nrows when none).
+int32_t tiled_begin(const Plan &plan);
+// Host: reorders perm over [tiled_begin, nrows) by (tile_key, original row) and cuts each run of
+// equal key (a tile) into blocks of at most tile_block_rows rows. Nothing when window == 0. The
+// empty rows (sorted last) get 0 threads. Sets plan.tile_begin, tiles, tile_blocks.
+Tiles tile_rows(Plan &plan, std::vector<int32_t> &perm);
 // The non-empty end of G3 (empty rows sort last).
 inline int32_t g3_nonempty_end(const Plan &pl) { return pl.nrows - pl.empty_rows; }
 

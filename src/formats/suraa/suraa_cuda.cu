@@ -64,17 +64,44 @@ __global__ void __launch_bounds__(kSubwarpBlockThreads) suraa_subwarp_rows(int32
   subwarp_row<T>(subwarp_thread(begin, blockIdx.x, threadIdx.x, T), end, v, alpha, x, beta, y);
 }
 
-// All G3 tiles in one launch: block b runs rows [block_first[b], + rows) at its tile's T (uniform
-// over the block, so the switch does not diverge). Blocks go window by window: the rows of a window,
-// whatever their T, run at about the same time, so their x and y stay in L2 (suraa.hpp). T = 0:
-// empty rows, a row per thread, y = alpha 0 + beta y (as any row), nothing to do when beta == 1.
-__global__ void __launch_bounds__(kSubwarpBlockThreads) suraa_subwarp_tiles(const int32_t *__restrict__ block_first, const int32_t *__restrict__ block_info, DeviceView v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+// A G2 row at Y threads (a multiple of 32, <= 256) inside a tile block of kSubwarpBlockThreads:
+// rows [first, first + rows), 256 / Y rows per block (threads past them take part with 0). The
+// vector kernel's arithmetic (Alg. 6): warp shuffles, then the row's first thread adds its warps'
+// sums from shared memory. Y is uniform over the block, so the barriers are too.
+__device__ __forceinline__ void tile_vector_rows(int32_t first, int32_t rows, int32_t Y, double *sh, const DeviceView &v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
 {
-  const int32_t first = load_ro(block_first + blockIdx.x), info = load_ro(block_info + blockIdx.x);
-  const int64_t end   = (int64_t)first + tile_info_rows(info);
-  switch (tile_info_threads(info)) {
+  const int32_t local = threadIdx.x / Y, lane = threadIdx.x - local * Y;
+  const bool    valid = local < rows;
+  const int32_t p     = first + local;
+  double        sum   = 0;
+  int32_t       row   = 0;
+  if (valid) {
+    const int32_t rs = load_ro(v.rowptr + p), re = load_ro(v.rowptr + p + 1);
+    if (lane == 0) row = load_ro(v.perm + p);
+    sum = strided_dot<2>((uint32_t)rs + (uint32_t)lane, (uint32_t)re, (uint32_t)Y, v.colidx, v.values, x);
+  }
+  sum = warp_sum(sum);
+  if (Y > kWarp) {
+    const int32_t warp = threadIdx.x / kWarp;
+    if ((threadIdx.x & (kWarp - 1)) == 0) sh[warp] = sum;
+    __syncthreads();
+    if (valid && lane == 0)
+      for (int32_t w = 1; w < Y / kWarp; ++w) sum += sh[warp + w];
+    __syncthreads(); // sh is read before the block's next tile writes it
+  }
+  if (valid && lane == 0) y[row] = beta == 0.0 ? alpha * sum : fma(beta, y[row], alpha * sum);
+}
+
+// One tile block: rows [first, first + rows) at the tile's threads per row (uniform over the
+// block, so the switch does not diverge). 0: empty rows, a row per thread, y = alpha 0 + beta y (as
+// any row), nothing to do when beta == 1.
+__device__ __forceinline__ void tile_block(int32_t first, int32_t info, double *sh, const DeviceView &v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+{
+  const int32_t rows = tile_info_rows(info), threads = tile_info_threads(info);
+  const int64_t end  = (int64_t)first + rows;
+  switch (threads) {
   case 0:
-    if (beta != 1.0 && first + (int64_t)threadIdx.x < end) {
+    if (beta != 1.0 && (int32_t)threadIdx.x < rows) {
       const int32_t row = load_ro(v.perm + first + threadIdx.x);
       y[row]            = beta == 0.0 ? alpha * 0.0 : fma(beta, y[row], alpha * 0.0);
     }
@@ -84,7 +111,27 @@ __global__ void __launch_bounds__(kSubwarpBlockThreads) suraa_subwarp_tiles(cons
   case 4: subwarp_row<4>(subwarp_thread(first, 0, threadIdx.x, 4), end, v, alpha, x, beta, y); break;
   case 8: subwarp_row<8>(subwarp_thread(first, 0, threadIdx.x, 8), end, v, alpha, x, beta, y); break;
   case 16: subwarp_row<16>(subwarp_thread(first, 0, threadIdx.x, 16), end, v, alpha, x, beta, y); break;
-  default: subwarp_row<32>(subwarp_thread(first, 0, threadIdx.x, 32), end, v, alpha, x, beta, y); break;
+  default: tile_vector_rows(first, rows, threads, sh, v, alpha, x, beta, y); break; // 32 .. 256
+  }
+}
+
+// All tiles in one launch of persistent blocks: block i runs tile blocks i, i + gridDim.x, ... and
+// loads the next one's (first, info) before running the current one, so that load is off the
+// chain of dependent loads (the first grid version, a block per tile block, paid it every time:
+// 11% slower than the per-T launch on a 27-point stencil). The grid holds what fits on the device
+// at once, so the tile blocks still run about in order: window by window, the rows of a window,
+// whatever their threads per row, at about the same time: their x and y stay in L2 (suraa.hpp).
+__global__ void __launch_bounds__(kSubwarpBlockThreads) suraa_tiles(int32_t nblocks, const int32_t *__restrict__ block_first, const int32_t *__restrict__ block_info, DeviceView v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+{
+  __shared__ double sh[kSubwarpBlockThreads / kWarp];
+  int32_t           b = blockIdx.x, first = load_ro(block_first + b), info = load_ro(block_info + b);
+  for (;;) {
+    const int32_t next = b + (int32_t)gridDim.x;
+    int32_t       next_first = 0, next_info = 0;
+    if (next < nblocks) next_first = load_ro(block_first + next), next_info = load_ro(block_info + next);
+    tile_block(first, info, sh, v, alpha, x, beta, y);
+    if (next >= nblocks) break; // block-uniform
+    b = next, first = next_first, info = next_info;
   }
 }
 
@@ -175,7 +222,7 @@ struct LongerThanChunk {
   __device__ bool operator()(int32_t l) const { return l > kG1ChunkEntries; }
 };
 
-// G3 tiles (tile_g3_rows_cuda).
+// Tiles (tile_rows_cuda).
 struct InPositions { // row i sits at a position of [begin, end)
   const int32_t *inv;
   int32_t        begin, end;
@@ -239,30 +286,32 @@ public:
   DeviceBuffer<int32_t>  rowptr, colidx, perm, slots, g1_chunk_start, block_first, block_info;
   DeviceBuffer<double>   vals, g1_partial;
   DeviceBuffer<unsigned> g1_count;
+  int32_t                tile_grid = 0; // persistent tile blocks: as many as fit on the device at once
 
   DeviceView view() const
   {
     return {rowptr.data(), colidx.data(), vals.data(), perm.data(), g1_chunk_start.data(), const_cast<double *>(g1_partial.data()), const_cast<unsigned *>(g1_count.data()), block_first.data(), block_info.data()};
   }
 
-  // Algorithm 1: the G3 runs (or the G3 tiles), then the G2 runs, on the extra streams round-robin,
-  // then G1 on PETSc's.
+  // Algorithm 1: the G3 runs, then the G2 runs, on the extra streams round-robin, then G1 on
+  // PETSc's. With tiles, one tile launch (on the first G3 run's stream) replaces the tiled runs.
   void spmv(double alpha, const double *x, double beta, double *y, const StreamSet &streams) const override
   {
     if (nrows == 0) return;
     const DeviceView v     = view();
     const int32_t    extra = std::max(0, std::min(plan.params.streams, streams.count - 1));
-    bool             tiles = plan.g3_tile_blocks > 0; // still to launch
+    bool             tiles = plan.tile_blocks > 0; // still to launch
     for (const Launch &l : plan.launches) {
       const cudaStream_t s = l.order >= 0 && extra ? streams.streams[1 + l.order % extra] : streams.main();
       int32_t            n = l.end - l.begin;
+      if (plan.tile_blocks && is_tiled(l)) {
+        if (tiles) suraa_tiles<<<(unsigned)std::min(plan.tile_blocks, tile_grid), kSubwarpBlockThreads, 0, s>>>(plan.tile_blocks, block_first.data(), block_info.data(), v, alpha, x, beta, y);
+        tiles = false;
+        GPUFORMATS_CUDA(cudaGetLastError());
+        continue;
+      }
       switch (l.kernel) {
       case Kernel::subwarp:
-        if (plan.g3_tile_blocks) { // every G3 row, on the first G3 launch's stream
-          if (tiles) suraa_subwarp_tiles<<<(unsigned)plan.g3_tile_blocks, kSubwarpBlockThreads, 0, s>>>(block_first.data(), block_info.data(), v, alpha, x, beta, y);
-          tiles = false;
-          break;
-        }
         // Empty rows sort last; with beta == 1 they keep y as it is (off-process blocks are mostly empty rows).
         n = subwarp_launch_rows(l, nrows, plan.empty_rows, beta);
         if (n) launch_subwarp(l.threads_per_row, l.begin, n, v, alpha, x, beta, y, s);
@@ -284,20 +333,20 @@ public:
   void        describe(std::vector<LayoutStat> &out) const override { suraa::describe(plan, out); }
 };
 
-// The host's tile_g3_rows on the device: the G3 rows, taken in matrix order, stably
+// The host's tile_rows on the device: the tiled rows, taken in matrix order, stably
 // radix-sorted by tile_key (so ties keep the row order, as the host's (key, row) sort), written to
 // perm over their positions; then the runs of equal keys (tiles) cut into blocks. false: no tiles.
-bool tile_g3_rows_cuda(SuraaCudaBlock &blk, int32_t m, cudaStream_t stream)
+bool tile_rows_cuda(SuraaCudaBlock &blk, int32_t m, cudaStream_t stream)
 {
   using thrust::counting_iterator;
   Plan         &pl = blk.plan;
-  const int32_t W = pl.params.window, begin = pl.g2_end, n = m - begin, nonempty = g3_nonempty_end(pl) - begin;
+  const int32_t W = pl.params.window, begin = tiled_begin(pl), n = m - begin, nonempty = g3_nonempty_end(pl) - begin;
   if (W <= 0 || n <= 0) return false;
   const auto                       pol = thrust::cuda::par.on(stream);
   const counting_iterator<int32_t> zero(0);
   DeviceBuffer<int32_t>            code(n), inv(m), rows(n), key_in(n), key(n), tile_start((size_t)n + 1);
-  for (const Launch &l : pl.launches) // T code of every position, from its launch; empty rows (last) T = 0
-    if (l.kernel == Kernel::subwarp && l.begin < begin + nonempty) thrust::fill(pol, code.data() + (l.begin - begin), code.data() + (std::min(l.end, begin + nonempty) - begin), tile_code(l.threads_per_row));
+  for (const Launch &l : pl.launches) // code of every position, from its launch; empty rows (last): 0 threads
+    if (is_tiled(l) && l.begin < begin + nonempty) thrust::fill(pol, code.data() + (l.begin - begin), code.data() + (std::min(l.end, begin + nonempty) - begin), tile_code(l.threads_per_row));
   if (nonempty < n) thrust::fill(pol, code.data() + std::max(nonempty, 0), code.data() + n, kEmptyCode);
   thrust::scatter(pol, zero, zero + m, blk.perm.data(), inv.data());
   thrust::copy_if(pol, zero, zero + m, rows.data(), InPositions{inv.data(), begin, begin + n});
@@ -321,8 +370,14 @@ bool tile_g3_rows_cuda(SuraaCudaBlock &blk, int32_t m, cudaStream_t stream)
   blk.block_first.resize(nb);
   blk.block_info.resize(nb);
   thrust::for_each(pol, zero, zero + nb, FillBlock{ts, bs, key.data(), nt, begin, blk.block_first.data(), blk.block_info.data()});
-  pl.g3_tiles       = nt;
-  pl.g3_tile_blocks = nb;
+  pl.tile_begin  = begin;
+  pl.tiles       = nt;
+  pl.tile_blocks = nb;
+  int per_sm = 0, sms = 0, dev = 0;
+  GPUFORMATS_CUDA(cudaGetDevice(&dev));
+  GPUFORMATS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  GPUFORMATS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, suraa_tiles, kSubwarpBlockThreads, 0));
+  blk.tile_grid = std::max(1, per_sm * sms);
   GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the temporaries die here
   return true;
 }
@@ -383,8 +438,8 @@ std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params,
       if (P.dynamic) reserve_child_launches(g);
     }
 
-    // G3 tiles (the host's tile_g3_rows), then the rows' lengths and pointers in the final order.
-    if (tile_g3_rows_cuda(*blk, m, stream)) rearrange();
+    // Tiles (the host's tile_rows), then the rows' lengths and pointers in the final order.
+    if (tile_rows_cuda(*blk, m, stream)) rearrange();
 
     // slot_of_csr (Algorithm 2 l.5, "rearrange A_csr using perm"), and the entries scattered to their slots.
     blk->slots.resize(nnz);

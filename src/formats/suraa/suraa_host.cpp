@@ -123,14 +123,12 @@ std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
   pl.g1_chunks  = blk->g1_chunk_start[pl.g1_end];
   pl.empty_rows = (int32_t)std::count(len.begin(), len.end(), 0);
 
-  // G3 tiles: the G3 rows back in windows of the original order (suraa.hpp), then rearrange the CSR
-  // (Algorithm 2 l.5) in the final order.
-  Tiles t           = tile_g3_rows(pl, blk->perm);
-  blk->block_first  = std::move(t.block_first);
-  blk->block_info   = std::move(t.block_info);
-  pl.g3_tiles       = t.tiles;
-  pl.g3_tile_blocks = (int32_t)blk->block_first.size();
-  if (pl.g3_tiles) rearrange();
+  // Tiles: the G3 and short G2 rows back in windows of the original order (suraa.hpp), then
+  // rearrange the CSR (Algorithm 2 l.5) in the final order.
+  Tiles t          = tile_rows(pl, blk->perm);
+  blk->block_first = std::move(t.block_first);
+  blk->block_info  = std::move(t.block_info);
+  if (pl.tiles) rearrange();
   blk->colidx.assign(A.nnz, 0);
   blk->vals.assign(A.nnz, 0.0);
   blk->slots.assign(A.nnz, 0);
@@ -150,15 +148,23 @@ std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
 
 } // namespace
 
-Tiles tile_g3_rows(const Plan &pl, std::vector<int32_t> &perm)
+int32_t tiled_begin(const Plan &pl)
+{
+  int32_t b = pl.nrows;
+  for (const Launch &l : pl.launches)
+    if (is_tiled(l)) b = std::min(b, l.begin);
+  return b;
+}
+
+Tiles tile_rows(Plan &pl, std::vector<int32_t> &perm)
 {
   Tiles         t;
-  const int32_t W = pl.params.window, begin = pl.g2_end, end = pl.nrows, nonempty_end = g3_nonempty_end(pl);
-  if (W <= 0 || end <= begin) return t;
+  const int32_t W = pl.params.window, begin = tiled_begin(pl), nonempty_end = g3_nonempty_end(pl);
+  if (W <= 0 || pl.nrows <= begin) return t;
   std::vector<std::pair<int32_t, int32_t>> key_row; // (tile_key, row): sorted, the row breaks ties
-  key_row.reserve((size_t)(end - begin));
+  key_row.reserve((size_t)(pl.nrows - begin));
   for (const Launch &l : pl.launches)
-    if (l.kernel == Kernel::subwarp)
+    if (is_tiled(l))
       for (int32_t p = l.begin; p < l.end; ++p) key_row.push_back({tile_key(perm[p], W, p < nonempty_end ? l.threads_per_row : 0), perm[p]});
   std::sort(key_row.begin(), key_row.end());
   for (size_t j = 0; j < key_row.size(); ++j) perm[(size_t)begin + j] = key_row[j].second;
@@ -173,6 +179,9 @@ Tiles tile_g3_rows(const Plan &pl, std::vector<int32_t> &perm)
     ++t.tiles;
     a = b;
   }
+  pl.tile_begin  = begin;
+  pl.tiles       = t.tiles;
+  pl.tile_blocks = (int32_t)t.block_first.size();
   return t;
 }
 
@@ -293,7 +302,7 @@ Plan make_plan(const Params &P, int32_t m, int32_t ncols, int64_t nnz, const Sor
 std::size_t bytes(const Plan &pl)
 {
   // values + column indices + sorted row pointers + perm + G1 chunk starts.
-  return (std::size_t)pl.nnz * 12 + ((std::size_t)pl.nrows + 1) * 4 + (std::size_t)pl.nrows * 4 + (pl.g1_end ? ((std::size_t)pl.g1_end + 1) * 4 : 0) + (std::size_t)pl.g3_tile_blocks * 8;
+  return (std::size_t)pl.nnz * 12 + ((std::size_t)pl.nrows + 1) * 4 + (std::size_t)pl.nrows * 4 + (pl.g1_end ? ((std::size_t)pl.g1_end + 1) * 4 : 0) + (std::size_t)pl.tile_blocks * 8;
 }
 
 void describe(const Plan &pl, std::vector<LayoutStat> &out)
@@ -304,7 +313,7 @@ void describe(const Plan &pl, std::vector<LayoutStat> &out)
   out.push_back({"columns", std::to_string(pl.ncols)});
   out.push_back({"nonzeros", std::to_string(pl.nnz)});
   out.push_back({"empty rows", std::to_string(pl.empty_rows)});
-  out.push_back({"row order", pl.params.window > 0 ? "sorted by length, longest first (ties: first column, row) for the plan; G3 rows then by window of " + std::to_string(pl.params.window) + " matrix rows, T descending, row; CSR in that order, y[perm[p]] stored"
+  out.push_back({"row order", pl.params.window > 0 ? "sorted by length, longest first (ties: first column, row) for the plan; tiled rows then by window of " + std::to_string(pl.params.window) + " matrix rows, threads per row descending, row; CSR in that order, y[perm[p]] stored"
                                                   : "sorted by length, longest first (ties: first column, row); CSR of the sorted rows, y[perm[p]] stored"});
   out.push_back({"row lengths", "min " + std::to_string(pl.min_length) + ", max " + std::to_string(pl.max_length) + ", q1 " + format_number(pl.q1, "%.3g") + ", q3 " + format_number(pl.q3, "%.3g") + ", IQR " + format_number(pl.iqr, "%.3g")});
   std::string rule;
@@ -343,13 +352,13 @@ void describe(const Plan &pl, std::vector<LayoutStat> &out)
     }
   }
   if (pl.params.window > 0)
-    out.push_back({"G3 tiles", std::to_string(pl.nrows - pl.g2_end) + " rows in " + std::to_string(pl.g3_tiles) + " tiles (window, T; empty rows last in a window) of " + std::to_string(pl.g3_tile_blocks) +
-                                " blocks, one launch (the T lines above say which rows take which T; empty-row blocks do nothing when beta = 1)"});
+    out.push_back({"tiles", std::to_string(pl.nrows - pl.tile_begin) + " rows " + range(pl.tile_begin, pl.nrows) + " (G3, and G2 of Y <= " + std::to_string(kTileMaxThreads) + ") in " + std::to_string(pl.tiles) + " tiles (window, threads per row; empty rows last in a window) of " +
+                             std::to_string(pl.tile_blocks) + " blocks, one launch of persistent blocks (the lines above say which rows take which T or Y; empty-row blocks do nothing when beta = 1)"});
   if (!pl.g1_segments) out.push_back({"G1 (long rows)", "empty" + std::string(pl.params.max_child_threads < pl.segment_rows ? " (a segment is longer than max_child_threads)" : "")});
   out.push_back({"groups rows G1/G2/G3", std::to_string(pl.g1_end) + " / " + std::to_string(pl.g2_end - pl.g1_end) + " / " + std::to_string(pl.nrows - pl.g2_end)});
   out.push_back({"groups nonzeros G1/G2/G3", std::to_string(pl.g1_nnz) + " / " + std::to_string(pl.g2_nnz) + " / " + std::to_string(pl.g3_nnz)});
-  const int32_t g3_runs = (int32_t)std::count_if(pl.launches.begin(), pl.launches.end(), [](const Launch &l) { return l.kernel == Kernel::subwarp; });
-  const int32_t launches = (int32_t)pl.launches.size() - (pl.g3_tiles ? g3_runs - 1 : 0); // tiles: one G3 launch
+  const int32_t tiled    = (int32_t)std::count_if(pl.launches.begin(), pl.launches.end(), [](const Launch &l) { return is_tiled(l); });
+  const int32_t launches = (int32_t)pl.launches.size() - (pl.tiles ? tiled - 1 : 0); // tiles: one launch for them all
   const int32_t other    = launches - (pl.g1_segments ? 1 : 0); // G3 + G2 launches
   out.push_back({"launches per product", std::to_string(launches) + " (" + std::to_string(k ? std::min(k, other) : 0) + " of the " + std::to_string(k) + " extra streams used, G1 on PETSc's stream)"});
   out.push_back({"padding", "none (nslots = nnz)"});
