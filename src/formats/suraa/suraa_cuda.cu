@@ -115,23 +115,34 @@ __device__ __forceinline__ void tile_block(int32_t first, int32_t info, double *
   }
 }
 
-// All tiles in one launch of persistent blocks: block i runs tile blocks i, i + gridDim.x, ... and
-// loads the next one's (first, info) before running the current one, so that load is off the
-// chain of dependent loads (the first grid version, a block per tile block, paid it every time:
-// 11% slower than the per-T launch on a 27-point stencil). The grid holds what fits on the device
-// at once, so the tile blocks still run about in order: window by window, the rows of a window,
-// whatever their threads per row, at about the same time: their x and y stay in L2 (suraa.hpp).
-__global__ void __launch_bounds__(kSubwarpBlockThreads) suraa_tiles(int32_t nblocks, const int32_t *__restrict__ block_first, const int32_t *__restrict__ block_info, DeviceView v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+// All tiles in one launch of persistent blocks that take tile blocks from a counter: block i runs
+// tile block i, then the ones its thread 0 takes (gridDim.x + atomicAdd(taken, 1)), taking and
+// loading the next one's (first, info) before running the current one, so that load is off the
+// chain of dependent loads. Why, measured on an H100: a block per tile block paid that load every
+// time (27-point stencil 11% slower than the per-T launch); persistent blocks striding by
+// gridDim.x removed it but fixed each block's share, and on rows of mixed cost (empty-row blocks
+// beside 16-lane ones) the unlucky blocks set the time (scaled CA-GrQc 114 -> 56 GFLOP/s). Taking
+// from a counter keeps the hardware's balance. The grid holds what fits on the device at once, so
+// the tile blocks run about in order: window by window, the rows of a window, whatever their
+// threads per row, at about the same time: their x and y stay in L2 (suraa.hpp). `taken` is 0 at
+// the launch (the product clears it). The taken values alternate between two shared slots, so one
+// barrier per tile block suffices.
+__global__ void __launch_bounds__(kSubwarpBlockThreads) suraa_tiles(int32_t nblocks, const int32_t *__restrict__ block_first, const int32_t *__restrict__ block_info, unsigned *taken, DeviceView v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
 {
-  __shared__ double sh[kSubwarpBlockThreads / kWarp];
-  int32_t           b = blockIdx.x, first = load_ro(block_first + b), info = load_ro(block_info + b);
-  for (;;) {
-    const int32_t next = b + (int32_t)gridDim.x;
-    int32_t       next_first = 0, next_info = 0;
-    if (next < nblocks) next_first = load_ro(block_first + next), next_info = load_ro(block_info + next);
+  __shared__ double  sh[kSubwarpBlockThreads / kWarp];
+  __shared__ int32_t next_b[2], next_first[2], next_info[2];
+  int32_t            first = load_ro(block_first + blockIdx.x), info = load_ro(block_info + blockIdx.x);
+  for (int32_t k = 0;; k ^= 1) {
+    int32_t b = 0, f = 0, i = 0;
+    if (threadIdx.x == 0) {
+      b = (int32_t)gridDim.x + (int32_t)atomicAdd(taken, 1u);
+      if (b < nblocks) f = load_ro(block_first + b), i = load_ro(block_info + b);
+    }
     tile_block(first, info, sh, v, alpha, x, beta, y);
-    if (next >= nblocks) break; // block-uniform
-    b = next, first = next_first, info = next_info;
+    if (threadIdx.x == 0) next_b[k] = b, next_first[k] = f, next_info[k] = i;
+    __syncthreads();
+    if (next_b[k] >= nblocks) break; // block-uniform
+    first = next_first[k], info = next_info[k];
   }
 }
 
@@ -285,7 +296,7 @@ public:
   Plan                   plan;
   DeviceBuffer<int32_t>  rowptr, colidx, perm, slots, g1_chunk_start, block_first, block_info;
   DeviceBuffer<double>   vals, g1_partial;
-  DeviceBuffer<unsigned> g1_count;
+  DeviceBuffer<unsigned> g1_count, tile_taken; // tile_taken: the tile launch's counter (suraa_tiles)
   int32_t                tile_grid = 0; // persistent tile blocks: as many as fit on the device at once
 
   DeviceView view() const
@@ -305,7 +316,10 @@ public:
       const cudaStream_t s = l.order >= 0 && extra ? streams.streams[1 + l.order % extra] : streams.main();
       int32_t            n = l.end - l.begin;
       if (plan.tile_blocks && is_tiled(l)) {
-        if (tiles) suraa_tiles<<<(unsigned)std::min(plan.tile_blocks, tile_grid), kSubwarpBlockThreads, 0, s>>>(plan.tile_blocks, block_first.data(), block_info.data(), v, alpha, x, beta, y);
+        if (tiles) {
+          GPUFORMATS_CUDA(cudaMemsetAsync(const_cast<unsigned *>(tile_taken.data()), 0, sizeof(unsigned), s));
+          suraa_tiles<<<(unsigned)std::min(plan.tile_blocks, tile_grid), kSubwarpBlockThreads, 0, s>>>(plan.tile_blocks, block_first.data(), block_info.data(), const_cast<unsigned *>(tile_taken.data()), v, alpha, x, beta, y);
+        }
         tiles = false;
         GPUFORMATS_CUDA(cudaGetLastError());
         continue;
@@ -378,6 +392,7 @@ bool tile_rows_cuda(SuraaCudaBlock &blk, int32_t m, cudaStream_t stream)
   GPUFORMATS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   GPUFORMATS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, suraa_tiles, kSubwarpBlockThreads, 0));
   blk.tile_grid = std::max(1, per_sm * sms);
+  blk.tile_taken.resize(1);
   GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the temporaries die here
   return true;
 }
