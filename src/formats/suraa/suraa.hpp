@@ -167,9 +167,6 @@ constexpr int32_t kTileCodeBits   = 4;
 constexpr int32_t kEmptyCode      = 13;
 // A tile block's info word: rows << kTileRowsShift | threads per row (<= 256: 9 bits; rows <= 256).
 constexpr int32_t kTileRowsShift = 10;
-// Tile blocks a persistent tile block takes per atomicAdd (suraa_tiles): one int4 of infos.
-constexpr int32_t kTileTake = 4;
-SURAA_HD int32_t  tile_items(int32_t tile_blocks) { return (tile_blocks + kTileTake - 1) / kTileTake; }
 constexpr int32_t kMinWindow     = 32; // a window holds at least a warp of rows
 
 struct Params {

@@ -115,46 +115,34 @@ __device__ __forceinline__ void tile_block(int32_t first, int32_t info, double *
   }
 }
 
-// All tiles in one launch of persistent blocks that take work from a counter: an item is
-// kTileTake consecutive tile blocks (their infos one int4; block_info is padded with empty infos).
-// Block i runs item i, then the items its thread 0 takes (gridDim.x + atomicAdd(taken, 1)); the
-// next item is taken and its (first, infos) loaded before the current one runs, so that load is
-// off the chain of dependent loads. Why, measured on an H100:
-//   * a block per tile block paid that load every time: 27-point stencil 11% slower than the
-//     per-T launch;
-//   * persistent blocks striding by gridDim.x removed it but fixed each block's share, and on rows
-//     of mixed cost (empty-row blocks beside 16-lane ones) the unlucky blocks set the time (scaled
-//     CA-GrQc 114 -> 56 GFLOP/s);
-//   * taking one tile block per atomic kept the balance but cost up to 10% on matrices of many
-//     small tile blocks (random rows of 1-300 entries) against the stride.
-// The grid holds what fits on the device at once, so the tile blocks run about in order: window by
-// window, the rows of a window, whatever their threads per row, at about the same time: their x
-// and y stay in L2 (suraa.hpp). `taken` is 0 at the launch (the product clears it). The current
-// item lives in shared memory, in two slots used in turn: one barrier per item suffices.
-__global__ void __launch_bounds__(kSubwarpBlockThreads) suraa_tiles(int32_t nitems, const int32_t *__restrict__ block_first, const int4 *__restrict__ item_info, unsigned *taken, DeviceView v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+// All tiles in one launch of persistent blocks that take tile blocks from a counter: block i runs
+// tile block i, then the ones its thread 0 takes (gridDim.x + atomicAdd(taken, 1)), taking and
+// loading the next one's (first, info) before running the current one, so that load is off the
+// chain of dependent loads. Why, measured on an H100: a block per tile block paid that load every
+// time (27-point stencil 11% slower than the per-T launch); persistent blocks striding by
+// gridDim.x removed it but fixed each block's share, and on rows of mixed cost (empty-row blocks
+// beside 16-lane ones) the unlucky blocks set the time (scaled CA-GrQc 114 -> 56 GFLOP/s). Taking
+// from a counter keeps the hardware's balance. The grid holds what fits on the device at once, so
+// the tile blocks run about in order: window by window, the rows of a window, whatever their
+// threads per row, at about the same time: their x and y stay in L2 (suraa.hpp). `taken` is 0 at
+// the launch (the product clears it). The taken values alternate between two shared slots, so one
+// barrier per tile block suffices.
+__global__ void __launch_bounds__(kSubwarpBlockThreads) suraa_tiles(int32_t nblocks, const int32_t *__restrict__ block_first, const int32_t *__restrict__ block_info, unsigned *taken, DeviceView v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
 {
   __shared__ double  sh[kSubwarpBlockThreads / kWarp];
-  __shared__ int32_t s_item[2], s_first[2];
-  __shared__ int4    s_info[2];
-  if (threadIdx.x == 0) s_first[1] = load_ro(block_first + blockIdx.x * kTileTake), s_info[1] = load_ro(item_info + blockIdx.x);
-  __syncthreads();
+  __shared__ int32_t next_b[2], next_first[2], next_info[2];
+  int32_t            first = load_ro(block_first + blockIdx.x), info = load_ro(block_info + blockIdx.x);
   for (int32_t k = 0;; k ^= 1) {
-    int32_t item = 0, f = 0;
-    int4    in   = make_int4(0, 0, 0, 0);
+    int32_t b = 0, f = 0, i = 0;
     if (threadIdx.x == 0) {
-      item = (int32_t)gridDim.x + (int32_t)atomicAdd(taken, 1u);
-      if (item < nitems) f = load_ro(block_first + item * kTileTake), in = load_ro(item_info + item);
+      b = (int32_t)gridDim.x + (int32_t)atomicAdd(taken, 1u);
+      if (b < nblocks) f = load_ro(block_first + b), i = load_ro(block_info + b);
     }
-    int32_t first = s_first[k ^ 1];
-#pragma unroll 1
-    for (int32_t j = 0; j < kTileTake; ++j) {
-      const int32_t info = j == 0 ? s_info[k ^ 1].x : j == 1 ? s_info[k ^ 1].y : j == 2 ? s_info[k ^ 1].z : s_info[k ^ 1].w;
-      tile_block(first, info, sh, v, alpha, x, beta, y);
-      first += tile_info_rows(info);
-    }
-    if (threadIdx.x == 0) s_item[k] = item, s_first[k] = f, s_info[k] = in;
+    tile_block(first, info, sh, v, alpha, x, beta, y);
+    if (threadIdx.x == 0) next_b[k] = b, next_first[k] = f, next_info[k] = i;
     __syncthreads();
-    if (s_item[k] >= nitems) break; // block-uniform
+    if (next_b[k] >= nblocks) break; // block-uniform
+    first = next_first[k], info = next_info[k];
   }
 }
 
@@ -330,8 +318,7 @@ public:
       if (plan.tile_blocks && is_tiled(l)) {
         if (tiles) {
           GPUFORMATS_CUDA(cudaMemsetAsync(const_cast<unsigned *>(tile_taken.data()), 0, sizeof(unsigned), s));
-          const int32_t items = tile_items(plan.tile_blocks);
-          suraa_tiles<<<(unsigned)std::min(items, tile_grid), kSubwarpBlockThreads, 0, s>>>(items, block_first.data(), reinterpret_cast<const int4 *>(block_info.data()), const_cast<unsigned *>(tile_taken.data()), v, alpha, x, beta, y);
+          suraa_tiles<<<(unsigned)std::min(plan.tile_blocks, tile_grid), kSubwarpBlockThreads, 0, s>>>(plan.tile_blocks, block_first.data(), block_info.data(), const_cast<unsigned *>(tile_taken.data()), v, alpha, x, beta, y);
         }
         tiles = false;
         GPUFORMATS_CUDA(cudaGetLastError());
@@ -395,8 +382,7 @@ bool tile_rows_cuda(SuraaCudaBlock &blk, int32_t m, cudaStream_t stream)
   thrust::exclusive_scan(pol, bs, bs + nt + 1, bs);
   const int32_t nb = gather_to_host(bs, {nt}, stream)[0];
   blk.block_first.resize(nb);
-  blk.block_info.resize((size_t)tile_items(nb) * kTileTake); // padded with empty infos: whole int4 items
-  GPUFORMATS_CUDA(cudaMemsetAsync(blk.block_info.data(), 0, blk.block_info.size() * sizeof(int32_t), stream));
+  blk.block_info.resize(nb);
   thrust::for_each(pol, zero, zero + nb, FillBlock{ts, bs, key.data(), nt, begin, blk.block_first.data(), blk.block_info.data()});
   pl.tile_begin  = begin;
   pl.tiles       = nt;
