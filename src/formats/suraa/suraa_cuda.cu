@@ -122,7 +122,9 @@ __device__ __forceinline__ void tile_block(int32_t first, int32_t info, double *
 // time (27-point stencil 11% slower than the per-T launch); persistent blocks striding by
 // gridDim.x removed it but fixed each block's share, and on rows of mixed cost (empty-row blocks
 // beside 16-lane ones) the unlucky blocks set the time (scaled CA-GrQc 114 -> 56 GFLOP/s). Taking
-// from a counter keeps the hardware's balance. The grid holds what fits on the device at once, so
+// from a counter keeps the hardware's balance (CA-GrQc 119). Taking 4 consecutive tile blocks per
+// atomicAdd, a quarter of the atomics, lost again on the mixed rows (CA-GrQc 91, circuit 160 ->
+// 135, R-MAT scale 24 99 -> 77) for +2-4% on FEM and random rows: one per take it is. The grid holds what fits on the device at once, so
 // the tile blocks run about in order: window by window, the rows of a window, whatever their
 // threads per row, at about the same time: their x and y stay in L2 (suraa.hpp). `taken` is 0 at
 // the launch (the product clears it). The taken values alternate between two shared slots, so one
