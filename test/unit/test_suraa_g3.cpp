@@ -403,7 +403,7 @@ static std::string tiles_problem(const Plan &pl, const std::vector<int32_t> &sor
   for (const Launch &l : pl.launches) {
     if ((l.kernel == Kernel::vector && l.threads_per_row <= kTileMaxThreads && l.begin < begin) || (l.kernel == Kernel::vector && l.threads_per_row > kTileMaxThreads && l.end > begin)) return "G2 launch [" + std::to_string(l.begin) + ", " + std::to_string(l.end) + ") on the wrong side of the tiles";
     if (is_tiled(l))
-      for (int32_t p = l.begin; p < l.end; ++p) T_of_row[sorted[p]] = p < g3_nonempty_end(pl) ? l.threads_per_row : 0; // empty: 0
+      for (int32_t p = l.begin; p < l.end; ++p) T_of_row[sorted[p]] = p < nonempty_end_of(pl) ? l.threads_per_row : 0; // empty: 0
   }
   for (int32_t p = 0; p < pl.nrows; ++p)
     if ((p < begin || p >= end) && tiled[p] != sorted[p]) return "position " + std::to_string(p) + " outside G3 moved";

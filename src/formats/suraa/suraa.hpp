@@ -18,22 +18,25 @@
 //     colidx[k], values[k]     the entries of the sorted rows, each row's entries in CSR order
 //     perm[p]      original row of position p; y[perm[p]] is written (the paper's permuted store)
 //     slot_of_csr[k] = rowptr[inv[i]] + (k - A.rowptr[i]) for CSR entry k of row i
-//   G3 tiles (-mat_suraa_window W > 0, the default W = 4096): the plan above is made on the sorted
-//     order; then the G3 rows move, each keeping its segment's T, into tiles:
+//   Tiles (-mat_suraa_window W > 0, the default W = 4096): the plan above is made on the sorted
+//     order; then the G3 rows and the G2 rows of Y <= 256 (a suffix of G2: positions [tile_begin,
+//     nrows)) move, each keeping its segment's T or Y, into tiles:
 //
-//       g2_end ..................................................................... nrows
-//       | window 0 (matrix rows 0..W-1)                 | window 1 (rows W..2W-1)    | ...
-//       | T=16 rows | T=8 rows   | T=4 rows   | empty   | T=8 | T=4 | T=2 | empty  | ...
-//       |  a tile   |  a tile    |  a tile    |  tile   |     (each: matrix order)   |
-//       | blk | blk | blk | blk  | blk | blk  | blk     |  blocks of <= 256/T rows (256 empty)
+//       tile_begin ................................................................. nrows
+//       | window 0 (matrix rows 0..W-1)                     | window 1 (rows W..2W-1)   | ...
+//       | Y=64 rows | T=16 rows | T=4 rows          | empty | Y=32 | T=8 | T=2 | empty | ...
+//       |  a tile   |  a tile   |  a tile           | tile  |   (each: matrix order)    |
+//       | blk | blk | blk | blk | blk | blk | blk   | blk   |  blocks of <= 256/T rows (256 empty)
 //
-//     block_first[b], block_info[b] = rows << 6 | T: one launch runs every block at its T. Why:
-//     in the sorted order, rows of one length come from all over the matrix, so a launch per T
-//     sweeps x and y once per length class: a class holds 1/k of the rows, so each 32-byte sector
-//     of y is written (and of x read) k times, partly, from DRAM. Measured on an H100 (ncu): the
-//     sorted-order G3 launches moved 1.7-2.9x the bytes of EVC-HYB on the scaled power grid and
-//     the circuit. Inside a window, the rows of all T run back to back, so a window's x and y stay
-//     in L2. Windows cost a partial block per tile (W = 4096: about 1.5% more blocks on a stencil).
+//     block_first[b], block_info[b] = rows << 10 | T (or Y; 0: empty rows): one launch runs every
+//     tile block at its T or Y (suraa_tiles: persistent blocks taking tile blocks from a counter).
+//     Why: in the sorted order, rows of one length come from all over the matrix, so a launch per
+//     T sweeps x and y once per length class: a class holds 1/k of the rows, so each 32-byte
+//     sector of y is written (and of x read) k times, partly, from DRAM. Measured on an H100 (ncu):
+//     the sorted-order G3 launches moved 1.7-2.9x the bytes of EVC-HYB on the scaled power grid
+//     and the circuit, and G2's vector launches 1.5 GB for 0.4 GB of matrix on the scaled LP
+//     matrix ship04l. Inside a window, the rows of all T and Y run back to back, so a window's x
+//     and y stay in L2. Rows of Y > 256 (mean >= ~480) keep their vector launches.
 //   G1 metadata: g1_chunk_start[r] (g1_end + 1 entries): row r of G1 is cut into
 //     g1_chunks(length) chunks of kG1ChunkEntries entries, one thread block each; its chunks'
 //     partial sums live in g1_partial[g1_chunk_start[r] ..], g1_count[r] counts finished chunks
@@ -104,8 +107,8 @@
 //     mask).
 //   * Empty rows sort last, so they are the tail of G3 (a row with no entries sums to 0 for any T;
 //     lane 0 stores beta*y, or 0 when beta == 0); with beta == 1 the cuda product skips them.
-//   * G3 tiles (above): a documented departure from the paper's per-segment launches; with
-//     -mat_suraa_window 0 the G3 launches below run on the sorted order, as the paper does.
+//   * Tiles (above): a documented departure from the paper's per-segment launches; with
+//     -mat_suraa_window 0 the G3 and G2 launches below run on the sorted order, as the paper does.
 //   * Launch order and streams (Alg. 1): G3, then G2, then G1 (paper order). Consecutive segments
 //     that run the same kernel with the same configuration (G3 segments of equal T, G2 segments
 //     of equal Y) are ONE launch: the same work in the same order as per-segment launches on one
@@ -175,7 +178,7 @@ struct Params {
   bool    dynamic           = false;
   int32_t streams           = 3;
   int32_t subwarp_entries   = 2; // G3: entries per lane E in T = smallest power of two with E T >= mean
-  int32_t window            = 4096; // G3 tiles: rows per window of the original order (0: per-T launches, the paper's order)
+  int32_t window            = 4096; // tiles: rows per window of the matrix order (0: per-T/Y launches, the paper's order)
 };
 
 enum class SegmentRule { none, single_length, freedman_diaconis, scott, override_rows };
@@ -264,8 +267,8 @@ int32_t tiled_begin(const Plan &plan);
 // equal key (a tile) into blocks of at most tile_block_rows rows. Nothing when window == 0. The
 // empty rows (sorted last) get 0 threads. Sets plan.tile_begin, tiles, tile_blocks.
 Tiles tile_rows(Plan &plan, std::vector<int32_t> &perm);
-// The non-empty end of G3 (empty rows sort last).
-inline int32_t g3_nonempty_end(const Plan &pl) { return pl.nrows - pl.empty_rows; }
+// End of the rows with entries (empty rows sort last).
+inline int32_t nonempty_end_of(const Plan &pl) { return pl.nrows - pl.empty_rows; }
 
 // Reads and checks the parameters (Error(bad_input)).
 Params read_params(const int64_t *params);

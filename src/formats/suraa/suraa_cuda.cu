@@ -356,7 +356,7 @@ bool tile_rows_cuda(SuraaCudaBlock &blk, int32_t m, cudaStream_t stream)
 {
   using thrust::counting_iterator;
   Plan         &pl = blk.plan;
-  const int32_t W = pl.params.window, begin = tiled_begin(pl), n = m - begin, nonempty = g3_nonempty_end(pl) - begin;
+  const int32_t W = pl.params.window, begin = tiled_begin(pl), n = m - begin, nonempty = nonempty_end_of(pl) - begin;
   if (W <= 0 || n <= 0) return false;
   const auto                       pol = thrust::cuda::par.on(stream);
   const counting_iterator<int32_t> zero(0);

@@ -159,7 +159,7 @@ int32_t tiled_begin(const Plan &pl)
 Tiles tile_rows(Plan &pl, std::vector<int32_t> &perm)
 {
   Tiles         t;
-  const int32_t W = pl.params.window, begin = tiled_begin(pl), nonempty_end = g3_nonempty_end(pl);
+  const int32_t W = pl.params.window, begin = tiled_begin(pl), nonempty_end = nonempty_end_of(pl);
   if (W <= 0 || pl.nrows <= begin) return t;
   std::vector<std::pair<int32_t, int32_t>> key_row; // (tile_key, row): sorted, the row breaks ties
   key_row.reserve((size_t)(pl.nrows - begin));
@@ -374,7 +374,7 @@ static const FormatParam kSuraaParams[] = {
   {"dynamic", "G1 kernel: 1 = dynamic parallelism (parent thread per row launches a child grid), 0 = host-launched block-per-chunk kernel", 0, 0, 1},
   {"streams", "extra CUDA streams for the G3 and G2 launches (0: all on PETSc's stream)", 3, 0, suraa::kMaxStreams},
   {"subwarp_entries", "G3 (rows of mean < 32): entries per lane E; a segment runs T = smallest power of two >= mean/E threads per row (2: the paper's G2 rule)", 2, 1, 32},
-  {"window", "G3 rows run in one launch of tiles: by window of this many rows of the matrix order, then T (x and y read and written where the matrix has them); 0: one launch per T over the length-sorted rows (the paper)", 4096, 0, INT32_MAX},
+  {"window", "G3 rows and G2 rows of Y <= 256 run in one launch of tiles: by window of this many rows of the matrix order, then threads per row (x and y read and written where the matrix has them); 0: one launch per T or Y over the length-sorted rows (the paper)", 4096, 0, INT32_MAX},
 };
 
 extern const FormatOps suraa_ops = {
