@@ -64,39 +64,21 @@ __global__ void __launch_bounds__(kSubwarpBlockThreads) suraa_subwarp_rows(int32
   subwarp_row<T>(subwarp_thread(begin, blockIdx.x, threadIdx.x, T), end, v, alpha, x, beta, y);
 }
 
-// Positions [begin, begin + n) of one G3 launch at T threads per row (T from the plan: a power of
-// two in [1, 32]).
-void launch_subwarp(int32_t T, int32_t begin, int32_t n, const DeviceView &v, double alpha, const double *x, double beta, double *y, cudaStream_t s)
-{
-  const unsigned blocks = (unsigned)subwarp_blocks(n, T);
-  switch (T) {
-  case 1: suraa_subwarp_rows<1><<<blocks, kSubwarpBlockThreads, 0, s>>>(begin, begin + n, v, alpha, x, beta, y); break;
-  case 2: suraa_subwarp_rows<2><<<blocks, kSubwarpBlockThreads, 0, s>>>(begin, begin + n, v, alpha, x, beta, y); break;
-  case 4: suraa_subwarp_rows<4><<<blocks, kSubwarpBlockThreads, 0, s>>>(begin, begin + n, v, alpha, x, beta, y); break;
-  case 8: suraa_subwarp_rows<8><<<blocks, kSubwarpBlockThreads, 0, s>>>(begin, begin + n, v, alpha, x, beta, y); break;
-  case 16: suraa_subwarp_rows<16><<<blocks, kSubwarpBlockThreads, 0, s>>>(begin, begin + n, v, alpha, x, beta, y); break;
-  case 32: suraa_subwarp_rows<32><<<blocks, kSubwarpBlockThreads, 0, s>>>(begin, begin + n, v, alpha, x, beta, y); break;
-  default: throw Error(ErrorKind::device, "suraa: internal error: G3 threads per row " + std::to_string(T) + " is not a power of two in [1, 32]");
-  }
-}
-
-// G2 (Algorithm 6), one block's part: rows [first, first + rows) at Y threads per row (a multiple
-// of 32), blockDim.x / Y rows per block (threads past them take part with 0). Each warp lies
-// inside one row: shuffle reduction per warp, then the row's first thread adds its warps' sums
-// from shared memory (`sh`: blockDim.x / 32 doubles; Alg. 6 l.14-19 reads only one neighbour: it
-// means all of them). Y is uniform over the block, so the barriers are too. Run by the G2
-// launches and, inside tile blocks (Y <= 256), by the tiles.
-__device__ __forceinline__ void vector_rows(int32_t first, int32_t rows, int32_t Y, double *sh, const DeviceView &v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+// A G2 row at Y threads (a multiple of 32, <= 256) inside a tile block of kSubwarpBlockThreads:
+// rows [first, first + rows), 256 / Y rows per block (threads past them take part with 0). The
+// vector kernel's arithmetic (Alg. 6): warp shuffles, then the row's first thread adds its warps'
+// sums from shared memory. Y is uniform over the block, so the barriers are too.
+__device__ __forceinline__ void tile_vector_rows(int32_t first, int32_t rows, int32_t Y, double *sh, const DeviceView &v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
 {
   const int32_t local = threadIdx.x / Y, lane = threadIdx.x - local * Y;
   const bool    valid = local < rows;
+  const int32_t p     = first + local;
   double        sum   = 0;
   int32_t       row   = 0;
   if (valid) {
-    const int32_t p  = first + local;
     const int32_t rs = load_ro(v.rowptr + p), re = load_ro(v.rowptr + p + 1);
     if (lane == 0) row = load_ro(v.perm + p);
-    sum = strided_dot<2>((uint32_t)rs + (uint32_t)lane, (uint32_t)re, (uint32_t)Y, v.colidx, v.values, x); // ~2 entries per thread (Y ~ mean/2)
+    sum = strided_dot<2>((uint32_t)rs + (uint32_t)lane, (uint32_t)re, (uint32_t)Y, v.colidx, v.values, x);
   }
   sum = warp_sum(sum);
   if (Y > kWarp) {
@@ -108,14 +90,6 @@ __device__ __forceinline__ void vector_rows(int32_t first, int32_t rows, int32_t
     __syncthreads(); // sh is read before the block's next tile writes it
   }
   if (valid && lane == 0) y[row] = beta == 0.0 ? alpha * sum : fma(beta, y[row], alpha * sum);
-}
-
-// One G2 launch of positions [begin, end): blockDim.x / Y rows per block.
-__global__ void __launch_bounds__(kMaxThreadsPerRow) suraa_vector_rows(int32_t begin, int32_t end, int32_t Y, DeviceView v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
-{
-  __shared__ double sh[kMaxThreadsPerRow / kWarp];
-  const int32_t     per = (int32_t)blockDim.x / Y, first = begin + (int32_t)blockIdx.x * per; // < end: the grid is ceil((end - begin) / per)
-  vector_rows(first, end - first < per ? end - first : per, Y, sh, v, alpha, x, beta, y);
 }
 
 // One tile block: rows [first, first + rows) at the tile's threads per row (uniform over the
@@ -137,7 +111,7 @@ __device__ __forceinline__ void tile_block(int32_t first, int32_t info, double *
   case 4: subwarp_row<4>(subwarp_thread(first, 0, threadIdx.x, 4), end, v, alpha, x, beta, y); break;
   case 8: subwarp_row<8>(subwarp_thread(first, 0, threadIdx.x, 8), end, v, alpha, x, beta, y); break;
   case 16: subwarp_row<16>(subwarp_thread(first, 0, threadIdx.x, 16), end, v, alpha, x, beta, y); break;
-  default: vector_rows(first, rows, threads, sh, v, alpha, x, beta, y); break; // 32 .. 256
+  default: tile_vector_rows(first, rows, threads, sh, v, alpha, x, beta, y); break; // 32 .. 256
   }
 }
 
@@ -171,6 +145,51 @@ __global__ void __launch_bounds__(kSubwarpBlockThreads) suraa_tiles(int32_t nblo
     __syncthreads();
     if (next_b[k] >= nblocks) break; // block-uniform
     first = next_first[k], info = next_info[k];
+  }
+}
+
+// Positions [begin, begin + n) of one G3 launch at T threads per row (T from the plan: a power of
+// two in [1, 32]).
+void launch_subwarp(int32_t T, int32_t begin, int32_t n, const DeviceView &v, double alpha, const double *x, double beta, double *y, cudaStream_t s)
+{
+  const unsigned blocks = (unsigned)subwarp_blocks(n, T);
+  switch (T) {
+  case 1: suraa_subwarp_rows<1><<<blocks, kSubwarpBlockThreads, 0, s>>>(begin, begin + n, v, alpha, x, beta, y); break;
+  case 2: suraa_subwarp_rows<2><<<blocks, kSubwarpBlockThreads, 0, s>>>(begin, begin + n, v, alpha, x, beta, y); break;
+  case 4: suraa_subwarp_rows<4><<<blocks, kSubwarpBlockThreads, 0, s>>>(begin, begin + n, v, alpha, x, beta, y); break;
+  case 8: suraa_subwarp_rows<8><<<blocks, kSubwarpBlockThreads, 0, s>>>(begin, begin + n, v, alpha, x, beta, y); break;
+  case 16: suraa_subwarp_rows<16><<<blocks, kSubwarpBlockThreads, 0, s>>>(begin, begin + n, v, alpha, x, beta, y); break;
+  case 32: suraa_subwarp_rows<32><<<blocks, kSubwarpBlockThreads, 0, s>>>(begin, begin + n, v, alpha, x, beta, y); break;
+  default: throw Error(ErrorKind::device, "suraa: internal error: G3 threads per row " + std::to_string(T) + " is not a power of two in [1, 32]");
+  }
+}
+
+// G2 (Algorithm 6): Y threads per row (a multiple of 32), blockDim.x / Y rows per block. Each warp
+// lies inside one row: shuffle reduction per warp, then the row's first thread adds its Y/32 warp
+// sums from shared memory (Alg. 6 l.14-19, which reads only one neighbour: it means all of them).
+__global__ void __launch_bounds__(kMaxThreadsPerRow) suraa_vector_rows(int32_t begin, int32_t end, int32_t Y, DeviceView v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+{
+  __shared__ double sh[kMaxThreadsPerRow / kWarp];
+  const int32_t     local = threadIdx.x / Y, lane = threadIdx.x - local * Y;
+  const int64_t     p     = (int64_t)begin + (int64_t)blockIdx.x * (blockDim.x / Y) + local;
+  const bool        valid = p < end;
+  double            sum   = 0;
+  if (valid) {
+    const int32_t rs = load_ro(v.rowptr + p), re = load_ro(v.rowptr + p + 1);
+    sum              = strided_dot<2>((uint32_t)rs + (uint32_t)lane, (uint32_t)re, (uint32_t)Y, v.colidx, v.values, x); // ~2 entries per thread (Y ~ mean/2)
+  }
+  sum = warp_sum(sum);
+  if (Y == kWarp) { // block-uniform
+    if (valid && lane == 0) store_row(v, (int32_t)p, sum, alpha, beta, y);
+    return;
+  }
+  const int32_t warp = threadIdx.x / kWarp;
+  if ((threadIdx.x & (kWarp - 1)) == 0) sh[warp] = sum;
+  __syncthreads();
+  if (valid && lane == 0) {
+    double t = 0;
+    for (int32_t w = 0; w < Y / kWarp; ++w) t += sh[warp + w];
+    store_row(v, (int32_t)p, t, alpha, beta, y);
   }
 }
 
