@@ -241,6 +241,8 @@ SURAA_HD int32_t tile_code(int32_t threads)
   return c;
 }
 SURAA_HD int32_t code_threads(int32_t code) { return code < 8 ? (8 - code) * kWarp : code == kEmptyCode ? 0 : 16 >> (code - 8); }
+// Threads per row of a tile key (its code, the low kTileCodeBits).
+SURAA_HD int32_t key_threads(int32_t key) { return code_threads(key & ((1 << kTileCodeBits) - 1)); }
 // Rows of a full tile block: 256 / threads (Y = 96: 2 rows, 64 threads idle); an empty-row block
 // takes a row per thread.
 SURAA_HD int32_t tile_block_rows(int32_t threads) { return kSubwarpBlockThreads / (threads > 0 ? threads : 1); }
@@ -332,8 +334,6 @@ struct DeviceView {
   const int32_t *g1_chunk_start; // g1_end + 1
   double        *g1_partial;     // g1_chunks
   unsigned      *g1_count;       // g1_end, zero between products
-  const int32_t *block_first;    // G3 tile blocks (window > 0)
-  const int32_t *block_info;
 };
 
 std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream);

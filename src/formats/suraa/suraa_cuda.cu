@@ -124,11 +124,11 @@ __device__ __forceinline__ void tile_block(int32_t first, int32_t info, double *
 // beside 16-lane ones) the unlucky blocks set the time (scaled CA-GrQc 114 -> 56 GFLOP/s). Taking
 // from a counter keeps the hardware's balance (CA-GrQc 119). Taking 4 consecutive tile blocks per
 // atomicAdd, a quarter of the atomics, lost again on the mixed rows (CA-GrQc 91, circuit 160 ->
-// 135, R-MAT scale 24 99 -> 77) for +2-4% on FEM and random rows: one per take it is. The grid holds what fits on the device at once, so
-// the tile blocks run about in order: window by window, the rows of a window, whatever their
-// threads per row, at about the same time: their x and y stay in L2 (suraa.hpp). `taken` is 0 at
-// the launch (the product clears it). The taken values alternate between two shared slots, so one
-// barrier per tile block suffices.
+// 135, R-MAT scale 24 99 -> 77) for +2-4% on FEM and random rows: one per take it is. The grid
+// holds what fits on the device at once, so the tile blocks run about in order: window by window,
+// the rows of a window, whatever their threads per row, at about the same time: their x and y stay
+// in L2 (suraa.hpp). `taken` is 0 at the launch (the product clears it). The taken values
+// alternate between two shared slots, so one barrier per tile block suffices.
 __global__ void __launch_bounds__(kSubwarpBlockThreads) suraa_tiles(int32_t nblocks, const int32_t *__restrict__ block_first, const int32_t *__restrict__ block_info, unsigned *taken, DeviceView v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
 {
   __shared__ double  sh[kSubwarpBlockThreads / kWarp];
@@ -250,7 +250,6 @@ struct StartsTile { // j starts a run of equal keys
   const int32_t *key;
   __device__ bool operator()(int32_t j) const { return j == 0 || key[j] != key[j - 1]; }
 };
-SURAA_HD int32_t key_threads(int32_t key) { return code_threads(key & ((1 << kTileCodeBits) - 1)); }
 struct BlocksOfTile {
   const int32_t *tile_start, *key;
   __device__ int32_t operator()(int32_t t) const
@@ -303,7 +302,7 @@ public:
 
   DeviceView view() const
   {
-    return {rowptr.data(), colidx.data(), vals.data(), perm.data(), g1_chunk_start.data(), const_cast<double *>(g1_partial.data()), const_cast<unsigned *>(g1_count.data()), block_first.data(), block_info.data()};
+    return {rowptr.data(), colidx.data(), vals.data(), perm.data(), g1_chunk_start.data(), const_cast<double *>(g1_partial.data()), const_cast<unsigned *>(g1_count.data())};
   }
 
   // Algorithm 1: the G3 runs, then the G2 runs, on the extra streams round-robin, then G1 on

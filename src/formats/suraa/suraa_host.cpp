@@ -171,7 +171,7 @@ Tiles tile_rows(Plan &pl, std::vector<int32_t> &perm)
   for (size_t a = 0; a < key_row.size();) { // a tile: a run of equal keys, cut into blocks
     size_t b = a + 1;
     while (b < key_row.size() && key_row[b].first == key_row[a].first) ++b;
-    const int32_t T = code_threads(key_row[a].first & ((1 << kTileCodeBits) - 1)), per = tile_block_rows(T);
+    const int32_t T = key_threads(key_row[a].first), per = tile_block_rows(T);
     for (size_t q = a; q < b; q += (size_t)per) {
       t.block_first.push_back(begin + (int32_t)q);
       t.block_info.push_back(tile_info((int32_t)std::min<size_t>((size_t)per, b - q), T));
