@@ -54,7 +54,7 @@ __device__ __forceinline__ void subwarp_row(SubwarpThread th, int64_t end, const
     sum = subwarp_lane_dot<T>(rs, re, th.lane, v.colidx, v.values, x);
   }
   if constexpr (T > 1) sum = lane_group_sum<T>(sum); // every lane of the warp, valid or not (core/warp_sum.cuh)
-  if (valid && th.lane == 0) y[row] = beta == 0.0 ? alpha * sum : fma(beta, y[row], alpha * sum); // beta 0: y write-only
+  if (valid && th.lane == 0) store_at(row, sum, alpha, beta, y);
 }
 
 // One G3 launch of positions [begin, end) at T threads per row: kSubwarpBlockThreads / T rows per block.
@@ -89,7 +89,7 @@ __device__ __forceinline__ void tile_vector_rows(int32_t first, int32_t rows, in
       for (int32_t w = 1; w < Y / kWarp; ++w) sum += sh[warp + w];
     __syncthreads(); // sh is read before the block's next tile writes it
   }
-  if (valid && lane == 0) y[row] = beta == 0.0 ? alpha * sum : fma(beta, y[row], alpha * sum);
+  if (valid && lane == 0) store_at(row, sum, alpha, beta, y);
 }
 
 // One tile block: rows [first, first + rows) at the tile's threads per row (uniform over the
@@ -101,10 +101,7 @@ __device__ __forceinline__ void tile_block(int32_t first, int32_t info, double *
   const int64_t end  = (int64_t)first + rows;
   switch (threads) {
   case 0:
-    if (beta != 1.0 && (int32_t)threadIdx.x < rows) {
-      const int32_t row = load_ro(v.perm + first + threadIdx.x);
-      y[row]            = beta == 0.0 ? alpha * 0.0 : fma(beta, y[row], alpha * 0.0);
-    }
+    if (beta != 1.0 && (int32_t)threadIdx.x < rows) store_at(load_ro(v.perm + first + threadIdx.x), 0.0, alpha, beta, y);
     break;
   case 1: subwarp_row<1>(subwarp_thread(first, 0, threadIdx.x, 1), end, v, alpha, x, beta, y); break;
   case 2: subwarp_row<2>(subwarp_thread(first, 0, threadIdx.x, 2), end, v, alpha, x, beta, y); break;

@@ -106,12 +106,10 @@ __device__ __forceinline__ double block_sum(double v, double *sh)
   return v;
 }
 
-// y[perm[p]] = alpha * sum + beta * y[perm[p]]; beta == 0: y is write-only (may hold NaN).
-__device__ __forceinline__ void store_row(const DeviceView &v, int32_t p, double sum, double alpha, double beta, double *__restrict__ y)
-{
-  const int32_t row = load_ro(v.perm + p);
-  y[row]            = beta == 0.0 ? alpha * sum : fma(beta, y[row], alpha * sum);
-}
+// y[row] = alpha * sum + beta * y[row]; beta == 0: y is write-only (may hold NaN).
+__device__ __forceinline__ void store_at(int32_t row, double sum, double alpha, double beta, double *__restrict__ y) { y[row] = beta == 0.0 ? alpha * sum : fma(beta, y[row], alpha * sum); }
+// The same at row perm[p].
+__device__ __forceinline__ void store_row(const DeviceView &v, int32_t p, double sum, double alpha, double beta, double *__restrict__ y) { store_at(load_ro(v.perm + p), sum, alpha, beta, y); }
 
 // Chunk c of G1 row r, by the whole block: its partial sum; the block that finishes a row's last
 // chunk adds the row's partials in chunk order (deterministic) and writes y. A one-chunk row
