@@ -64,11 +64,13 @@ __global__ void __launch_bounds__(kSubwarpBlockThreads) suraa_subwarp_rows(int32
   subwarp_row<T>(subwarp_thread(begin, blockIdx.x, threadIdx.x, T), end, v, alpha, x, beta, y);
 }
 
-// A G2 row at Y threads (a multiple of 32, <= 256) inside a tile block of kSubwarpBlockThreads:
-// rows [first, first + rows), 256 / Y rows per block (threads past them take part with 0). The
-// vector kernel's arithmetic (Alg. 6): warp shuffles, then the row's first thread adds its warps'
-// sums from shared memory. Y is uniform over the block, so the barriers are too.
-__device__ __forceinline__ void tile_vector_rows(int32_t first, int32_t rows, int32_t Y, double *sh, const DeviceView &v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+// G2 (Algorithm 6), one block's part: rows [first, first + rows) at Y threads per row (a multiple
+// of 32), blockDim.x / Y rows per block (threads past them take part with 0). Each warp lies
+// inside one row: shuffle reduction per warp, then the row's first thread adds its warps' sums
+// from shared memory (`sh`: blockDim.x / 32 doubles; Alg. 6 l.14-19 reads only one neighbour: it
+// means all of them). Y is uniform over the block, so the barriers are too. Run by the G2
+// launches (suraa_vector_rows) and, inside tile blocks (Y <= 256), by the tiles.
+__device__ __forceinline__ void vector_rows(int32_t first, int32_t rows, int32_t Y, double *sh, const DeviceView &v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
 {
   const int32_t local = threadIdx.x / Y, lane = threadIdx.x - local * Y;
   const bool    valid = local < rows;
@@ -78,7 +80,7 @@ __device__ __forceinline__ void tile_vector_rows(int32_t first, int32_t rows, in
   if (valid) {
     const int32_t rs = load_ro(v.rowptr + p), re = load_ro(v.rowptr + p + 1);
     if (lane == 0) row = load_ro(v.perm + p);
-    sum = strided_dot<2>((uint32_t)rs + (uint32_t)lane, (uint32_t)re, (uint32_t)Y, v.colidx, v.values, x);
+    sum = strided_dot<2>((uint32_t)rs + (uint32_t)lane, (uint32_t)re, (uint32_t)Y, v.colidx, v.values, x); // ~2 entries per thread (Y ~ mean/2)
   }
   sum = warp_sum(sum);
   if (Y > kWarp) {
@@ -92,13 +94,43 @@ __device__ __forceinline__ void tile_vector_rows(int32_t first, int32_t rows, in
   if (valid && lane == 0) store_at(row, sum, alpha, beta, y);
 }
 
+// One G2 launch of positions [begin, end): blockDim.x / Y rows per block.
+__global__ void __launch_bounds__(kMaxThreadsPerRow) suraa_vector_rows(int32_t begin, int32_t end, int32_t Y, DeviceView v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+{
+  __shared__ double sh[kMaxThreadsPerRow / kWarp];
+  const int32_t     per = (int32_t)blockDim.x / Y, first = begin + (int32_t)blockIdx.x * per; // < end: the grid is ceil((end - begin) / per)
+  vector_rows(first, end - first < per ? end - first : per, Y, sh, v, alpha, x, beta, y);
+}
+
+// The stream path of a tile block of short rows (suraa.hpp: a picture): entries [base, base +
+// entries) of rows [first, first + rows), entries <= kStreamEntries. The block reads them as one
+// run (each warp 32 adjacent entries), products to shared memory; then thread r sums row r. The
+// row threads load their row pointers and perm before the run's loads, off the chain.
+__device__ __forceinline__ void tile_stream_rows(int32_t first, int32_t rows, int32_t base, int32_t entries, double *prod, const DeviceView &v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+{
+  const int32_t t  = threadIdx.x;
+  int32_t       rs = 0, re = 0, row = 0;
+  if (t < rows) rs = load_ro(v.rowptr + first + t) - base, re = load_ro(v.rowptr + first + t + 1) - base, row = load_ro(v.perm + first + t);
+  stream_products<kStreamEntries / kSubwarpBlockThreads>(t, base, entries, v.colidx, v.values, x, prod);
+  __syncthreads();
+  if (t < rows) store_at(row, stream_row_sum(prod, rs, re), alpha, beta, y);
+  __syncthreads(); // prod is read before the block's next tile block writes it
+}
+
 // One tile block: rows [first, first + rows) at the tile's threads per row (uniform over the
 // block, so the switch does not diverge). 0: empty rows, a row per thread, y = alpha 0 + beta y (as
-// any row), nothing to do when beta == 1.
-__device__ __forceinline__ void tile_block(int32_t first, int32_t info, double *sh, const DeviceView &v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+// any row), nothing to do when beta == 1. Short rows whose entries fit take the stream path.
+__device__ __forceinline__ void tile_block(int32_t first, int32_t info, int32_t stream_entries, double *sh, double *prod, const DeviceView &v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
 {
   const int32_t rows = tile_info_rows(info), threads = tile_info_threads(info);
   const int64_t end  = (int64_t)first + rows;
+  if (stream_entries > 0 && threads >= 1 && threads < kWarp) { // block-uniform
+    const int32_t base = load_ro(v.rowptr + first), entries = load_ro(v.rowptr + first + rows) - base;
+    if (tile_block_streams(threads, entries, stream_entries)) {
+      tile_stream_rows(first, rows, base, entries, prod, v, alpha, x, beta, y);
+      return;
+    }
+  }
   switch (threads) {
   case 0:
     if (beta != 1.0 && (int32_t)threadIdx.x < rows) store_at(load_ro(v.perm + first + threadIdx.x), 0.0, alpha, beta, y);
@@ -108,7 +140,7 @@ __device__ __forceinline__ void tile_block(int32_t first, int32_t info, double *
   case 4: subwarp_row<4>(subwarp_thread(first, 0, threadIdx.x, 4), end, v, alpha, x, beta, y); break;
   case 8: subwarp_row<8>(subwarp_thread(first, 0, threadIdx.x, 8), end, v, alpha, x, beta, y); break;
   case 16: subwarp_row<16>(subwarp_thread(first, 0, threadIdx.x, 16), end, v, alpha, x, beta, y); break;
-  default: tile_vector_rows(first, rows, threads, sh, v, alpha, x, beta, y); break; // 32 .. 256
+  default: vector_rows(first, rows, threads, sh, v, alpha, x, beta, y); break; // 32 .. 256
   }
 }
 
@@ -126,9 +158,9 @@ __device__ __forceinline__ void tile_block(int32_t first, int32_t info, double *
 // the rows of a window, whatever their threads per row, at about the same time: their x and y stay
 // in L2 (suraa.hpp). `taken` is 0 at the launch (the product clears it). The taken values
 // alternate between two shared slots, so one barrier per tile block suffices.
-__global__ void __launch_bounds__(kSubwarpBlockThreads) suraa_tiles(int32_t nblocks, const int32_t *__restrict__ block_first, const int32_t *__restrict__ block_info, unsigned *taken, DeviceView v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+__global__ void __launch_bounds__(kSubwarpBlockThreads) suraa_tiles(int32_t nblocks, const int32_t *__restrict__ block_first, const int32_t *__restrict__ block_info, int32_t stream_entries, unsigned *taken, DeviceView v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
 {
-  __shared__ double  sh[kSubwarpBlockThreads / kWarp];
+  __shared__ double  sh[kSubwarpBlockThreads / kWarp], prod[kStreamEntries];
   __shared__ int32_t next_b[2], next_first[2], next_info[2];
   int32_t            first = load_ro(block_first + blockIdx.x), info = load_ro(block_info + blockIdx.x);
   for (int32_t k = 0;; k ^= 1) {
@@ -137,7 +169,7 @@ __global__ void __launch_bounds__(kSubwarpBlockThreads) suraa_tiles(int32_t nblo
       b = (int32_t)gridDim.x + (int32_t)atomicAdd(taken, 1u);
       if (b < nblocks) f = load_ro(block_first + b), i = load_ro(block_info + b);
     }
-    tile_block(first, info, sh, v, alpha, x, beta, y);
+    tile_block(first, info, stream_entries, sh, prod, v, alpha, x, beta, y);
     if (threadIdx.x == 0) next_b[k] = b, next_first[k] = f, next_info[k] = i;
     __syncthreads();
     if (next_b[k] >= nblocks) break; // block-uniform
@@ -158,35 +190,6 @@ void launch_subwarp(int32_t T, int32_t begin, int32_t n, const DeviceView &v, do
   case 16: suraa_subwarp_rows<16><<<blocks, kSubwarpBlockThreads, 0, s>>>(begin, begin + n, v, alpha, x, beta, y); break;
   case 32: suraa_subwarp_rows<32><<<blocks, kSubwarpBlockThreads, 0, s>>>(begin, begin + n, v, alpha, x, beta, y); break;
   default: throw Error(ErrorKind::device, "suraa: internal error: G3 threads per row " + std::to_string(T) + " is not a power of two in [1, 32]");
-  }
-}
-
-// G2 (Algorithm 6): Y threads per row (a multiple of 32), blockDim.x / Y rows per block. Each warp
-// lies inside one row: shuffle reduction per warp, then the row's first thread adds its Y/32 warp
-// sums from shared memory (Alg. 6 l.14-19, which reads only one neighbour: it means all of them).
-__global__ void __launch_bounds__(kMaxThreadsPerRow) suraa_vector_rows(int32_t begin, int32_t end, int32_t Y, DeviceView v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
-{
-  __shared__ double sh[kMaxThreadsPerRow / kWarp];
-  const int32_t     local = threadIdx.x / Y, lane = threadIdx.x - local * Y;
-  const int64_t     p     = (int64_t)begin + (int64_t)blockIdx.x * (blockDim.x / Y) + local;
-  const bool        valid = p < end;
-  double            sum   = 0;
-  if (valid) {
-    const int32_t rs = load_ro(v.rowptr + p), re = load_ro(v.rowptr + p + 1);
-    sum              = strided_dot<2>((uint32_t)rs + (uint32_t)lane, (uint32_t)re, (uint32_t)Y, v.colidx, v.values, x); // ~2 entries per thread (Y ~ mean/2)
-  }
-  sum = warp_sum(sum);
-  if (Y == kWarp) { // block-uniform
-    if (valid && lane == 0) store_row(v, (int32_t)p, sum, alpha, beta, y);
-    return;
-  }
-  const int32_t warp = threadIdx.x / kWarp;
-  if ((threadIdx.x & (kWarp - 1)) == 0) sh[warp] = sum;
-  __syncthreads();
-  if (valid && lane == 0) {
-    double t = 0;
-    for (int32_t w = 0; w < Y / kWarp; ++w) t += sh[warp + w];
-    store_row(v, (int32_t)p, t, alpha, beta, y);
   }
 }
 
@@ -316,7 +319,7 @@ public:
       if (plan.tile_blocks && is_tiled(l)) {
         if (tiles) {
           GPUFORMATS_CUDA(cudaMemsetAsync(const_cast<unsigned *>(tile_taken.data()), 0, sizeof(unsigned), s));
-          suraa_tiles<<<(unsigned)std::min(plan.tile_blocks, tile_grid), kSubwarpBlockThreads, 0, s>>>(plan.tile_blocks, block_first.data(), block_info.data(), const_cast<unsigned *>(tile_taken.data()), v, alpha, x, beta, y);
+          suraa_tiles<<<(unsigned)std::min(plan.tile_blocks, tile_grid), kSubwarpBlockThreads, 0, s>>>(plan.tile_blocks, block_first.data(), block_info.data(), plan.params.stream_entries, const_cast<unsigned *>(tile_taken.data()), v, alpha, x, beta, y);
         }
         tiles = false;
         GPUFORMATS_CUDA(cudaGetLastError());
