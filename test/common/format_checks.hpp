@@ -97,7 +97,6 @@ inline std::vector<int64_t> extra_param_values(const FormatParam &p)
   if (std::string(p.name) == "sort_window") return {0, 64};
   if (std::string(p.name) == "long_row") return {0, 3, 40};
   if (std::string(p.name) == "window") return {32, 1000}; // suraa: the smallest window, and one that is no power of two
-  if (std::string(p.name) == "stream_entries") return {40}; // suraa: blocks of one matrix on both paths
   return {};
 }
 

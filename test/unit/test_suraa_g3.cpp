@@ -15,9 +15,7 @@
 //   tiles     tile_g3_rows (-mat_suraa_window): only the G3 rows move, each keeps its plan's T (0
 //             for an empty row), order (window, T descending, empty, row), blocks cover them once,
 //             <= 256 / T rows (256 empty ones), a tile's blocks full but its last; the emulated tile
-//             kernel gives the CSR product (the same checks as above), windows 0, 32, 100, 4096;
-//             blocks of short rows on the stream path (stream_products / stream_row_sum) where
-//             their entries fit (1024, 40) and never with stream_entries 0
+//             kernel gives the CSR product (the same checks as above), windows 0, 32, 100, 4096
 //   describe  -mat_view ::ascii_info shows G3's threads per row
 #include "common/check.hpp"
 #include "common/test_matrices.hpp"
@@ -436,22 +434,20 @@ static std::string tiles_problem(const Plan &pl, const std::vector<int32_t> &sor
 // The G3 part of the cuda product with tiles: the tile kernel block by block, the rows of a block
 // at its T from its first position, as a one-block sub-warp launch; an empty-row block (T = 0)
 // stores alpha 0 + beta y, nothing when beta == 1.
-static int32_t emulate_tiles(const Tiles &t, const Plan &pl, const Sorted &S, double alpha, const double *x, double beta, double *y, std::vector<int32_t> &writes);
+static void emulate_tiles(const Tiles &t, const Plan &pl, const Sorted &S, double alpha, const double *x, double beta, double *y, std::vector<int32_t> &writes);
 
-// Returns the tile blocks the emulation ran on the stream path (per product).
-static int32_t check_matrix(const std::string &name, const CsrMatrix &A, const Params &P)
+static void check_matrix(const std::string &name, const CsrMatrix &A, const Params &P)
 {
-  int32_t streamed = 0;
   const Sorted S0 = sort_rows(A);
   Plan         pl = plan_of(S0, A, P);
   const std::string why = plan_problem(pl, S0);
   check(why.empty(), "suraa_g3.plan." + name, why);
-  if (!why.empty()) return 0;
+  if (!why.empty()) return;
   std::vector<int32_t> perm = S0.perm;
   const Tiles          t    = tile_rows(pl, perm);
   const std::string    twhy = tiles_problem(pl, S0.perm, perm, t);
   check(twhy.empty(), "suraa_g3.tiles." + name, twhy);
-  if (!twhy.empty()) return 0;
+  if (!twhy.empty()) return;
 
   // Integer data (exact sums) and real data; y0 a sentinel pattern; beta 0 over NaN, 1 (empty rows
   // skipped), and another. Emulated: the G3 launches, or the tiles (G3 and G2 of Y <= 256).
@@ -471,7 +467,7 @@ static int32_t check_matrix(const std::string &name, const CsrMatrix &A, const P
       y = y0;
       if (beta == 0.0)
         for (int32_t p = lo; p < A.nrows; ++p) y[SD.perm[p]] = NAN; // write-only
-      if (t.tiles) streamed = emulate_tiles(t, pl, SD, alpha, x.data(), beta, y.data(), writes);
+      if (t.tiles) emulate_tiles(t, pl, SD, alpha, x.data(), beta, y.data(), writes);
       else
         for (const Launch &l : pl.launches)
           if (l.kernel == Kernel::subwarp) emulate_launch(l, pl, SD, alpha, x.data(), beta, y.data(), writes);
@@ -496,14 +492,10 @@ static int32_t check_matrix(const std::string &name, const CsrMatrix &A, const P
       check(ok, "suraa_g3.emulated." + name + (data == 0 ? ".int" : ".real") + ".beta" + (beta == 0.0 ? "0" : beta == 1.0 ? "1" : "-0.5"), err);
     }
   }
-  if (P.stream_entries == 0) check(streamed == 0, "suraa_g3.stream_off." + name, std::to_string(streamed) + " blocks on the stream path");
-  return streamed;
 }
 
-// Returns the blocks that took the stream path.
-static int32_t emulate_tiles(const Tiles &t, const Plan &pl, const Sorted &S, double alpha, const double *x, double beta, double *y, std::vector<int32_t> &writes)
+static void emulate_tiles(const Tiles &t, const Plan &pl, const Sorted &S, double alpha, const double *x, double beta, double *y, std::vector<int32_t> &writes)
 {
-  int32_t streamed = 0;
   for (size_t k = 0; k < t.block_first.size(); ++k) {
     const int32_t T = tile_info_threads(t.block_info[k]), first = t.block_first[k], end = first + tile_info_rows(t.block_info[k]);
     if (T == 0) {
@@ -524,25 +516,11 @@ static int32_t emulate_tiles(const Tiles &t, const Plan &pl, const Sorted &S, do
       }
       continue;
     }
-    const int32_t base = S.rowptr[first], entries = S.rowptr[end] - base;
-    if (tile_block_streams(T, entries, pl.params.stream_entries)) { // tile_stream_rows: products by the block's threads, then a thread per row
-      std::vector<double> prod(kStreamEntries, NAN);
-      for (int32_t th = 0; th < kSubwarpBlockThreads; ++th) stream_products<kStreamEntries / kSubwarpBlockThreads>(th, base, entries, S.colidx.data(), S.values.data(), x, prod.data());
-      for (int32_t p = first; p < end; ++p) {
-        const double  sum = stream_row_sum(prod.data(), S.rowptr[p] - base, S.rowptr[p + 1] - base);
-        const int32_t row = S.perm[p];
-        y[row]            = beta == 0.0 ? alpha * sum : std::fma(beta, y[row], alpha * sum);
-        writes[row]++;
-      }
-      ++streamed;
-      continue;
-    }
     const Launch one{Kernel::subwarp, first, end, 0, 1, T, 0, 0};
     Plan         no_empty = pl; // the rows of a block with entries: none to skip
     no_empty.empty_rows   = 0;
     emulate_launch(one, no_empty, S, alpha, x, beta, y, writes); // one block: tiles_problem checked rows <= 256 / T
   }
-  return streamed;
 }
 
 static CsrMatrix stencil27(int32_t n)
@@ -584,11 +562,10 @@ static void test_plans_and_emulation(const std::string &dir)
     int32_t     max_child_threads;
     int32_t     subwarp_entries;
     int32_t     window;
-    int32_t     stream_entries = kStreamEntries;
   };
   const Variant variants[] = {{"", 0, 2048, 2, 4096},        {".seg1", 1, 2048, 2, 32},  {".seg7", 7, 2048, 2, 100}, {".seg32", 32, 0, 2, 4096}, {".seg1000", 1000, 64, 2, 32},
                               {".e1", 0, 2048, 1, 32},      {".e5", 7, 2048, 5, 4096},  {".w0", 0, 2048, 2, 0},     {".seg7.w0", 7, 2048, 2, 0}, {".w32", 0, 2048, 2, 32},
-                              {".seg1000.w0", 1000, 64, 2, 0}, {".s0", 0, 2048, 2, 4096, 0}, {".s40", 0, 2048, 2, 4096, 40}, {".w32.s40", 0, 2048, 2, 32, 40}};
+                              {".seg1000.w0", 1000, 64, 2, 0}};
   for (const NamedMatrix &m : ms)
     for (const Variant &v : variants) {
       Params P;
@@ -596,10 +573,7 @@ static void test_plans_and_emulation(const std::string &dir)
       P.max_child_threads = v.max_child_threads;
       P.subwarp_entries   = v.subwarp_entries;
       P.window            = v.window;
-      P.stream_entries    = v.stream_entries;
-      const int32_t streamed = check_matrix(m.name + v.tag, m.A, P);
-      // The stream path runs: the stencils' blocks (7 or 27 entries a row at T = 4 or 16: <= 448 entries) fit 1024.
-      if (m.name.rfind("stencil", 0) == 0 && v.stream_entries == kStreamEntries && v.window == 4096) check(streamed > 0, "suraa_g3.stream_used." + m.name + v.tag, std::to_string(streamed));
+      check_matrix(m.name + v.tag, m.A, P);
     }
 
   // The stencils' G3 runs: 7-point rows (mean 7 in the interior segments) at T = 4, 27-point at 16.
@@ -621,7 +595,7 @@ static void test_plans_and_emulation(const std::string &dir)
 static void test_describe()
 {
   const CsrMatrix              A        = stencil7(12);
-  const int64_t                params[] = {0, 2048, 0, 3, 2, 4096, kStreamEntries};
+  const int64_t                params[] = {0, 2048, 0, 3, 2, 4096};
   std::unique_ptr<FormatBlock> blk      = suraa_ops.build_host(A.view(), params);
   std::vector<LayoutStat>      st;
   blk->describe(st);

@@ -37,17 +37,6 @@
 //     and the circuit, and G2's vector launches 1.5 GB for 0.4 GB of matrix on the scaled LP
 //     matrix ship04l. Inside a window, the rows of all T and Y run back to back, so a window's x
 //     and y stay in L2. Rows of Y > 256 (mean >= ~480) keep their vector launches.
-//     Stream path (-mat_suraa_stream_entries, default kStreamEntries): a block of short rows (T <=
-//     16) is one contiguous run of entries, rowptr[first] .. rowptr[first + rows]; when it holds
-//     at most that many, the whole block reads it as one run and one thread sums each row:
-//
-//       entries  | r0 r0 r0 r0 r0 r0 r0 | r1 r1 r1 r1 r1 r1 r1 | r2 ...   (7-point rows, T = 4)
-//       T lanes  | l0 l1 l2 l3 l0 l1 l2 | l0 l1 l2 l3 l0 l1 l2 | ...      two passes, lanes idle
-//       stream   | t0 t1 t2 t3 t4 t5 t6 | t7 t8 t9 ...          | ...      one pass, then thread
-//                  r sums products rowptr[first + r] .. rowptr[first + r + 1] from shared memory
-//
-//     Why: with T lanes a warp reads each sector of its rows in two or more passes with lanes idle
-//     in the last, and pays a shuffle tree per row; the run reads every sector once, whole.
 //   G1 metadata: g1_chunk_start[r] (g1_end + 1 entries): row r of G1 is cut into
 //     g1_chunks(length) chunks of kG1ChunkEntries entries, one thread block each; its chunks'
 //     partial sums live in g1_partial[g1_chunk_start[r] ..], g1_count[r] counts finished chunks
@@ -170,7 +159,7 @@ constexpr int32_t kG1BlockThreads = 256;
 constexpr int32_t kParentThreads = 64;
 
 // Parameter order of suraa_ops.params.
-enum Param { param_segment_rows = 0, param_max_child_threads = 1, param_dynamic = 2, param_streams = 3, param_subwarp_entries = 4, param_window = 5, param_stream_entries = 6, nparams = 7 };
+enum Param { param_segment_rows = 0, param_max_child_threads = 1, param_dynamic = 2, param_streams = 3, param_subwarp_entries = 4, param_window = 5, nparams = 6 };
 
 // Tiles (-mat_suraa_window W > 0): the rows of G2 with Y <= kTileMaxThreads and of G3, keyed by
 // the window of the original row, then threads per row descending (codes 0..7: Y = 256, 224, ..,
@@ -182,10 +171,6 @@ constexpr int32_t kEmptyCode      = 13;
 // A tile block's info word: rows << kTileRowsShift | threads per row (<= 256: 9 bits; rows <= 256).
 constexpr int32_t kTileRowsShift = 10;
 constexpr int32_t kMinWindow     = 32; // a window holds at least a warp of rows
-// Stream path of a tile block of short rows (T <= 16, -mat_suraa_stream_entries): the block's
-// entries, one contiguous run, as products in shared memory: at most this many (8 KB), so 4 per
-// thread of the 256.
-constexpr int32_t kStreamEntries = 1024;
 
 struct Params {
   int64_t segment_rows      = 0;    // 0: Freedman-Diaconis
@@ -194,7 +179,6 @@ struct Params {
   int32_t streams           = 3;
   int32_t subwarp_entries   = 2; // G3: entries per lane E in T = smallest power of two with E T >= mean
   int32_t window            = 4096; // tiles: rows per window of the matrix order (0: per-T/Y launches, the paper's order)
-  int32_t stream_entries    = kStreamEntries; // tile blocks of T <= 16 with at most this many entries take the stream path (0: none)
 };
 
 enum class SegmentRule { none, single_length, freedman_diaconis, scott, override_rows };
@@ -270,9 +254,6 @@ SURAA_HD int32_t tile_key(int32_t row, int32_t window, int32_t threads) { return
 SURAA_HD int32_t tile_info(int32_t rows, int32_t threads) { return rows << kTileRowsShift | threads; }
 SURAA_HD int32_t tile_info_rows(int32_t info) { return info >> kTileRowsShift; }
 SURAA_HD int32_t tile_info_threads(int32_t info) { return info & ((1 << kTileRowsShift) - 1); }
-// Whether a tile block of `threads` per row and `entries` entries takes the stream path: short
-// rows (1 <= T < 32) whose entries fit the shared-memory products (suraa_cuda.cu, tile_stream_rows).
-SURAA_HD bool tile_block_streams(int32_t threads, int32_t entries, int32_t stream_entries) { return threads >= 1 && threads < kWarp && entries <= stream_entries; }
 
 // The tiled rows, positions [tile_begin, nrows), in tile order, and their blocks.
 struct Tiles {

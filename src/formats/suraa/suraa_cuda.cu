@@ -102,35 +102,13 @@ __global__ void __launch_bounds__(kMaxThreadsPerRow) suraa_vector_rows(int32_t b
   vector_rows(first, end - first < per ? end - first : per, Y, sh, v, alpha, x, beta, y);
 }
 
-// The stream path of a tile block of short rows (suraa.hpp: a picture): entries [base, base +
-// entries) of rows [first, first + rows), entries <= kStreamEntries. The block reads them as one
-// run (each warp 32 adjacent entries), products to shared memory; then thread r sums row r. The
-// row threads load their row pointers and perm before the run's loads, off the chain.
-__device__ __forceinline__ void tile_stream_rows(int32_t first, int32_t rows, int32_t base, int32_t entries, double *prod, const DeviceView &v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
-{
-  const int32_t t  = threadIdx.x;
-  int32_t       rs = 0, re = 0, row = 0;
-  if (t < rows) rs = load_ro(v.rowptr + first + t) - base, re = load_ro(v.rowptr + first + t + 1) - base, row = load_ro(v.perm + first + t);
-  stream_products<kStreamEntries / kSubwarpBlockThreads>(t, base, entries, v.colidx, v.values, x, prod);
-  __syncthreads();
-  if (t < rows) store_at(row, stream_row_sum(prod, rs, re), alpha, beta, y);
-  __syncthreads(); // prod is read before the block's next tile block writes it
-}
-
 // One tile block: rows [first, first + rows) at the tile's threads per row (uniform over the
 // block, so the switch does not diverge). 0: empty rows, a row per thread, y = alpha 0 + beta y (as
-// any row), nothing to do when beta == 1. Short rows whose entries fit take the stream path.
-__device__ __forceinline__ void tile_block(int32_t first, int32_t info, int32_t stream_entries, double *sh, double *prod, const DeviceView &v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+// any row), nothing to do when beta == 1.
+__device__ __forceinline__ void tile_block(int32_t first, int32_t info, double *sh, const DeviceView &v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
 {
   const int32_t rows = tile_info_rows(info), threads = tile_info_threads(info);
   const int64_t end  = (int64_t)first + rows;
-  if (stream_entries > 0 && threads >= 1 && threads < kWarp) { // block-uniform
-    const int32_t base = load_ro(v.rowptr + first), entries = load_ro(v.rowptr + first + rows) - base;
-    if (tile_block_streams(threads, entries, stream_entries)) {
-      tile_stream_rows(first, rows, base, entries, prod, v, alpha, x, beta, y);
-      return;
-    }
-  }
   switch (threads) {
   case 0:
     if (beta != 1.0 && (int32_t)threadIdx.x < rows) store_at(load_ro(v.perm + first + threadIdx.x), 0.0, alpha, beta, y);
@@ -158,9 +136,9 @@ __device__ __forceinline__ void tile_block(int32_t first, int32_t info, int32_t 
 // the rows of a window, whatever their threads per row, at about the same time: their x and y stay
 // in L2 (suraa.hpp). `taken` is 0 at the launch (the product clears it). The taken values
 // alternate between two shared slots, so one barrier per tile block suffices.
-__global__ void __launch_bounds__(kSubwarpBlockThreads) suraa_tiles(int32_t nblocks, const int32_t *__restrict__ block_first, const int32_t *__restrict__ block_info, int32_t stream_entries, unsigned *taken, DeviceView v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+__global__ void __launch_bounds__(kSubwarpBlockThreads) suraa_tiles(int32_t nblocks, const int32_t *__restrict__ block_first, const int32_t *__restrict__ block_info, unsigned *taken, DeviceView v, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
 {
-  __shared__ double  sh[kSubwarpBlockThreads / kWarp], prod[kStreamEntries];
+  __shared__ double  sh[kSubwarpBlockThreads / kWarp];
   __shared__ int32_t next_b[2], next_first[2], next_info[2];
   int32_t            first = load_ro(block_first + blockIdx.x), info = load_ro(block_info + blockIdx.x);
   for (int32_t k = 0;; k ^= 1) {
@@ -169,7 +147,7 @@ __global__ void __launch_bounds__(kSubwarpBlockThreads) suraa_tiles(int32_t nblo
       b = (int32_t)gridDim.x + (int32_t)atomicAdd(taken, 1u);
       if (b < nblocks) f = load_ro(block_first + b), i = load_ro(block_info + b);
     }
-    tile_block(first, info, stream_entries, sh, prod, v, alpha, x, beta, y);
+    tile_block(first, info, sh, v, alpha, x, beta, y);
     if (threadIdx.x == 0) next_b[k] = b, next_first[k] = f, next_info[k] = i;
     __syncthreads();
     if (next_b[k] >= nblocks) break; // block-uniform
@@ -319,7 +297,7 @@ public:
       if (plan.tile_blocks && is_tiled(l)) {
         if (tiles) {
           GPUFORMATS_CUDA(cudaMemsetAsync(const_cast<unsigned *>(tile_taken.data()), 0, sizeof(unsigned), s));
-          suraa_tiles<<<(unsigned)std::min(plan.tile_blocks, tile_grid), kSubwarpBlockThreads, 0, s>>>(plan.tile_blocks, block_first.data(), block_info.data(), plan.params.stream_entries, const_cast<unsigned *>(tile_taken.data()), v, alpha, x, beta, y);
+          suraa_tiles<<<(unsigned)std::min(plan.tile_blocks, tile_grid), kSubwarpBlockThreads, 0, s>>>(plan.tile_blocks, block_first.data(), block_info.data(), const_cast<unsigned *>(tile_taken.data()), v, alpha, x, beta, y);
         }
         tiles = false;
         GPUFORMATS_CUDA(cudaGetLastError());

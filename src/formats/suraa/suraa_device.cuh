@@ -91,32 +91,6 @@ SURAA_HD double subwarp_lane_dot(int32_t rs, int32_t re, int32_t t, const int32_
   else return strided_dot<kSubwarpUnroll>((uint32_t)rs + (uint32_t)t, (uint32_t)re, (uint32_t)T, colidx, values, x);
 }
 
-// Stream path of a tile block (suraa.hpp), thread t's part of the first phase: the products of
-// entries t, t + 256, ... < entries of the run that starts at slot `base`, into prod[]. The thread's
-// value and column loads are all issued before its x gathers. entries <= 256 * kPerThread.
-template <int kPerThread>
-SURAA_HD void stream_products(int32_t t, int32_t base, int32_t entries, const int32_t *__restrict__ colidx, const double *__restrict__ values, const double *__restrict__ x, double *prod)
-{
-  int32_t c[kPerThread];
-  double  a[kPerThread];
-#pragma unroll
-  for (int u = 0; u < kPerThread; ++u)
-    if (t + u * kSubwarpBlockThreads < entries) {
-      c[u] = load_stream(colidx + base + t + u * kSubwarpBlockThreads);
-      a[u] = load_stream(values + base + t + u * kSubwarpBlockThreads);
-    }
-#pragma unroll
-  for (int u = 0; u < kPerThread; ++u)
-    if (t + u * kSubwarpBlockThreads < entries) prod[t + u * kSubwarpBlockThreads] = a[u] * load_ro(x + c[u]);
-}
-// Second phase: a row's sum, its products prod[rs .. re) (slots relative to the run's base).
-SURAA_HD double stream_row_sum(const double *prod, int32_t rs, int32_t re)
-{
-  double sum = 0;
-  for (int32_t k = rs; k < re; ++k) sum += prod[k];
-  return sum;
-}
-
 #ifdef __CUDACC__
 // Sum over the whole block (blockDim.x a multiple of 32, <= 1024); thread 0 holds it. Every thread
 // of the block must call it (it synchronises); `sh` holds 32 doubles and is free again on return.

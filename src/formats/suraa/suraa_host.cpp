@@ -195,10 +195,7 @@ Params read_params(const int64_t *params)
   if (e < 1 || e > kWarp) throw Error(ErrorKind::bad_input, "suraa: -mat_suraa_subwarp_entries must be in [1, 32]; got " + std::to_string(e));
   const int64_t w = params[param_window];
   if (w != 0 && (w < kMinWindow || w > INT32_MAX)) throw Error(ErrorKind::bad_input, "suraa: -mat_suraa_window must be 0 (G3 in per-T launches, the paper's order) or a row count in [" + std::to_string(kMinWindow) + ", 2^31-1]; got " + std::to_string(w));
-  const int64_t se = params[param_stream_entries];
-  if (se < 0 || se > kStreamEntries) throw Error(ErrorKind::bad_input, "suraa: -mat_suraa_stream_entries must be in [0, " + std::to_string(kStreamEntries) + "] (0: no stream path); got " + std::to_string(se));
   Params P;
-  P.stream_entries    = (int32_t)se;
   P.window            = (int32_t)w;
   P.subwarp_entries   = (int32_t)e;
   P.segment_rows      = s;
@@ -357,8 +354,6 @@ void describe(const Plan &pl, std::vector<LayoutStat> &out)
   if (pl.params.window > 0)
     out.push_back({"tiles", std::to_string(pl.nrows - pl.tile_begin) + " rows " + range(pl.tile_begin, pl.nrows) + " (G3, and G2 of Y <= " + std::to_string(kTileMaxThreads) + ") in " + std::to_string(pl.tiles) + " tiles (window, threads per row; empty rows last in a window) of " +
                              std::to_string(pl.tile_blocks) + " blocks, one launch of persistent blocks (the lines above say which rows take which T or Y; empty-row blocks do nothing when beta = 1)"});
-  if (pl.params.window > 0)
-    out.push_back({"tile stream path", pl.params.stream_entries > 0 ? "blocks of T <= 16 with <= " + std::to_string(pl.params.stream_entries) + " entries: one coalesced run per block, products in shared memory, a thread per row sums" : "off (-mat_suraa_stream_entries 0): T lanes per row"});
   if (!pl.g1_segments) out.push_back({"G1 (long rows)", "empty" + std::string(pl.params.max_child_threads < pl.segment_rows ? " (a segment is longer than max_child_threads)" : "")});
   out.push_back({"groups rows G1/G2/G3", std::to_string(pl.g1_end) + " / " + std::to_string(pl.g2_end - pl.g1_end) + " / " + std::to_string(pl.nrows - pl.g2_end)});
   out.push_back({"groups nonzeros G1/G2/G3", std::to_string(pl.g1_nnz) + " / " + std::to_string(pl.g2_nnz) + " / " + std::to_string(pl.g3_nnz)});
@@ -380,7 +375,6 @@ static const FormatParam kSuraaParams[] = {
   {"streams", "extra CUDA streams for the G3 and G2 launches (0: all on PETSc's stream)", 3, 0, suraa::kMaxStreams},
   {"subwarp_entries", "G3 (rows of mean < 32): entries per lane E; a segment runs T = smallest power of two >= mean/E threads per row (2: the paper's G2 rule)", 2, 1, 32},
   {"window", "G3 rows and G2 rows of Y <= 256 run in one launch of tiles: by window of this many rows of the matrix order, then threads per row (x and y read and written where the matrix has them); 0: one launch per T or Y over the length-sorted rows (the paper)", 4096, 0, INT32_MAX},
-  {"stream_entries", "tiles: a block of short rows (T <= 16) with at most this many entries is read by the whole block as one run, each row then summed by one thread (coalesced, no idle lanes); 0: always T lanes per row", suraa::kStreamEntries, 0, suraa::kStreamEntries},
 };
 
 extern const FormatOps suraa_ops = {
