@@ -1,15 +1,11 @@
 // Unit tests of src/core on the host: CSR checks and reference product, row statistics, the
-// sorted-row permutation, the take rule of blocks handed out by SM (sm_parts).
+// sorted-row permutation.
 #include "common/check.hpp"
 #include "common/test_matrices.hpp"
 #include "core/row_permutation.hpp"
 #include "core/row_stats.hpp"
-#include "core/sm_parts.cuh"
 
 #include <numeric>
-#include <random>
-#include <string>
-#include <vector>
 
 using namespace gpuformats;
 using gftest::check;
@@ -103,53 +99,10 @@ static void test_csr()
   check(finite, "csr.spmv_host_beta0_ignores_y");
 }
 
-// sm_parts_take as a launch runs it: G takers (blocks), each starting at the part of its SM, one
-// take each, in a random order; the counters as the device's (add returns the old value). Every
-// logical block handed out once, none -1 before all are; a take after them all gives -1.
-static void test_sm_parts()
-{
-  std::mt19937_64 rng(5);
-  struct Case {
-    int32_t     blocks, parts;
-    const char *homes; // "random", "one" (every block on SM 0), "own" (each part's size of blocks on its SM)
-  };
-  const Case cases[] = {{1000, 132, "random"}, {1000, 132, "one"}, {1000, 132, "own"}, {5, 132, "random"}, {1, 132, "own"}, {7, 1, "random"}, {0, 4, "random"}, {4096, 7, "own"}, {4096, 7, "random"}};
-  for (const Case &c : cases) {
-    const std::string   name = "sm_parts." + std::to_string(c.blocks) + "_in_" + std::to_string(c.parts) + "." + c.homes;
-    std::vector<int32_t> counters(sm_parts_counters(c.parts), 0), home(c.blocks), seen(c.blocks, 0);
-    for (int32_t b = 0; b < c.blocks; ++b) {
-      if (std::string(c.homes) == "one") home[b] = 0;
-      else if (std::string(c.homes) == "random") home[b] = (int32_t)(rng() % (uint64_t)c.parts);
-    }
-    if (std::string(c.homes) == "own") // part p's blocks start on SM p
-      for (int32_t p = 0, b = 0; p < c.parts; ++p)
-        for (int32_t i = sm_part_first(c.blocks, c.parts, p); i < sm_part_first(c.blocks, c.parts, p + 1); ++i) home[b++] = p;
-    std::vector<int32_t> order(c.blocks);
-    std::iota(order.begin(), order.end(), 0);
-    std::shuffle(order.begin(), order.end(), rng);
-    auto add  = [&](int32_t p, int32_t v) { const int32_t old = counters[p]; counters[p] += v; return old; };
-    auto load = [&](int32_t p) { return counters[p]; };
-    bool        ok = true, local = true;
-    std::string err;
-    for (int32_t b : order) {
-      int32_t       h = home[b];
-      const int32_t g = sm_parts_take(c.blocks, c.parts, h, add, load);
-      if (g < 0 || g >= c.blocks) ok = false, err = "block " + std::to_string(b) + " got " + std::to_string(g);
-      else if (seen[g]++) ok = false, err = "logical block " + std::to_string(g) + " handed out twice";
-      if (g >= 0 && (g < sm_part_first(c.blocks, c.parts, home[b]) || g >= sm_part_first(c.blocks, c.parts, home[b] + 1))) local = false;
-    }
-    int32_t h = 0;
-    check(ok, name + ".each_once", err);
-    check(sm_parts_take(c.blocks, c.parts, h, add, load) == -1, name + ".then_none");
-    if (std::string(c.homes) == "own") check(local, name + ".own_part_first", "a block stole although its part had work");
-  }
-}
-
 int main()
 {
   test_row_stats();
   test_permutation();
   test_csr();
-  test_sm_parts();
   return gftest::finish();
 }

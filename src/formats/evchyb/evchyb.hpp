@@ -160,7 +160,6 @@ struct Params {
   int32_t block_threads = 256; // power of two in [64, 1024]
   int32_t sort_window   = -1;  // -1 auto, 0 global (paper), > 0 rows per window
   int32_t narrow_columns = 1;  // 1: 16-bit ELL columns when every slice fits; 0: always 32-bit
-  int32_t sm_local       = 0;  // 1: the launch's blocks handed out from one part per SM (core/sm_parts.cuh)
 };
 // Reads and checks the params array in the order of evchyb_ops.params; throws Error(bad_input).
 Params read_params(const int64_t *params);

@@ -8,7 +8,6 @@
 #include "../../core/entry_rows.cuh"
 #include "../../core/warp_sum.cuh"
 #include "../../core/row_permutation.hpp"
-#include "../../core/sm_parts.cuh"
 
 #include <cub/device/device_segmented_reduce.cuh>
 #include <thrust/binary_search.h>
@@ -151,9 +150,12 @@ constexpr int kMinBlocksPerSm = 1024 / BLOCK;
 // Algorithm 1: one launch; each block finds its band (the paper's gbmark search, here a scan of
 // <= 16 entries of the parameter block, uniform per block) and runs that band's device function.
 template <int BLOCK>
-__device__ __forceinline__ void run_block(const KernelArgs &a, int32_t blk, double *red, int32_t *last)
+__global__ void __launch_bounds__(BLOCK, kMinBlocksPerSm<BLOCK>) evchyb_spmv(const __grid_constant__ KernelArgs a)
 {
-  const Band band = a.bands[band_of_block(a, blk)];
+  __shared__ double  red[BLOCK / 32];
+  __shared__ int32_t last;
+  const int32_t      blk  = (int32_t)blockIdx.x + a.block_offset;
+  const Band         band = a.bands[band_of_block(a, blk)];
   switch (band.kind) {
   case band_ell: // separate instantiations: inlining all row kinds into one loop costs ~30 registers
     if (a.narrow) {
@@ -167,36 +169,9 @@ __device__ __forceinline__ void run_block(const KernelArgs &a, int32_t blk, doub
     }
     break;
   case band_csr_team: a.csr_narrow ? csr_team_band<BLOCK, true>(a, band, blk, red) : csr_team_band<BLOCK, false>(a, band, blk, red); break;
-  case band_csr_split: a.csr_narrow ? csr_split_band<BLOCK, true>(a, band, blk, red, last) : csr_split_band<BLOCK, false>(a, band, blk, red, last); break;
+  case band_csr_split: a.csr_narrow ? csr_split_band<BLOCK, true>(a, band, blk, red, &last) : csr_split_band<BLOCK, false>(a, band, blk, red, &last); break;
   default: empty_band<BLOCK>(a, band, blk); break;
   }
-}
-
-// Block b of the launch runs block b (+ the skipped empty band's blocks).
-template <int BLOCK>
-__global__ void __launch_bounds__(BLOCK, kMinBlocksPerSm<BLOCK>) evchyb_spmv(const __grid_constant__ KernelArgs a)
-{
-  __shared__ double  red[BLOCK / 32];
-  __shared__ int32_t last;
-  run_block<BLOCK>(a, (int32_t)blockIdx.x + a.block_offset, red, &last);
-}
-
-// -mat_evchyb_sm_local 1: the launch's blocks are handed out by SM (core/sm_parts.cuh: why): the
-// block the hardware starts on an SM runs the next block of that SM's part. As many blocks as the
-// plain launch, each taking one: every block is taken once. Not a persistent loop: a loop around
-// the bands made the compiler keep the parameters in registers and spill ~650 bytes at the
-// 64-register cap; here thread 0's atomic is the only addition, hidden by the SM's other blocks.
-template <int BLOCK>
-__global__ void __launch_bounds__(BLOCK, kMinBlocksPerSm<BLOCK>) evchyb_spmv_sm_local(const __grid_constant__ KernelArgs a)
-{
-  __shared__ double  red[BLOCK / 32];
-  __shared__ int32_t last, taken;
-  if (threadIdx.x == 0) {
-    int32_t home = sm_parts_home(a.nparts);
-    taken        = sm_parts_take_device(a.part_counters, (int32_t)gridDim.x, a.nparts, home);
-  }
-  __syncthreads();
-  run_block<BLOCK>(a, taken + a.block_offset, red, &last);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -217,46 +192,22 @@ public:
   DeviceBuffer<SplitBlock>       split;
   mutable DeviceBuffer<double>   split_partial; // scratch of the product (one product at a time)
   mutable DeviceBuffer<int32_t>  split_counter;
-  mutable DeviceBuffer<int32_t>  part_counters;    // sm_local: core/sm_parts.cuh counters (scratch of the product)
-  int32_t                        nparts = 0;      // sm_local: parts (the device's SMs)
 
   void spmv(double alpha, const double *x, double beta, double *y, const StreamSet &streams) const override
   {
     if (sh.nrows == 0) return;
     int32_t          grid;
-    KernelArgs       a = make_kernel_args(sh, {vals.data(), colidx.data(), perm.data(), slice_ptr.data(), csr_row_start.data(), col16.data(), slice_col_base.data(), split.data(), split_partial.data(), split_counter.data(), col_hi16.data(), csr_col16.data(), csr_col_base.data()}, alpha, x, beta, y, grid);
+    const KernelArgs a = make_kernel_args(sh, {vals.data(), colidx.data(), perm.data(), slice_ptr.data(), csr_row_start.data(), col16.data(), slice_col_base.data(), split.data(), split_partial.data(), split_counter.data(), col_hi16.data(), csr_col16.data(), csr_col_base.data()}, alpha, x, beta, y, grid);
     if (grid <= 0) return;
     cudaStream_t s = streams.main();
-    if (nparts > 0) {
-      GPUFORMATS_CUDA(cudaMemsetAsync(part_counters.data(), 0, part_counters.bytes(), s));
-      a.part_counters = part_counters.data();
-      a.nparts        = nparts;
-      switch (sh.prm.block_threads) {
-      case 64: evchyb_spmv_sm_local<64><<<grid, 64, 0, s>>>(a); break;
-      case 128: evchyb_spmv_sm_local<128><<<grid, 128, 0, s>>>(a); break;
-      case 256: evchyb_spmv_sm_local<256><<<grid, 256, 0, s>>>(a); break;
-      case 512: evchyb_spmv_sm_local<512><<<grid, 512, 0, s>>>(a); break;
-      default: evchyb_spmv_sm_local<1024><<<grid, 1024, 0, s>>>(a); break;
-      }
-    } else {
-      switch (sh.prm.block_threads) {
-      case 64: evchyb_spmv<64><<<grid, 64, 0, s>>>(a); break;
-      case 128: evchyb_spmv<128><<<grid, 128, 0, s>>>(a); break;
-      case 256: evchyb_spmv<256><<<grid, 256, 0, s>>>(a); break;
-      case 512: evchyb_spmv<512><<<grid, 512, 0, s>>>(a); break;
-      default: evchyb_spmv<1024><<<grid, 1024, 0, s>>>(a); break;
-      }
+    switch (sh.prm.block_threads) {
+    case 64: evchyb_spmv<64><<<grid, 64, 0, s>>>(a); break;
+    case 128: evchyb_spmv<128><<<grid, 128, 0, s>>>(a); break;
+    case 256: evchyb_spmv<256><<<grid, 256, 0, s>>>(a); break;
+    case 512: evchyb_spmv<512><<<grid, 512, 0, s>>>(a); break;
+    default: evchyb_spmv<1024><<<grid, 1024, 0, s>>>(a); break;
     }
     GPUFORMATS_CUDA(cudaGetLastError());
-  }
-  // -mat_evchyb_sm_local 1: one part per SM and their counters.
-  void setup_sm_parts()
-  {
-    int dev = 0, sms = 0;
-    GPUFORMATS_CUDA(cudaGetDevice(&dev));
-    GPUFORMATS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    nparts = std::max(1, sms);
-    part_counters.resize((size_t)sm_parts_counters(nparts));
   }
   std::size_t bytes() const override { return shape_bytes(sh); }
   void        describe(std::vector<LayoutStat> &out) const override
@@ -573,7 +524,6 @@ std::unique_ptr<FormatBlock> build_device(const CsrView &A, const int64_t *param
   GPUFORMATS_CUDA(cudaGetLastError());
   GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the uploaded CSR and the temporaries die here
 
-  if (sh.prm.sm_local) blk->setup_sm_parts();
   blk->set_layout(Backend::cuda, A, blk->vals.data(), sh.nslots, blk->slots.data());
   return blk;
 }

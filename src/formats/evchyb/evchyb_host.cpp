@@ -56,8 +56,6 @@ Params read_params(const int64_t *p)
   prm.sort_window = (int32_t)p[3];
   if (p[4] < 0 || p[4] > 1) throw Error(ErrorKind::bad_input, "evchyb: narrow_columns must be 0 or 1, got " + std::to_string(p[4]));
   prm.narrow_columns = (int32_t)p[4];
-  if (p[5] < 0 || p[5] > 1) throw Error(ErrorKind::bad_input, "evchyb: sm_local must be 0 or 1, got " + std::to_string(p[5]));
-  prm.sm_local = (int32_t)p[5];
   return prm;
 }
 
@@ -280,7 +278,7 @@ void describe_shape(const Shape &sh, std::vector<LayoutStat> &out)
     if (b.kind == band_csr_team) bands += " tpr=" + std::to_string(b.param);
     bands += " @" + std::to_string(b.first_block);
   }
-  out.push_back({"launch", std::to_string(sh.nblocks) + " blocks of " + std::to_string(sh.prm.block_threads) + " threads in one launch" + (sh.prm.sm_local ? " (cuda: handed out from one contiguous part per SM)" : "") + "; bands: " + (bands.empty() ? "none" : bands)});
+  out.push_back({"launch", std::to_string(sh.nblocks) + " blocks of " + std::to_string(sh.prm.block_threads) + " threads in one launch; bands: " + (bands.empty() ? "none" : bands)});
   out.push_back({"bytes", std::to_string(shape_bytes(sh)) + " (CSR " + std::to_string(csr_bytes) + ", ratio " + pct((double)shape_bytes(sh), (double)std::max<int64_t>(csr_bytes, 1)) + ")"});
 }
 
@@ -471,7 +469,6 @@ const FormatParam kParams[] = {
   {"block_threads", "threads per block of the single SpMV launch, a power of two in [64,1024] (paper: 256)", 256, 64, 1024},
   {"sort_window", "ELL rows sorted by length only inside windows of this many rows, keeping x/y locality (0: the paper's global sort; -1: auto, windows of 1024, 8192 or 65536 rows, the first that pads at most 10% more than the global sort, else the global sort)", -1, -1, INT32_MAX},
   {"narrow_columns", "1: ELL columns of every 32-row slice spanning at most 65535 columns stored as 16-bit offsets from the slice's smallest column (10 instead of 12 bytes per ELL entry; other slices keep 32-bit columns as two 16-bit halves), when such slices hold at least 85% of the ELL slots; vCSR rows (longer than ell_max_row) as 16-bit offsets from each row's smallest column when every vCSR row spans at most 65535; 0: always 32-bit", 1, 0, 1},
-  {"sm_local", "1: the launch's blocks are cut into one contiguous part per SM, and each block takes the next block of the part of the SM it starts on (then steals from the others): neighbouring rows run on one SM, so the x they share is found in its L1; 0: block i runs block i, dealt over the SMs by the hardware (the paper's launch)", 0, 0, 1},
 };
 
 } // namespace

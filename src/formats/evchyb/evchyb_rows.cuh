@@ -39,8 +39,6 @@ struct KernelArgs {
   int32_t           block_offset; // nonzero (= empty-band blocks) when beta == 1: empty rows untouched
   int32_t           nbands;
   Band              bands[kMaxBands]; // rmark/gbmark of the paper, in the parameter block (constant bank)
-  int32_t          *part_counters;   // sm_local: core/sm_parts.cuh counters (nparts + 2, zero at the launch)
-  int32_t           nparts;          // sm_local: parts (the device's SMs); 0: one block per launch index
 };
 
 // The layout's arrays as raw pointers (device memory for the kernel, host memory for the emulation).
