@@ -62,6 +62,37 @@ private:
   std::size_t size_ = 0;
 };
 
+// A temporary of a device build: stream-ordered (cudaMallocAsync / cudaFreeAsync on the build's
+// stream, from the device's default pool), so neither taking nor returning it synchronises the
+// device, as cudaFree does. Every use must be on that stream (or synchronised with it).
+template <class T>
+class StreamBuffer {
+public:
+  StreamBuffer(std::size_t n, cudaStream_t s) : stream_(s)
+  {
+    if (!n) return;
+    void *p = nullptr;
+    GPUFORMATS_CUDA(cudaMallocAsync(&p, n * sizeof(T), s));
+    ptr_  = static_cast<T *>(p);
+    size_ = n;
+  }
+  StreamBuffer(const StreamBuffer &)            = delete;
+  StreamBuffer &operator=(const StreamBuffer &) = delete;
+  ~StreamBuffer()
+  {
+    if (ptr_) cudaFreeAsync(ptr_, stream_);
+  }
+  T          *data() { return ptr_; }
+  const T    *data() const { return ptr_; }
+  std::size_t size() const { return size_; }
+  std::size_t bytes() const { return size_ * sizeof(T); }
+
+private:
+  T           *ptr_  = nullptr;
+  std::size_t  size_ = 0;
+  cudaStream_t stream_;
+};
+
 // A CSR block uploaded once; device builders start from this.
 struct DeviceCsr {
   int32_t               nrows = 0, ncols = 0;

@@ -260,11 +260,11 @@ std::vector<int32_t> gather_to_host(const int32_t *a, const std::vector<int32_t>
 {
   std::vector<int32_t> out(pos.size());
   if (pos.empty()) return out;
-  DeviceBuffer<int32_t> dpos(pos.size()), dout(pos.size());
-  dpos.upload(pos.data(), pos.size(), stream);
-  thrust::gather(thrust::cuda::par.on(stream), dpos.data(), dpos.data() + pos.size(), a, dout.data());
-  dout.download(out.data(), out.size(), stream);
-  GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // out is read, dpos/dout die here
+  StreamBuffer<int32_t> dpos(pos.size(), stream), dout(pos.size(), stream);
+  GPUFORMATS_CUDA(cudaMemcpyAsync(dpos.data(), pos.data(), dpos.bytes(), cudaMemcpyHostToDevice, stream));
+  thrust::gather(thrust::cuda::par_nosync.on(stream), dpos.data(), dpos.data() + pos.size(), a, dout.data());
+  GPUFORMATS_CUDA(cudaMemcpyAsync(out.data(), dout.data(), dout.bytes(), cudaMemcpyDeviceToHost, stream));
+  GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // out is read
   return out;
 }
 
@@ -335,9 +335,9 @@ bool tile_rows_cuda(SuraaCudaBlock &blk, int32_t m, cudaStream_t stream)
   Plan         &pl = blk.plan;
   const int32_t W = pl.params.window, begin = tiled_begin(pl), n = m - begin, nonempty = nonempty_end_of(pl) - begin;
   if (W <= 0 || n <= 0) return false;
-  const auto                       pol = thrust::cuda::par.on(stream);
+  const auto                       pol = thrust::cuda::par_nosync.on(stream);
   const counting_iterator<int32_t> zero(0);
-  DeviceBuffer<int32_t>            code(n), inv(m), rows(n), key_in(n), key(n), tile_start((size_t)n + 1);
+  StreamBuffer<int32_t>            code(n, stream), inv(m, stream), rows(n, stream), key_in(n, stream), key(n, stream), tile_start((size_t)n + 1, stream);
   for (const Launch &l : pl.launches) // code of every position, from its launch; empty rows (last): 0 threads
     if (is_tiled(l) && l.begin < begin + nonempty) thrust::fill(pol, code.data() + (l.begin - begin), code.data() + (std::min(l.end, begin + nonempty) - begin), tile_code(l.threads_per_row));
   if (nonempty < n) thrust::fill(pol, code.data() + std::max(nonempty, 0), code.data() + n, kEmptyCode);
@@ -348,13 +348,13 @@ bool tile_rows_cuda(SuraaCudaBlock &blk, int32_t m, cudaStream_t stream)
   while (end_bit < 31 && (tile_key(m - 1, W, 0) >> end_bit) != 0) ++end_bit;
   size_t tmp_bytes = 0;
   GPUFORMATS_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, tmp_bytes, key_in.data(), key.data(), rows.data(), blk.perm.data() + begin, n, 0, end_bit, stream));
-  DeviceBuffer<unsigned char> tmp(tmp_bytes);
+  StreamBuffer<unsigned char> tmp(tmp_bytes, stream);
   GPUFORMATS_CUDA(cub::DeviceRadixSort::SortPairs(tmp.data(), tmp_bytes, key_in.data(), key.data(), rows.data(), blk.perm.data() + begin, n, 0, end_bit, stream));
 
   int32_t *ts     = tile_start.data();
   const int32_t nt = (int32_t)(thrust::copy_if(pol, zero, zero + n, ts, StartsTile{key.data()}) - ts);
   thrust::fill(pol, ts + nt, ts + nt + 1, n);
-  DeviceBuffer<int32_t> block_start((size_t)nt + 1);
+  StreamBuffer<int32_t> block_start((size_t)nt + 1, stream);
   int32_t              *bs = block_start.data();
   thrust::transform(pol, zero, zero + nt, bs, BlocksOfTile{ts, key.data()});
   thrust::fill(pol, bs + nt, bs + nt + 1, 0);
@@ -372,7 +372,6 @@ bool tile_rows_cuda(SuraaCudaBlock &blk, int32_t m, cudaStream_t stream)
   GPUFORMATS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, suraa_tiles, kSubwarpBlockThreads, 0));
   blk.tile_grid = std::max(1, per_sm * sms);
   blk.tile_taken.resize(1);
-  GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the temporaries die here
   return true;
 }
 
@@ -386,7 +385,10 @@ std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params,
   auto                             blk = std::make_unique<SuraaCudaBlock>();
   const int32_t                    m   = A.nrows;
   const int64_t                    nnz = A.nnz;
-  const auto                       pol = thrust::cuda::par.on(stream);
+  // Thrust without its optional synchronisations, its temporaries stream-ordered like ours
+  // (StreamBuffer): thrust::cuda::par synchronises after every algorithm and takes temporaries
+  // with cudaMalloc / cudaFree, which synchronises the device; the build is dozens of short steps.
+  const auto                       pol = thrust::cuda::par_nosync.on(stream);
   const counting_iterator<int32_t> zero(0);
   {
     DeviceCsr d = upload_csr(A, stream);
@@ -396,7 +398,7 @@ std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params,
     if (m) sorted_row_permutation_cuda(d.rowptr.data(), d.colidx.data(), m, A.ncols, RowOrder::longest_first, 0, blk->perm.data(), stream);
 
     // Lengths and row pointers of the rows in perm's order (exclusive scan over m + 1 entries).
-    DeviceBuffer<int32_t> len(m);
+    StreamBuffer<int32_t> len(m, stream);
     blk->rowptr.resize((size_t)m + 1);
     int32_t *rp        = blk->rowptr.data();
     auto     rearrange = [&] {
@@ -440,16 +442,15 @@ std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params,
     blk->colidx.resize(nnz);
     blk->vals.resize(nnz);
     if (nnz) {
-      DeviceBuffer<int32_t> inv(m);
+      StreamBuffer<int32_t> inv(m, stream);
       thrust::scatter(pol, zero, zero + m, blk->perm.data(), inv.data());
       int32_t *sl = blk->slots.data();
       entry_rows(pol, d.rowptr.data(), m, nnz, sl); // the row of each entry (core), then its slot
       thrust::transform(pol, zero, zero + (int32_t)nnz, sl, sl, SlotOfEntry{d.rowptr.data(), rp, inv.data()});
       thrust::scatter(pol, d.values.data(), d.values.data() + nnz, sl, blk->vals.data());
       thrust::scatter(pol, d.colidx.data(), d.colidx.data() + nnz, sl, blk->colidx.data());
-      GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // inv dies here
     }
-    GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // len and the uploaded CSR die here
+    GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the uploaded CSR dies here (cudaFree; the StreamBuffers are stream-ordered)
   }
   blk->set_layout(Backend::cuda, A, blk->vals.data(), A.nnz, blk->slots.data()); // no padding: a slot per nonzero
   return blk;
