@@ -13,13 +13,23 @@ void cuda_check(cudaError_t err, const char *what, const char *file, int line)
 
 DeviceCsr upload_csr(const CsrView &A, cudaStream_t stream)
 {
-  DeviceCsr d{A.nrows, A.ncols, A.nnz, StreamBuffer<int32_t>((size_t)A.nrows + 1, stream), StreamBuffer<int32_t>((size_t)A.nnz, stream), StreamBuffer<double>((size_t)A.nnz, stream)};
+  DeviceCsr d;
+  d.nrows = A.nrows;
+  d.ncols = A.ncols;
+  d.nnz   = A.nnz;
+  d.rowptr.resize((size_t)A.nrows + 1);
+  d.colidx.resize((size_t)A.nnz);
+  d.values.resize((size_t)A.nnz);
   StageTimer *timer = UploadTimerScope::current(); // marks the copies only, not the allocations
   if (timer) timer->upload_begin(stream);
-  if (A.nrows > 0) GPUFORMATS_CUDA(cudaMemcpyAsync(d.rowptr.data(), A.rowptr, d.rowptr.bytes(), cudaMemcpyHostToDevice, stream));
-  else GPUFORMATS_CUDA(cudaMemsetAsync(d.rowptr.data(), 0, sizeof(int32_t), stream));
-  if (A.nnz) GPUFORMATS_CUDA(cudaMemcpyAsync(d.colidx.data(), A.colidx, d.colidx.bytes(), cudaMemcpyHostToDevice, stream));
-  if (A.nnz) GPUFORMATS_CUDA(cudaMemcpyAsync(d.values.data(), A.values, d.values.bytes(), cudaMemcpyHostToDevice, stream));
+  if (A.nrows > 0) d.rowptr.upload(A.rowptr, (size_t)A.nrows + 1, stream);
+  else {
+    const int32_t zero = 0;
+    d.rowptr.upload(&zero, 1, stream);
+    GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // `zero` dies here
+  }
+  d.colidx.upload(A.colidx, (size_t)A.nnz, stream);
+  d.values.upload(A.values, (size_t)A.nnz, stream);
   if (timer) timer->upload_end(stream);
   return d;
 }

@@ -78,7 +78,6 @@ public:
   }
   StreamBuffer(const StreamBuffer &)            = delete;
   StreamBuffer &operator=(const StreamBuffer &) = delete;
-  StreamBuffer(StreamBuffer &&o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), size_(std::exchange(o.size_, 0)), stream_(o.stream_) {}
   ~StreamBuffer()
   {
     if (ptr_) cudaFreeAsync(ptr_, stream_);
@@ -94,13 +93,12 @@ private:
   cudaStream_t stream_;
 };
 
-// A CSR block uploaded once; device builders start from this. Temporaries of the build
-// (stream-ordered: the builders read them on the build's stream only).
+// A CSR block uploaded once; device builders start from this.
 struct DeviceCsr {
   int32_t               nrows = 0, ncols = 0;
   int64_t               nnz   = 0;
-  StreamBuffer<int32_t> rowptr, colidx;
-  StreamBuffer<double>  values;
+  DeviceBuffer<int32_t> rowptr, colidx;
+  DeviceBuffer<double>  values;
 };
 // Inside an UploadTimerScope (core/stage_timer.hpp) the copies are marked on its timer.
 DeviceCsr upload_csr(const CsrView &A, cudaStream_t stream);
