@@ -1,9 +1,6 @@
 #include "device_buffer.hpp"
 #include "stage_timer.hpp"
 
-#include <mutex>
-#include <string>
-
 namespace gpuformats {
 
 void cuda_check(cudaError_t err, const char *what, const char *file, int line)
@@ -13,48 +10,6 @@ void cuda_check(cudaError_t err, const char *what, const char *file, int line)
   const std::string msg = std::string(what) + " failed at " + file + ":" + std::to_string(line) + ": " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")";
   throw Error(err == cudaErrorMemoryAllocation ? ErrorKind::out_of_memory : ErrorKind::device, msg);
 }
-
-namespace {
-std::mutex    pools_mutex;
-cudaMemPool_t pools[64] = {};
-} // namespace
-
-cudaMemPool_t build_pool()
-{
-  int dev = 0;
-  GPUFORMATS_CUDA(cudaGetDevice(&dev));
-  if (dev < 0 || dev >= 64) throw Error(ErrorKind::device, "gpuformats: device index " + std::to_string(dev) + " beyond the 64 build pools");
-  std::lock_guard<std::mutex> lock(pools_mutex);
-  if (!pools[dev]) {
-    cudaMemPoolProps props{};
-    props.allocType     = cudaMemAllocationTypePinned;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id   = dev;
-    cudaMemPool_t pool  = nullptr;
-    GPUFORMATS_CUDA(cudaMemPoolCreate(&pool, &props));
-    uint64_t keep = UINT64_MAX;
-    GPUFORMATS_CUDA(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
-    pools[dev] = pool;
-  }
-  return pools[dev];
-}
-
-void trim_build_pool() noexcept
-{
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return;
-  std::lock_guard<std::mutex> lock(pools_mutex);
-  if (pools[dev]) cudaMemPoolTrimTo(pools[dev], 0);
-}
-
-char *BuildPoolAllocator::allocate(std::ptrdiff_t n)
-{
-  void *p = nullptr;
-  GPUFORMATS_CUDA(cudaMallocFromPoolAsync(&p, (std::size_t)n, build_pool(), stream));
-  return static_cast<char *>(p);
-}
-
-void BuildPoolAllocator::deallocate(char *p, std::size_t) noexcept { cudaFreeAsync(p, stream); }
 
 DeviceCsr upload_csr(const CsrView &A, cudaStream_t stream)
 {

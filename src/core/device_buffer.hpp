@@ -4,7 +4,6 @@
 #include "csr.hpp"
 
 #include <cuda_runtime_api.h>
-#include <cstddef>
 #include <utility>
 
 namespace gpuformats {
@@ -63,28 +62,9 @@ private:
   std::size_t size_ = 0;
 };
 
-// The memory pool of device-build temporaries (StreamBuffer, BuildPoolAllocator), one per device,
-// created at first use. It keeps what is freed (release threshold: never), so a build that frees
-// and takes again many times maps device memory once, not at every synchronisation as the
-// default pool does; trim_build_pool returns it all after the build (the glue calls it).
-// Measured on an H100: cudaMallocAsync of 400 MB from the default pool, which releases at every
-// synchronisation, 0.65 ms; cudaMalloc 0.13 ms, but its cudaFree 0.33 ms and a device-wide sync.
-cudaMemPool_t build_pool();
-// Gives the build pool's unused memory back to the device (after the stream's frees completed).
-void trim_build_pool() noexcept;
-
-// Thrust's temporary storage from the build pool, stream-ordered:
-//   BuildPoolAllocator alloc{stream}; thrust::cuda::par_nosync(alloc).on(stream)
-struct BuildPoolAllocator {
-  using value_type = char;
-  cudaStream_t stream;
-  char        *allocate(std::ptrdiff_t n);
-  void         deallocate(char *p, std::size_t n) noexcept;
-};
-
-// A temporary of a device build: stream-ordered (cudaMallocFromPoolAsync / cudaFreeAsync on the
-// build's stream, from build_pool()), so neither taking nor returning it synchronises the device,
-// as cudaFree does. Every use must be on that stream (or synchronised with it).
+// A temporary of a device build: stream-ordered (cudaMallocAsync / cudaFreeAsync on the build's
+// stream, from the device's default pool), so neither taking nor returning it synchronises the
+// device, as cudaFree does. Every use must be on that stream (or synchronised with it).
 template <class T>
 class StreamBuffer {
 public:
@@ -92,7 +72,7 @@ public:
   {
     if (!n) return;
     void *p = nullptr;
-    GPUFORMATS_CUDA(cudaMallocFromPoolAsync(&p, n * sizeof(T), build_pool(), s));
+    GPUFORMATS_CUDA(cudaMallocAsync(&p, n * sizeof(T), s));
     ptr_  = static_cast<T *>(p);
     size_ = n;
   }

@@ -77,8 +77,7 @@ void sort_pairs(const uint64_t *keys_in, uint64_t *keys_out, const int32_t *valu
 void sorted_row_permutation_cuda(const int32_t *d_rowptr, const int32_t *d_colidx, int32_t nrows, int32_t ncols, RowOrder order, int32_t window, int32_t *d_perm, cudaStream_t stream, int32_t long_row)
 {
   if (nrows <= 0) return;
-  BuildPoolAllocator               alloc{stream};
-  const auto                       pol = thrust::cuda::par_nosync(alloc).on(stream);
+  const auto                       pol = thrust::cuda::par_nosync.on(stream);
   const thrust::counting_iterator<int32_t> zero(0);
   const int32_t max_len  = thrust::transform_reduce(pol, zero, zero + nrows, SortLength{d_rowptr, long_row}, (int32_t)0, thrust::maximum<int32_t>());
   const int     col_bits = bits_for((uint32_t)ncols);
@@ -93,8 +92,7 @@ void sorted_row_permutation_cuda(const int32_t *d_rowptr, const int32_t *d_colid
 void window_sort_range_cuda(const int32_t *d_rowptr, int32_t *d_perm, int32_t count, int32_t window, WindowOrder order, cudaStream_t stream)
 {
   if (window <= 0 || count < 2) return;
-  BuildPoolAllocator               alloc{stream};
-  const auto                       pol = thrust::cuda::par_nosync(alloc).on(stream);
+  const auto                       pol = thrust::cuda::par_nosync.on(stream);
   const thrust::counting_iterator<int32_t> zero(0);
   const bool    alternate = order == WindowOrder::alternate;
   const int32_t max_len   = alternate ? thrust::transform_reduce(pol, zero, zero + count, SortLengthAt{d_rowptr, d_perm}, (int32_t)0, thrust::maximum<int32_t>()) : 0;

@@ -119,13 +119,10 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
           blk.last_build.timer.create();
           UploadTimerScope timed(&blk.last_build.timer); // every build_cuda starts with upload_csr
           fmt = gm.ops->build_cuda(csr, gm.params.data(), s);
-          GPUFORMATS_CUDA(cudaStreamSynchronize(s)); // the builders' last frees, then
-          trim_build_pool();                        // their temporaries' memory back (counted in the build's time)
           blk.last_build.timer.finish(s);
         } else fmt = gm.ops->build_host(csr, gm.params.data());
       },
       err);
-    if (!ok && backend == Backend::cuda) trim_build_pool(); // a failed build (out of memory) leaves the device as it found it
     PetscCall(PetscLogEventEnd(MAT_GPUFormatsBuild, aij, 0, 0, 0));
     if (ok) {
       PetscCheck(fmt, comm, PETSC_ERR_LIB, "gpuformats: format %s returned no layout", gm.ops->root);

@@ -262,8 +262,7 @@ std::vector<int32_t> gather_to_host(const int32_t *a, const std::vector<int32_t>
   if (pos.empty()) return out;
   StreamBuffer<int32_t> dpos(pos.size(), stream), dout(pos.size(), stream);
   GPUFORMATS_CUDA(cudaMemcpyAsync(dpos.data(), pos.data(), dpos.bytes(), cudaMemcpyHostToDevice, stream));
-  BuildPoolAllocator alloc{stream};
-  thrust::gather(thrust::cuda::par_nosync(alloc).on(stream), dpos.data(), dpos.data() + pos.size(), a, dout.data());
+  thrust::gather(thrust::cuda::par_nosync.on(stream), dpos.data(), dpos.data() + pos.size(), a, dout.data());
   GPUFORMATS_CUDA(cudaMemcpyAsync(out.data(), dout.data(), dout.bytes(), cudaMemcpyDeviceToHost, stream));
   GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // out is read
   return out;
@@ -336,8 +335,7 @@ bool tile_rows_cuda(SuraaCudaBlock &blk, int32_t m, cudaStream_t stream)
   Plan         &pl = blk.plan;
   const int32_t W = pl.params.window, begin = tiled_begin(pl), n = m - begin, nonempty = nonempty_end_of(pl) - begin;
   if (W <= 0 || n <= 0) return false;
-  BuildPoolAllocator               alloc{stream};
-  const auto                       pol = thrust::cuda::par_nosync(alloc).on(stream);
+  const auto                       pol = thrust::cuda::par_nosync.on(stream);
   const counting_iterator<int32_t> zero(0);
   StreamBuffer<int32_t>            code(n, stream), inv(m, stream), rows(n, stream), key_in(n, stream), key(n, stream), tile_start((size_t)n + 1, stream);
   for (const Launch &l : pl.launches) // code of every position, from its launch; empty rows (last): 0 threads
@@ -387,12 +385,10 @@ std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params,
   auto                             blk = std::make_unique<SuraaCudaBlock>();
   const int32_t                    m   = A.nrows;
   const int64_t                    nnz = A.nnz;
-  // Thrust without its optional synchronisations, its temporaries from the build pool like ours
-  // (StreamBuffer, core/device_buffer.hpp): thrust::cuda::par synchronises after every algorithm
-  // and takes temporaries with cudaMalloc / cudaFree, which synchronises the device; the build is
-  // dozens of short steps.
-  BuildPoolAllocator               alloc{stream};
-  const auto                       pol = thrust::cuda::par_nosync(alloc).on(stream);
+  // Thrust without its optional synchronisations, its temporaries stream-ordered like ours
+  // (StreamBuffer): thrust::cuda::par synchronises after every algorithm and takes temporaries
+  // with cudaMalloc / cudaFree, which synchronises the device; the build is dozens of short steps.
+  const auto                       pol = thrust::cuda::par_nosync.on(stream);
   const counting_iterator<int32_t> zero(0);
   {
     DeviceCsr d = upload_csr(A, stream);
