@@ -12,18 +12,27 @@ namespace gpuformats {
 void cuda_check(cudaError_t err, const char *what, const char *file, int line);
 #define GPUFORMATS_CUDA(call) ::gpuformats::cuda_check((call), #call, __FILE__, __LINE__)
 
+// Owning device memory. Two kinds, fixed at construction:
+//   DeviceBuffer<T> b(n)          cudaMalloc / cudaFree (a layout's arrays: they outlive the build)
+//   DeviceBuffer<T> b(n, stream)  stream-ordered, cudaMallocAsync / cudaFreeAsync on `stream` (the
+//                                 default pool): a temporary of a device build, whose free does
+//                                 not synchronise the device as cudaFree does. Every use must be
+//                                 on that stream (or synchronised with it).
 template <class T>
 class DeviceBuffer {
 public:
   DeviceBuffer() = default;
   explicit DeviceBuffer(std::size_t n) { resize(n); }
+  DeviceBuffer(std::size_t n, cudaStream_t s) : stream_(s), ordered_(true) { resize(n); }
   DeviceBuffer(const DeviceBuffer &)            = delete;
   DeviceBuffer &operator=(const DeviceBuffer &) = delete;
-  DeviceBuffer(DeviceBuffer &&o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+  DeviceBuffer(DeviceBuffer &&o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), size_(std::exchange(o.size_, 0)), stream_(o.stream_), ordered_(o.ordered_) {}
   DeviceBuffer &operator=(DeviceBuffer &&o) noexcept
   {
     std::swap(ptr_, o.ptr_);
     std::swap(size_, o.size_);
+    std::swap(stream_, o.stream_);
+    std::swap(ordered_, o.ordered_);
     return *this;
   }
   ~DeviceBuffer() { release(); }
@@ -34,13 +43,14 @@ public:
     release();
     if (!n) return;
     void *p = nullptr;
-    GPUFORMATS_CUDA(cudaMalloc(&p, n * sizeof(T)));
+    if (ordered_) GPUFORMATS_CUDA(cudaMallocAsync(&p, n * sizeof(T), stream_));
+    else GPUFORMATS_CUDA(cudaMalloc(&p, n * sizeof(T)));
     ptr_  = static_cast<T *>(p);
     size_ = n;
   }
   void release() noexcept
   {
-    if (ptr_) cudaFree(ptr_);
+    if (ptr_) ordered_ ? cudaFreeAsync(ptr_, stream_) : cudaFree(ptr_);
     ptr_  = nullptr;
     size_ = 0;
   }
@@ -58,39 +68,10 @@ public:
   std::size_t bytes() const { return size_ * sizeof(T); }
 
 private:
-  T          *ptr_  = nullptr;
-  std::size_t size_ = 0;
-};
-
-// A temporary of a device build: stream-ordered (cudaMallocAsync / cudaFreeAsync on the build's
-// stream, from the device's default pool), so neither taking nor returning it synchronises the
-// device, as cudaFree does. Every use must be on that stream (or synchronised with it).
-template <class T>
-class StreamBuffer {
-public:
-  StreamBuffer(std::size_t n, cudaStream_t s) : stream_(s)
-  {
-    if (!n) return;
-    void *p = nullptr;
-    GPUFORMATS_CUDA(cudaMallocAsync(&p, n * sizeof(T), s));
-    ptr_  = static_cast<T *>(p);
-    size_ = n;
-  }
-  StreamBuffer(const StreamBuffer &)            = delete;
-  StreamBuffer &operator=(const StreamBuffer &) = delete;
-  ~StreamBuffer()
-  {
-    if (ptr_) cudaFreeAsync(ptr_, stream_);
-  }
-  T          *data() { return ptr_; }
-  const T    *data() const { return ptr_; }
-  std::size_t size() const { return size_; }
-  std::size_t bytes() const { return size_ * sizeof(T); }
-
-private:
-  T           *ptr_  = nullptr;
-  std::size_t  size_ = 0;
-  cudaStream_t stream_;
+  T           *ptr_    = nullptr;
+  std::size_t  size_   = 0;
+  cudaStream_t stream_ = nullptr; // ordered_: the stream of the allocation and of the free
+  bool         ordered_ = false;
 };
 
 // A CSR block uploaded once; device builders start from this.

@@ -4,13 +4,12 @@
 // order. The keys use only the bits the matrix needs (the longest row's, the column count's): CUB
 // sorts 8 bits per pass, so a 7-point stencil of 8M rows (3 + 23 bits) takes 4 passes, not the 8
 // of the full 64-bit key the sort ran before (CA-GrQc scaled to 45M rows: 5). Temporaries and
-// Thrust are stream-ordered (StreamBuffer, par_nosync): nothing here synchronises the device.
-#include "device_buffer.hpp"
+// Thrust are stream-ordered (DeviceBuffer(n, stream), par_nosync): nothing here synchronises the device.
+#include "radix_sort.cuh"
 #include "row_permutation.hpp"
 
 #include <algorithm>
 
-#include <cub/device/device_radix_sort.cuh>
 #include <thrust/execution_policy.h>
 #include <thrust/functional.h>
 #include <thrust/reduce.h>
@@ -22,13 +21,6 @@
 namespace gpuformats {
 
 namespace {
-// Bits to hold 0..v.
-int bits_for(uint32_t v)
-{
-  int b = 0;
-  while (b < 32 && (v >> b) != 0) ++b;
-  return b;
-}
 struct SortLength { // the sort length of row i
   const int32_t *rowptr;
   int32_t        long_row;
@@ -64,14 +56,6 @@ struct WindowKey {
   }
 };
 
-// Stable radix sort of (keys, values) on bits [0, end_bit): values_out gets the values in key order.
-void sort_pairs(const uint64_t *keys_in, uint64_t *keys_out, const int32_t *values_in, int32_t *values_out, int32_t n, int end_bit, cudaStream_t stream)
-{
-  size_t bytes = 0;
-  GPUFORMATS_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in, keys_out, values_in, values_out, n, 0, end_bit, stream));
-  StreamBuffer<unsigned char> tmp(bytes, stream);
-  GPUFORMATS_CUDA(cub::DeviceRadixSort::SortPairs(tmp.data(), bytes, keys_in, keys_out, values_in, values_out, n, 0, end_bit, stream));
-}
 } // namespace
 
 void sorted_row_permutation_cuda(const int32_t *d_rowptr, const int32_t *d_colidx, int32_t nrows, int32_t ncols, RowOrder order, int32_t window, int32_t *d_perm, cudaStream_t stream, int32_t long_row)
@@ -81,11 +65,11 @@ void sorted_row_permutation_cuda(const int32_t *d_rowptr, const int32_t *d_colid
   const thrust::counting_iterator<int32_t> zero(0);
   const int32_t max_len  = thrust::transform_reduce(pol, zero, zero + nrows, SortLength{d_rowptr, long_row}, (int32_t)0, thrust::maximum<int32_t>());
   const int     col_bits = bits_for((uint32_t)ncols);
-  StreamBuffer<uint64_t> keys(nrows, stream), sorted(nrows, stream);
-  StreamBuffer<int32_t>  rows(nrows, stream);
+  DeviceBuffer<uint64_t> keys(nrows, stream), sorted(nrows, stream);
+  DeviceBuffer<int32_t>  rows(nrows, stream);
   thrust::sequence(pol, rows.data(), rows.data() + nrows);
   thrust::transform(pol, zero, zero + nrows, keys.data(), RowSortKey{d_rowptr, d_colidx, ncols, long_row, max_len, col_bits, order == RowOrder::longest_first});
-  sort_pairs(keys.data(), sorted.data(), rows.data(), d_perm, nrows, std::max(1, col_bits + bits_for((uint32_t)max_len)), stream);
+  radix_sort_pairs(keys.data(), sorted.data(), rows.data(), d_perm, nrows, std::max(1, col_bits + bits_for((uint32_t)max_len)), stream);
   if (window > 0 && window < nrows) window_sort_range_cuda(d_rowptr, d_perm, nrows, window, WindowOrder::same, stream);
 }
 
@@ -98,11 +82,11 @@ void window_sort_range_cuda(const int32_t *d_rowptr, int32_t *d_perm, int32_t co
   const int32_t max_len   = alternate ? thrust::transform_reduce(pol, zero, zero + count, SortLengthAt{d_rowptr, d_perm}, (int32_t)0, thrust::maximum<int32_t>()) : 0;
   const int32_t max_row   = thrust::reduce(pol, d_perm, d_perm + count, (int32_t)0, thrust::maximum<int32_t>());
   const int     len_bits  = bits_for((uint32_t)max_len);
-  StreamBuffer<uint64_t> key(count, stream), sorted(count, stream);
-  StreamBuffer<int32_t>  rows(count, stream);
+  DeviceBuffer<uint64_t> key(count, stream), sorted(count, stream);
+  DeviceBuffer<int32_t>  rows(count, stream);
   thrust::transform(pol, d_perm, d_perm + count, key.data(), WindowKey{d_rowptr, window, max_len, len_bits, alternate});
   GPUFORMATS_CUDA(cudaMemcpyAsync(rows.data(), d_perm, (size_t)count * sizeof(int32_t), cudaMemcpyDeviceToDevice, stream));
-  sort_pairs(key.data(), sorted.data(), rows.data(), d_perm, count, std::max(1, len_bits + bits_for((uint32_t)(max_row / window))), stream);
+  radix_sort_pairs(key.data(), sorted.data(), rows.data(), d_perm, count, std::max(1, len_bits + bits_for((uint32_t)(max_row / window))), stream);
 }
 
 } // namespace gpuformats

@@ -7,9 +7,9 @@
 
 #include "../../core/device_buffer.hpp"
 #include "../../core/entry_rows.cuh"
+#include "../../core/radix_sort.cuh"
 #include "../../core/row_permutation.hpp"
 
-#include <cub/device/device_radix_sort.cuh>
 #include <thrust/binary_search.h>
 #include <thrust/copy.h>
 #include <thrust/fill.h>
@@ -260,10 +260,10 @@ std::vector<int32_t> gather_to_host(const int32_t *a, const std::vector<int32_t>
 {
   std::vector<int32_t> out(pos.size());
   if (pos.empty()) return out;
-  StreamBuffer<int32_t> dpos(pos.size(), stream), dout(pos.size(), stream);
-  GPUFORMATS_CUDA(cudaMemcpyAsync(dpos.data(), pos.data(), dpos.bytes(), cudaMemcpyHostToDevice, stream));
+  DeviceBuffer<int32_t> dpos(pos.size(), stream), dout(pos.size(), stream);
+  dpos.upload(pos.data(), pos.size(), stream);
   thrust::gather(thrust::cuda::par_nosync.on(stream), dpos.data(), dpos.data() + pos.size(), a, dout.data());
-  GPUFORMATS_CUDA(cudaMemcpyAsync(out.data(), dout.data(), dout.bytes(), cudaMemcpyDeviceToHost, stream));
+  dout.download(out.data(), out.size(), stream);
   GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // out is read
   return out;
 }
@@ -337,24 +337,19 @@ bool tile_rows_cuda(SuraaCudaBlock &blk, int32_t m, cudaStream_t stream)
   if (W <= 0 || n <= 0) return false;
   const auto                       pol = thrust::cuda::par_nosync.on(stream);
   const counting_iterator<int32_t> zero(0);
-  StreamBuffer<int32_t>            code(n, stream), inv(m, stream), rows(n, stream), key_in(n, stream), key(n, stream), tile_start((size_t)n + 1, stream);
+  DeviceBuffer<int32_t>            code(n, stream), inv(m, stream), rows(n, stream), key_in(n, stream), key(n, stream), tile_start((size_t)n + 1, stream);
   for (const Launch &l : pl.launches) // code of every position, from its launch; empty rows (last): 0 threads
     if (is_tiled(l) && l.begin < begin + nonempty) thrust::fill(pol, code.data() + (l.begin - begin), code.data() + (std::min(l.end, begin + nonempty) - begin), tile_code(l.threads_per_row));
   if (nonempty < n) thrust::fill(pol, code.data() + std::max(nonempty, 0), code.data() + n, kEmptyCode);
   thrust::scatter(pol, zero, zero + m, blk.perm.data(), inv.data());
   thrust::copy_if(pol, zero, zero + m, rows.data(), InPositions{inv.data(), begin, begin + n});
   thrust::transform(pol, rows.data(), rows.data() + n, key_in.data(), TileKeyOf{inv.data(), code.data(), begin, W});
-  int end_bit = 1;
-  while (end_bit < 31 && (tile_key(m - 1, W, 0) >> end_bit) != 0) ++end_bit;
-  size_t tmp_bytes = 0;
-  GPUFORMATS_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, tmp_bytes, key_in.data(), key.data(), rows.data(), blk.perm.data() + begin, n, 0, end_bit, stream));
-  StreamBuffer<unsigned char> tmp(tmp_bytes, stream);
-  GPUFORMATS_CUDA(cub::DeviceRadixSort::SortPairs(tmp.data(), tmp_bytes, key_in.data(), key.data(), rows.data(), blk.perm.data() + begin, n, 0, end_bit, stream));
+  radix_sort_pairs(key_in.data(), key.data(), rows.data(), blk.perm.data() + begin, n, std::max(1, bits_for((uint32_t)tile_key(m - 1, W, 0))), stream);
 
   int32_t *ts     = tile_start.data();
   const int32_t nt = (int32_t)(thrust::copy_if(pol, zero, zero + n, ts, StartsTile{key.data()}) - ts);
   thrust::fill(pol, ts + nt, ts + nt + 1, n);
-  StreamBuffer<int32_t> block_start((size_t)nt + 1, stream);
+  DeviceBuffer<int32_t> block_start((size_t)nt + 1, stream);
   int32_t              *bs = block_start.data();
   thrust::transform(pol, zero, zero + nt, bs, BlocksOfTile{ts, key.data()});
   thrust::fill(pol, bs + nt, bs + nt + 1, 0);
@@ -386,7 +381,7 @@ std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params,
   const int32_t                    m   = A.nrows;
   const int64_t                    nnz = A.nnz;
   // Thrust without its optional synchronisations, its temporaries stream-ordered like ours
-  // (StreamBuffer): thrust::cuda::par synchronises after every algorithm and takes temporaries
+  // (DeviceBuffer(n, stream)): thrust::cuda::par synchronises after every algorithm and takes temporaries
   // with cudaMalloc / cudaFree, which synchronises the device; the build is dozens of short steps.
   const auto                       pol = thrust::cuda::par_nosync.on(stream);
   const counting_iterator<int32_t> zero(0);
@@ -398,7 +393,7 @@ std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params,
     if (m) sorted_row_permutation_cuda(d.rowptr.data(), d.colidx.data(), m, A.ncols, RowOrder::longest_first, 0, blk->perm.data(), stream);
 
     // Lengths and row pointers of the rows in perm's order (exclusive scan over m + 1 entries).
-    StreamBuffer<int32_t> len(m, stream);
+    DeviceBuffer<int32_t> len(m, stream);
     blk->rowptr.resize((size_t)m + 1);
     int32_t *rp        = blk->rowptr.data();
     auto     rearrange = [&] {
@@ -442,7 +437,7 @@ std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params,
     blk->colidx.resize(nnz);
     blk->vals.resize(nnz);
     if (nnz) {
-      StreamBuffer<int32_t> inv(m, stream);
+      DeviceBuffer<int32_t> inv(m, stream);
       thrust::scatter(pol, zero, zero + m, blk->perm.data(), inv.data());
       int32_t *sl = blk->slots.data();
       entry_rows(pol, d.rowptr.data(), m, nnz, sl); // the row of each entry (core), then its slot
@@ -450,7 +445,7 @@ std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params,
       thrust::scatter(pol, d.values.data(), d.values.data() + nnz, sl, blk->vals.data());
       thrust::scatter(pol, d.colidx.data(), d.colidx.data() + nnz, sl, blk->colidx.data());
     }
-    GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the uploaded CSR dies here (cudaFree; the StreamBuffers are stream-ordered)
+    GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the uploaded CSR dies here (cudaFree; the temporaries are stream-ordered)
   }
   blk->set_layout(Backend::cuda, A, blk->vals.data(), A.nnz, blk->slots.data()); // no padding: a slot per nonzero
   return blk;
