@@ -122,6 +122,7 @@ fi
 # --- gpu ---
 if [ $has_gpu = 1 ]; then
   run_checks gpu.formats bin/test/test_formats_cuda test/matrices
+  run_checks gpu.upload bin/test/test_upload
   # compute-sanitizer (memcheck, racecheck, synccheck) over the small cases of every format: the
   # multi-stream and child-kernel paths of SURAA included (its dynamic switch is flipped there).
   san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -1)

@@ -2,6 +2,7 @@
 // Allocation failure throws Error(out_of_memory) so the glue can leave the AIJ matrix usable.
 #pragma once
 #include "csr.hpp"
+#include "host_upload.hpp"
 
 #include <cuda_runtime_api.h>
 #include <utility>
@@ -54,10 +55,9 @@ public:
     ptr_  = nullptr;
     size_ = 0;
   }
-  void upload(const T *host, std::size_t n, cudaStream_t s, std::size_t offset = 0)
-  {
-    if (n) GPUFORMATS_CUDA(cudaMemcpyAsync(ptr_ + offset, host, n * sizeof(T), cudaMemcpyHostToDevice, s));
-  }
+  // From pageable or pinned host memory (core/host_upload.hpp: staged by host threads in an
+  // UploadThreadsScope); `host` may change once this returns.
+  void upload(const T *host, std::size_t n, cudaStream_t s, std::size_t offset = 0) { host_to_device(ptr_ + offset, host, n * sizeof(T), s); }
   void download(T *host, std::size_t n, cudaStream_t s) const
   {
     if (n) GPUFORMATS_CUDA(cudaMemcpyAsync(host, ptr_, n * sizeof(T), cudaMemcpyDeviceToHost, s));

@@ -117,7 +117,8 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
         if (backend == Backend::cuda) {
           ensure_streams(blk, gm.ops->extra_streams);
           blk.last_build.timer.create();
-          UploadTimerScope timed(&blk.last_build.timer); // every build_cuda starts with upload_csr
+          UploadTimerScope   timed(&blk.last_build.timer); // every build_cuda starts with upload_csr
+          UploadThreadsScope threads((int)gm.upload_threads);
           fmt = gm.ops->build_cuda(csr, gm.params.data(), s);
           blk.last_build.timer.finish(s);
         } else fmt = gm.ops->build_host(csr, gm.params.data());
@@ -142,6 +143,7 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
       [&] {
         if (backend == Backend::cuda) {
           blk.last_refresh.timer.create();
+          UploadThreadsScope threads((int)gm.upload_threads);
           refresh_values_cuda(*blk.fmt, csr.values, blk.staging, s, &blk.last_refresh.timer);
           blk.last_refresh.timer.finish(s);
         } else refresh_values_host(*blk.fmt, csr.values);
@@ -306,7 +308,7 @@ PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *labe
     char build[96], refresh[96];
     PetscCall(StageText(blk.last_build, build, sizeof(build)));
     PetscCall(StageText(blk.last_refresh, refresh, sizeof(refresh)));
-    PetscCall(ViewLine(viewer, all_ranks, "%s: last build %s; last values-only refresh %s (CUDA events)\n", label, build, refresh));
+    PetscCall(ViewLine(viewer, all_ranks, "%s: last build %s; last values-only refresh %s (CUDA events; uploads staged by %" PetscInt_FMT " host threads)\n", label, build, refresh, gm.upload_threads));
   } else PetscCall(ViewLine(viewer, all_ranks, "%s: last build and values-only refresh: upload and device times not measured (host backend)\n", label));
   std::vector<LayoutStat> stats;
   f.describe(stats);
@@ -324,6 +326,7 @@ PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptio
   PetscCall(PetscSNPrintf(title, sizeof(title), "%s matrix options (gpuformats: %s)", gm.ops->root, gm.ops->description));
   PetscOptionsHeadBegin(PetscOptionsObject, title);
   PetscCall(PetscOptionsEnum("-mat_gpuformats_backend", "Where products run: auto (cuda if a device is present), host (reference kernels), cuda", "MatGPUFormatsSetBackend", MatGPUFormatsBackends, (PetscEnum)backend, (PetscEnum *)&backend, NULL));
+  PetscCall(PetscOptionsRangeInt("-mat_gpuformats_upload_threads", "Host threads that copy the AIJ arrays into pinned buffers for their upload to the GPU at a build or values-only refresh (1: cudaMemcpyAsync from pageable memory, as aijcusparse)", "MatSetFromOptions", gm.upload_threads, &gm.upload_threads, NULL, 1, kMaxUploadThreads));
   for (int p = 0; p < gm.ops->nparams; ++p) {
     const FormatParam &fp  = gm.ops->params[p];
     PetscInt           val = (PetscInt)gm.params[p];

@@ -71,6 +71,7 @@ struct GFMat {
   const FormatOps     *ops = nullptr;
   std::vector<int64_t> params;
   MatGPUFormatsBackend backend_option = MAT_GPUFORMATS_BACKEND_AUTO;
+  PetscInt             upload_threads = default_upload_threads(); // -mat_gpuformats_upload_threads
   bool                 mpi            = false; // mpi<fmt>: diag + offd + halo; seq<fmt>: diag only
   GFBlock              diag, offd;
   PetscInt             syncs = 0; // rounds of block syncs (mpi: both blocks in one), for GFStageTime::round

@@ -147,6 +147,7 @@ PetscErrorCode GPUFormatsFinalizePackage(void)
 {
   PetscFunctionBegin;
   GPUFormatsPackageInitialized = PETSC_FALSE;
+  release_upload_staging(); // the pinned upload buffers, if any upload was staged
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

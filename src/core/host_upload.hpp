@@ -1,0 +1,58 @@
+// Host -> device copies of large arrays from pageable host memory (the AIJ arrays PETSc allocates),
+// staged through pinned buffers that host threads fill:
+//
+//   pageable src  | chunk 0 | chunk 1 | chunk 2 | chunk 3 | chunk 4 | ...
+//                     |thread 0 |thread 1 |thread 0 |thread 1 |thread 0      (memcpy, T threads)
+//                     v         v         v         v         v
+//   pinned ring   [t0 a][t0 b][t1 a][t1 b]        two buffers per thread, reused after their copy
+//                     |   cudaMemcpyAsync(chunk, stream): DMA at the link's speed
+//                     v
+//   device dst    | chunk 0 | chunk 1 | chunk 2 | ...
+//
+// Why: cudaMemcpyAsync from pageable memory stages through the driver's own pinned buffer with one
+// host thread; on the H100 machine that is 7-8 GB/s, while a pinned source copies at 54 GB/s. With
+// T threads filling pinned 8 MB chunks a 400 MB upload ran at 15 (T = 2), 28 (4) and 36 (8) GB/s
+// (bench/results/2026-11-24-h100-s15/explore/staged-output.txt). The user's memory is never
+// pinned or registered: only the ring is pinned, allocated at the first staged copy and kept for
+// the process (release_upload_staging frees it; the glue calls it at PetscFinalize).
+#pragma once
+#include <cstddef>
+#include <cuda_runtime_api.h>
+
+namespace gpuformats {
+
+// Bytes per staged chunk (measured best of 2, 8 and 32 MB at every thread count).
+constexpr std::size_t kUploadChunkBytes = std::size_t(8) << 20;
+
+// Copies `bytes` from host `src` to device `dst`, ordered on `stream` like cudaMemcpyAsync.
+// Returns once every read of `src` is done (src may change then, as after a pageable
+// cudaMemcpyAsync); the device copy completes in stream order. Staged with the calling thread's
+// UploadThreadsScope count when that is > 1 and the copy spans more than one chunk; a direct
+// cudaMemcpyAsync otherwise, and also when `src` is already pinned or when pinned memory cannot be
+// had (staging is an optimisation, never a new way to fail). Throws Error(device) on CUDA errors.
+void host_to_device(void *dst, const void *src, std::size_t bytes, cudaStream_t stream);
+
+// Host threads per staged upload unless told otherwise: 4 (28 GB/s above; 8 gave 36 GB/s but takes
+// more of the cores that MPI ranks sharing a node also use), fewer on a machine with fewer cores.
+int           default_upload_threads();
+constexpr int kMaxUploadThreads = 64;
+
+// Frees the pinned ring (waits for copies still reading it). Safe to call at any time.
+void release_upload_staging();
+
+// While alive, host_to_device on this thread stages with `threads` host threads (<= 1: direct).
+// The glue opens one around a block's build and refresh with the matrix's
+// -mat_gpuformats_upload_threads. Nests (restores the previous count).
+class UploadThreadsScope {
+public:
+  explicit UploadThreadsScope(int threads);
+  ~UploadThreadsScope();
+  UploadThreadsScope(const UploadThreadsScope &)            = delete;
+  UploadThreadsScope &operator=(const UploadThreadsScope &) = delete;
+  static int current(); // 1 outside any scope
+
+private:
+  int previous_;
+};
+
+} // namespace gpuformats
