@@ -114,6 +114,14 @@ if [ $has_gpu = 0 ] && [ -n "$TYPES" ]; then
   [ $rc != 0 ] && echo "$out" | grep -q "needs a CUDA device" && pass petsc.cuda_backend_without_gpu_error || { fail petsc.cuda_backend_without_gpu_error "rc=$rc"; echo "$out" | tail -5; }
 fi
 
+# The upload option (all types): shown by -help, and a value out of range is a clear PETSc error
+if [ -n "$TYPES" ]; then
+  t=$(echo $TYPES | cut -d' ' -f1)
+  bin/petsc/ksp_ex2 -m 4 -n 4 -dll_append "$LIB" -mat_type "$t" -help 2>&1 | grep -q -- "-mat_gpuformats_upload_threads" && pass petsc.help_upload_threads || fail petsc.help_upload_threads
+  out=$(bin/petsc/ksp_ex2 -m 4 -n 4 -dll_append "$LIB" -mat_type "$t" -mat_gpuformats_upload_threads 0 2>&1); rc=$?
+  [ $rc != 0 ] && echo "$out" | grep -q "less than allowed bound 1" && pass petsc.upload_threads_range_error || { fail petsc.upload_threads_range_error "rc=$rc"; echo "$out" | tail -5; }
+fi
+
 # --- benchmark driver smoke run (host types, small suite) ---
 if [ -x bin/bench_spmv ] && [ -f bench/suites/small.txt ]; then
   run_checks bench.smoke bench/smoke.sh
