@@ -4,7 +4,8 @@
 //   stream:  [begin] host->device copies [uploaded] device work (build / scatter) [done]
 //            |----------- upload ------------------|---------------- device -----------|
 //
-// "upload" is the transfer of the host CSR (or values) from pageable memory; "device" is all the
+// "upload" is the transfer of the host CSR (or values) from host memory (core/host_upload.hpp:
+// staged by host threads through pinned buffers, or a pageable cudaMemcpyAsync); "device" is all the
 // stream does after it, up to the end of the build or refresh. Host work a builder interleaves
 // with its kernels (allocations, reading back a count) shows in "device" as stream idle time, so
 // it is an upper bound on the kernels' time: the conversion cost that a faster upload cannot remove.

@@ -334,7 +334,8 @@ PetscErrorCode MatGPUFormatsGetBytes(Mat A, PetscInt64 *bytes)
   host synchronisation; this call waits until the timed work has finished on the device. The
   device part spans everything the stream did after the upload, host work the builder interleaves
   (allocations, reading back sizes) included: an upper bound on the kernels' time. The upload is
-  from pageable host memory.
+  from the AIJ arrays in host memory, staged through pinned buffers by `-mat_gpuformats_upload_threads`
+  host threads (1: a pageable `cudaMemcpyAsync`).
 
   For the mpi types (`MATMPIEVCHYB`, ...) each time is the SUM over this rank's local and
   off-process blocks that took part in the last build (refresh): the two run one after the other
