@@ -2,6 +2,7 @@
 // sorted-row permutation.
 #include "common/check.hpp"
 #include "common/test_matrices.hpp"
+#include "core/host_upload.hpp"
 #include "core/row_permutation.hpp"
 #include "core/row_stats.hpp"
 
@@ -99,10 +100,31 @@ static void test_csr()
   check(finite, "csr.spmv_host_beta0_ignores_y");
 }
 
+// The upload thread count the glue sets around builds and refreshes (the copies themselves need a
+// GPU: test/gpu/test_upload.cpp).
+void test_upload_scope()
+{
+  check(UploadThreadsScope::current() == 1, "upload.no_scope_is_direct");
+  {
+    UploadThreadsScope a(4);
+    check(UploadThreadsScope::current() == 4, "upload.scope_sets");
+    {
+      UploadThreadsScope b(0);
+      check(UploadThreadsScope::current() == 1, "upload.scope_at_least_one");
+    }
+    check(UploadThreadsScope::current() == 4, "upload.scope_nests");
+  }
+  check(UploadThreadsScope::current() == 1, "upload.scope_restores");
+  const int d = default_upload_threads();
+  check(d >= 1 && d <= 4 && d <= kMaxUploadThreads, "upload.default_threads", std::to_string(d));
+  release_upload_staging(); // nothing staged: frees nothing and touches no device (a crash fails the program)
+}
+
 int main()
 {
   test_row_stats();
   test_permutation();
   test_csr();
+  test_upload_scope();
   return gftest::finish();
 }
