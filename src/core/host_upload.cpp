@@ -41,11 +41,12 @@ struct Ring {
     while (buf.size() < n) {
       void       *p = nullptr;
       cudaEvent_t e = nullptr;
+      GPUFORMATS_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
       if (cudaHostAlloc(&p, kUploadChunkBytes, cudaHostAllocPortable) != cudaSuccess) {
         cudaGetLastError(); // not sticky; leave no error behind for the next call
+        cudaEventDestroy(e);
         return buf.size() >= 4; // two threads' buffers still make a staged copy
       }
-      GPUFORMATS_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
       buf.push_back(p);
       done.push_back(e);
     }
