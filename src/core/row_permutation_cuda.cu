@@ -5,12 +5,18 @@
 // sorts 8 bits per pass, so a 7-point stencil of 8M rows (3 + 23 bits) takes 4 passes, not the 8
 // of the full 64-bit key the sort ran before (CA-GrQc scaled to 45M rows: 5). Temporaries and
 // Thrust are stream-ordered (DeviceBuffer(n, stream), par_nosync): nothing here synchronises the device.
+// Rows of sort length 0 (empty rows, and long rows when long_row > 0) tie on their whole key: they
+// keep the row order, after all others (longest first) or before them (shortest first). They are
+// set aside by a stable partition and only the others are sorted: the same permutation, and a
+// matrix whose rows are mostly empty (CA-GrQc scaled: 45M rows, most of them empty; an off-process
+// block) sorts only its non-empty rows.
 #include "radix_sort.cuh"
 #include "row_permutation.hpp"
 
 #include <algorithm>
 
 #include <thrust/execution_policy.h>
+#include <thrust/partition.h>
 #include <thrust/functional.h>
 #include <thrust/reduce.h>
 #include <thrust/sequence.h>
@@ -21,14 +27,30 @@
 namespace gpuformats {
 
 namespace {
-struct SortLength { // the sort length of row i
-  const int32_t *rowptr;
-  int32_t        long_row;
-  __device__ int32_t operator()(int32_t i) const { return sort_length(rowptr[i + 1] - rowptr[i], long_row); }
-};
 struct SortLengthAt { // the length of the row at position p
   const int32_t *rowptr, *perm;
   __device__ int32_t operator()(int32_t p) const { return rowptr[perm[p] + 1] - rowptr[perm[p]]; }
+};
+struct ZeroSortLength { // row i has sort length 0
+  const int32_t *rowptr;
+  int32_t        long_row;
+  __device__ bool operator()(int32_t i) const { return sort_length(rowptr[i + 1] - rowptr[i], long_row) == 0; }
+};
+// The longest sort length and the number of rows of sort length 0, in one pass.
+struct LengthStats {
+  int32_t max_len, zero_rows;
+};
+struct LengthStatsOf {
+  const int32_t *rowptr;
+  int32_t        long_row;
+  __device__ LengthStats operator()(int32_t i) const
+  {
+    const int32_t len = sort_length(rowptr[i + 1] - rowptr[i], long_row);
+    return {len, len == 0 ? 1 : 0};
+  }
+};
+struct MergeLengthStats {
+  __host__ __device__ LengthStats operator()(const LengthStats &a, const LengthStats &b) const { return {a.max_len > b.max_len ? a.max_len : b.max_len, a.zero_rows + b.zero_rows}; }
 };
 // Length key (len, or max_len - len longest first) << col_bits | first column (ncols: empty row).
 struct RowSortKey {
@@ -63,13 +85,23 @@ void sorted_row_permutation_cuda(const int32_t *d_rowptr, const int32_t *d_colid
   if (nrows <= 0) return;
   const auto                       pol = thrust::cuda::par_nosync.on(stream);
   const thrust::counting_iterator<int32_t> zero(0);
-  const int32_t max_len  = thrust::transform_reduce(pol, zero, zero + nrows, SortLength{d_rowptr, long_row}, (int32_t)0, thrust::maximum<int32_t>());
-  const int     col_bits = bits_for((uint32_t)ncols);
-  DeviceBuffer<uint64_t> keys(nrows, stream), sorted(nrows, stream);
-  DeviceBuffer<int32_t>  rows(nrows, stream);
-  thrust::sequence(pol, rows.data(), rows.data() + nrows);
-  thrust::transform(pol, zero, zero + nrows, keys.data(), RowSortKey{d_rowptr, d_colidx, ncols, long_row, max_len, col_bits, order == RowOrder::longest_first});
-  radix_sort_pairs(keys.data(), sorted.data(), rows.data(), d_perm, nrows, std::max(1, col_bits + bits_for((uint32_t)max_len)), stream);
+  const LengthStats st       = thrust::transform_reduce(pol, zero, zero + nrows, LengthStatsOf{d_rowptr, long_row}, LengthStats{0, 0}, MergeLengthStats{});
+  const int32_t     max_len  = st.max_len, sorted_rows = nrows - st.zero_rows;
+  const int         col_bits = bits_for((uint32_t)ncols);
+  const bool        longest  = order == RowOrder::longest_first;
+  DeviceBuffer<int32_t> rows(sorted_rows, stream);
+  int32_t              *out = d_perm; // where the sorted rows go
+  if (st.zero_rows == 0) thrust::sequence(pol, rows.data(), rows.data() + nrows);
+  else {
+    int32_t *zero_out = longest ? d_perm + sorted_rows : d_perm;
+    if (!longest) out = d_perm + st.zero_rows;
+    thrust::stable_partition_copy(pol, zero, zero + nrows, rows.data(), zero_out, thrust::not_fn(ZeroSortLength{d_rowptr, long_row}));
+  }
+  if (sorted_rows > 0) {
+    DeviceBuffer<uint64_t> keys(sorted_rows, stream), sorted(sorted_rows, stream);
+    thrust::transform(pol, rows.data(), rows.data() + sorted_rows, keys.data(), RowSortKey{d_rowptr, d_colidx, ncols, long_row, max_len, col_bits, longest});
+    radix_sort_pairs(keys.data(), sorted.data(), rows.data(), out, sorted_rows, std::max(1, col_bits + bits_for((uint32_t)max_len)), stream);
+  }
   if (window > 0 && window < nrows) window_sort_range_cuda(d_rowptr, d_perm, nrows, window, WindowOrder::same, stream);
 }
 
