@@ -7,7 +7,8 @@
 // Thrust are stream-ordered (DeviceBuffer(n, stream), par_nosync): nothing here synchronises the device.
 // Rows of sort length 0 (empty rows, and long rows when long_row > 0) tie on their whole key: they
 // keep the row order, after all others (longest first) or before them (shortest first). They are
-// set aside by a stable partition and only the others are sorted: the same permutation, and a
+// set aside by two stable selections (CUB, no host synchronisation: their counts are known from
+// the pass that finds the longest row) and only the others are sorted: the same permutation, and a
 // matrix whose rows are mostly empty (CA-GrQc scaled: 45M rows, most of them empty; an off-process
 // block) sorts only its non-empty rows.
 #include "radix_sort.cuh"
@@ -15,8 +16,8 @@
 
 #include <algorithm>
 
+#include <cub/device/device_select.cuh>
 #include <thrust/execution_policy.h>
-#include <thrust/partition.h>
 #include <thrust/functional.h>
 #include <thrust/reduce.h>
 #include <thrust/sequence.h>
@@ -31,11 +32,22 @@ struct SortLengthAt { // the length of the row at position p
   const int32_t *rowptr, *perm;
   __device__ int32_t operator()(int32_t p) const { return rowptr[perm[p] + 1] - rowptr[perm[p]]; }
 };
-struct ZeroSortLength { // row i has sort length 0
+struct ZeroSortLength { // row i has sort length 0 (want = true) or not (want = false)
   const int32_t *rowptr;
   int32_t        long_row;
-  __device__ bool operator()(int32_t i) const { return sort_length(rowptr[i + 1] - rowptr[i], long_row) == 0; }
+  bool           want;
+  __device__ bool operator()(const int32_t &i) const { return (sort_length(rowptr[i + 1] - rowptr[i], long_row) == 0) == want; }
 };
+// The rows 0..nrows-1 that `pred` selects, in increasing order, to out.
+void select_rows(int32_t nrows, const ZeroSortLength &pred, int32_t *out, cudaStream_t stream)
+{
+  const thrust::counting_iterator<int32_t> first(0);
+  DeviceBuffer<int32_t>                    count(1, stream); // known to the caller already
+  size_t                                   bytes = 0;
+  GPUFORMATS_CUDA(cub::DeviceSelect::If(nullptr, bytes, first, out, count.data(), nrows, pred, stream));
+  DeviceBuffer<unsigned char> tmp(bytes, stream);
+  GPUFORMATS_CUDA(cub::DeviceSelect::If(tmp.data(), bytes, first, out, count.data(), nrows, pred, stream));
+}
 // The longest sort length and the number of rows of sort length 0, in one pass.
 struct LengthStats {
   int32_t max_len, zero_rows;
@@ -93,9 +105,9 @@ void sorted_row_permutation_cuda(const int32_t *d_rowptr, const int32_t *d_colid
   int32_t              *out = d_perm; // where the sorted rows go
   if (st.zero_rows == 0) thrust::sequence(pol, rows.data(), rows.data() + nrows);
   else {
-    int32_t *zero_out = longest ? d_perm + sorted_rows : d_perm;
     if (!longest) out = d_perm + st.zero_rows;
-    thrust::stable_partition_copy(pol, zero, zero + nrows, rows.data(), zero_out, thrust::not_fn(ZeroSortLength{d_rowptr, long_row}));
+    select_rows(nrows, ZeroSortLength{d_rowptr, long_row, true}, longest ? d_perm + sorted_rows : d_perm, stream);
+    if (sorted_rows > 0) select_rows(nrows, ZeroSortLength{d_rowptr, long_row, false}, rows.data(), stream);
   }
   if (sorted_rows > 0) {
     DeviceBuffer<uint64_t> keys(sorted_rows, stream), sorted(sorted_rows, stream);
