@@ -43,7 +43,7 @@ EXAMPLES  := $(patsubst examples/%.cpp,bin/%,$(wildcard examples/*.cpp))
 UNIT      := $(patsubst test/unit/%.cpp,bin/test/%,$(wildcard test/unit/*.cpp)) $(patsubst test/unit/%.cu,bin/test/%,$(wildcard test/unit/*.cu))
 GPUTESTS  := $(patsubst test/gpu/%.cpp,bin/test/%,$(wildcard test/gpu/*.cpp))
 PETSCTESTS:= $(patsubst test/petsc/%.cpp,bin/test/%,$(wildcard test/petsc/*.cpp))
-TUTORIALS := bin/petsc/snes_ex14 bin/petsc/ksp_ex2
+TUTORIALS := bin/petsc/snes_ex14 bin/petsc/ksp_ex2 bin/petsc/ksp_ex45
 
 .PHONY: all lib test demo bundle install clean check-petsc
 all: check-petsc $(LIB) $(EXAMPLES) $(UNIT) $(GPUTESTS) $(PETSCTESTS) $(TUTORIALS)
@@ -94,6 +94,9 @@ bin/petsc/snes_ex14: $(call TUTORIAL_SRC,snes/tutorials/ex14.c)
 	@mkdir -p bin/petsc
 	$(PCC_LINKER) $(PETSC_CC_INCLUDES) -O2 $< -o $@ $(PETSC_LIB)
 bin/petsc/ksp_ex2: $(call TUTORIAL_SRC,ksp/ksp/tutorials/ex2.c)
+	@mkdir -p bin/petsc
+	$(PCC_LINKER) $(PETSC_CC_INCLUDES) -O2 $< -o $@ $(PETSC_LIB)
+bin/petsc/ksp_ex45: $(call TUTORIAL_SRC,ksp/ksp/tutorials/ex45.c)
 	@mkdir -p bin/petsc
 	$(PCC_LINKER) $(PETSC_CC_INCLUDES) -O2 $< -o $@ $(PETSC_LIB)
 

@@ -9,18 +9,22 @@
 # (bin/test/list_types); on the host "aij" + every gpuformats type (host backend).
 # "aijcusparse:alg1|alg2" adds -mat_cusparse_spmv_alg CSRMV_ALG1|2.
 # Environment: BRATU_NP (MPI ranks, default 1), BRATU_OUT (logs + bratu.json, default build/bratu),
-# BRATU_ARGS (extra ex14 options), EX14 (default bin/petsc/snes_ex14), LIB (default lib/libgpuformats.so).
+# BRATU_ARGS (extra ex14 options), EX14 (default bin/petsc/snes_ex14), LIB (default lib/libgpuformats.so),
+# BRATU_PC (the preconditioner, default jacobi; recorded in the JSON as "pc"), BRATU_GPU_TIME
+# (1, the default: -log_view_gpu_time; 0: without it, for times to solution).
 #
 # Solver settings (they converge for ex14's default lambda = 6, where the Jacobian
 # -Laplacian - lambda e^u is symmetric positive definite):
-#   Newton line search (-snes_type newtonls), -snes_rtol 1e-8;
-#   CG (-ksp_type cg) preconditioned by Jacobi (-pc_type jacobi), -ksp_rtol 1e-8.
-# Jacobi keeps the preconditioner a vector operation, so MatMult is the one sparse kernel and the
-# comparison between types is a comparison of their SpMV (ILU, PETSc's 1-rank default, would run
-# triangular solves on the host or in cuSPARSE for every type).
+#   BRATU_PC=jacobi (default): Newton line search (-snes_type newtonls), -snes_rtol 1e-8;
+#     CG (-ksp_type cg) preconditioned by Jacobi (-pc_type jacobi), -ksp_rtol 1e-8. Jacobi keeps
+#     the preconditioner a vector operation, so MatMult is the one sparse kernel and the comparison
+#     between types is a comparison of their SpMV.
+#   BRATU_PC=default: ex14 as a user runs it, with PETSc's defaults (GMRES; ILU(0) on one rank,
+#     block Jacobi + ILU(0) on several): the factorization and triangular solves count too.
+#   BRATU_PC=<pc> (ilu, icc, bjacobi, gamg, ...): CG with that preconditioner, -ksp_rtol 1e-8.
 # -log_view_gpu_time makes PETSc time GPU kernels with events (without it, -log_view prints n/a for
 # the times of GPU events); MatMult GFLOP/s is PETSc's "GPU Mflop/s" column (flops / kernel time),
-# or its "Mflop/s" on the host.
+# or its "Mflop/s" on the host. It synchronises every event: compare times to solution without it.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
@@ -35,7 +39,7 @@ has_gpu=0
 { [ -e /dev/nvidia0 ] || [ -e /dev/nvidiactl ]; } && nvidia-smi -L >/dev/null 2>&1 && has_gpu=1
 if [ $has_gpu = 1 ]; then
   n=${1:-200}
-  vec="-dm_vec_type cuda -use_gpu_aware_mpi 0 -log_view_gpu_time"
+  vec="-dm_vec_type cuda -use_gpu_aware_mpi 0 $([ "${BRATU_GPU_TIME:-1}" = 1 ] && echo -log_view_gpu_time)"
   where="GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
   default_types="aijcusparse aijcusparse:alg2 sellcuda"
 else
@@ -49,16 +53,20 @@ else
 fi
 shift $(( $# > 0 ? 1 : 0 ))
 types=${*:-"$default_types $( [ -x bin/test/list_types ] && bin/test/list_types | tr '\n' ' ')"}
-solver="-snes_type newtonls -snes_rtol 1e-8 -ksp_type cg -pc_type jacobi -ksp_rtol 1e-8"
+pc=${BRATU_PC:-jacobi}
+case $pc in
+default) solver="" ;;
+*) solver="-snes_type newtonls -snes_rtol 1e-8 -ksp_type cg -pc_type $pc -ksp_rtol 1e-8" ;;
+esac
 commit=${GPUFORMATS_COMMIT:-$(git rev-parse HEAD 2>/dev/null || cat bundle/commit 2>/dev/null || echo unknown)}
 
 echo "SNES ex14 (Bratu 3D), ${n}^3 unknowns, $NP rank(s), $where"
-echo "solver: $solver"
-printf "%-18s %5s %6s %10s %7s %10s %8s %10s %10s %10s %9s\n" type SNES KSP "final |F|" MatMult "MatMult s" GFLOP/s "Solve s" "JacEval s" "dev.setup" "vs first"
+echo "solver: ${solver:-PETSc defaults} (pc: $pc)"
+printf "%-18s %5s %6s %10s %7s %10s %8s %10s %10s %10s %10s %11s %9s\n" type SNES KSP "final |F|" MatMult "MatMult s" GFLOP/s "Solve s" "KSPSolve s" "JacEval s" "dev.setup" "copies t/f" "vs first"
 json="$OUTDIR/bratu.json"
 {
   echo "{\"tool\": \"bratu.sh\", \"date\": \"$(date -u +%FT%TZ)\", \"commit\": \"$commit\", \"n\": $n, \"ranks\": $NP,"
-  echo " \"where\": \"$where\", \"solver\": \"$solver\", \"runs\": ["
+  echo " \"where\": \"$where\", \"pc\": \"$pc\", \"solver\": \"$solver\", \"runs\": ["
 } >"$json"
 first_solve=""
 sep=""
@@ -72,7 +80,7 @@ for entry in $types; do
   log=$OUTDIR/ex14_${entry//:/_}.log
   # shellcheck disable=SC2086
   mpiexec -n "$NP" "$EX14" -dll_append "$LIB" -da_grid_x "$n" -da_grid_y "$n" -da_grid_z "$n" -mat_type "$t" $extra $vec \
-    $solver -snes_converged_reason -ksp_converged_reason -snes_monitor -log_view ${BRATU_ARGS:-} >"$log" 2>&1
+    $solver $([ "$pc" != jacobi ] && echo -ksp_view) -snes_converged_reason -ksp_converged_reason -snes_monitor -log_view ${BRATU_ARGS:-} >"$log" 2>&1
   rc=$?
   line=$(awk -v t="$entry" -v rc="$rc" -v first="$first_solve" -v gpu="$has_gpu" '
     /SNES Function norm/ {fn = $NF}
@@ -84,6 +92,12 @@ for entry in $types; do
     $1 == "MatMult" {mmc = $2; mm = $4; fl = $6; cpu = $(NF-6); gpuf = $(NF-5)}
     $1 == "SNESSolve" {ss = $4}
     $1 == "SNESJacobianEval" {je = $4}
+    $1 == "KSPSolve" {ks = $4}
+    $1 == "PCSetUp" {pcs = $4}
+    $1 == "PCApply" {pca = $4}
+    $1 == "VecCUDACopyTo" {cto = $2}
+    $1 == "VecCUDACopyFrom" {cfrom = $2}
+    /package used to perform factorization:/ {pkg = $NF}
     $1 == "GFBuild" || $1 == "GFRefresh" || $1 == "MatCUSPARSCopyTo" {dev += $4; devn += $2}
     END {
       g = (gpu == 1) ? gpuf / 1000 : cpu / 1000
@@ -91,18 +105,19 @@ for entry in $types; do
       sp = (first != "" && ss > 0) ? sprintf("%.2fx", first / ss) : "1.00x"
       ok = (rc == 0 && conv == "yes" && kfail == 0) ? "ok" : "FAILED"
       devs = (devn > 0) ? sprintf("%.3f", dev) : "n/a"
-      printf "%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s\n", t, ok, its, kits, fn, mmc, mm, g, ss, je, devs, devn + 0, total, sp
+      printf "%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s\n", t, ok, its, kits, fn, mmc, mm, g, ss, je, devs, devn + 0, total, sp, ks, pcs, pca, cto + 0, cfrom + 0, pkg
     }' "$log")
-  IFS='|' read -r _ ok its kits fn mmc mm g ss je devs devn total sp <<<"$line"
+  IFS='|' read -r _ ok its kits fn mmc mm g ss je devs devn total sp ks pcs pca cto cfrom pkg <<<"$line"
   if [ "$ok" != ok ]; then
     printf "%-18s failed (exit %s): see %s\n" "$entry" "$rc" "$log"; { grep -m4 "PETSC ERROR" "$log" || tail -3 "$log"; } | sed 's/^/    /'
   else
-    printf "%-18s %5s %6s %10s %7s %10s %8.1f %10s %10s %10s %9s\n" "$entry" "$its" "$kits" "$fn" "$mmc" "$mm" "$g" "$ss" "$je" "$devs" "$sp"
+    printf "%-18s %5s %6s %10s %7s %10s %8.1f %10s %10s %10s %10s %11s %9s\n" "$entry" "$its" "$kits" "$fn" "$mmc" "$mm" "$g" "$ss" "$ks" "$je" "$devs" "$cto/$cfrom" "$sp"
     [ -z "$first_solve" ] && first_solve=$ss
   fi
   num() { [[ $1 =~ ^[-+0-9.eE]+$ ]] && echo "$1" || echo null; }
-  printf '%s  {"type": "%s", "status": "%s", "exit": %s, "snes_its": %s, "ksp_its": %s, "final_fnorm": %s, "matmult_count": %s, "matmult_s": %s, "matmult_gflops": %s, "snessolve_s": %s, "jacobian_eval_s": %s, "device_setup_s": %s, "device_setup_events": %s, "total_s": %s, "log": "%s"}' \
-    "$sep" "$entry" "$ok" "$rc" "$(num "$its")" "$(num "$kits")" "$(num "$fn")" "$(num "$mmc")" "$(num "$mm")" "$(num "$g")" "$(num "$ss")" "$(num "$je")" "$(num "$devs")" "$(num "$devn")" "$(num "$total")" "$(basename "$log")" >>"$json"
+  printf '%s  {"type": "%s", "status": "%s", "exit": %s, "snes_its": %s, "ksp_its": %s, "final_fnorm": %s, "matmult_count": %s, "matmult_s": %s, "matmult_gflops": %s, "snessolve_s": %s, "jacobian_eval_s": %s, "device_setup_s": %s, "device_setup_events": %s, "total_s": %s, "kspsolve_s": %s, "pcsetup_s": %s, "pcapply_s": %s, "vec_copies_to_device": %s, "vec_copies_from_device": %s, "factor_package": "%s", "log": "%s"}' \
+    "$sep" "$entry" "$ok" "$rc" "$(num "$its")" "$(num "$kits")" "$(num "$fn")" "$(num "$mmc")" "$(num "$mm")" "$(num "$g")" "$(num "$ss")" "$(num "$je")" "$(num "$devs")" "$(num "$devn")" "$(num "$total")" \
+    "$(num "$ks")" "$(num "$pcs")" "$(num "$pca")" "$(num "$cto")" "$(num "$cfrom")" "${pkg:-none}" "$(basename "$log")" >>"$json"
   sep=$',\n'
 done
 printf '\n]}\n' >>"$json"

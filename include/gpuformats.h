@@ -8,19 +8,22 @@
 #pragma once
 #include <petscmat.h>
 
-/* Matrix types. The root name (e.g. MATEVCHYB) picks the seq or mpi type by communicator size. */
+/* Matrix types. The root name (e.g. MATEVCHYB) picks the seq or mpi type by communicator size.
+   The seq/mpi names begin with "seqaij"/"mpiaij", as PETSc's own AIJ subclasses do (seqaijcusparse),
+   so PETSc accepts them wherever it accepts AIJ; the short names of earlier releases ("seqevchyb")
+   still create them. */
 #define MATEVCHYB    "evchyb"
-#define MATSEQEVCHYB "seqevchyb"
-#define MATMPIEVCHYB "mpievchyb"
+#define MATSEQEVCHYB "seqaijevchyb"
+#define MATMPIEVCHYB "mpiaijevchyb"
 #define MATPJDS      "pjds"
-#define MATSEQPJDS   "seqpjds"
-#define MATMPIPJDS   "mpipjds"
+#define MATSEQPJDS   "seqaijpjds"
+#define MATMPIPJDS   "mpiaijpjds"
 #define MATPELLR     "pellr"
-#define MATSEQPELLR  "seqpellr"
-#define MATMPIPELLR  "mpipellr"
+#define MATSEQPELLR  "seqaijpellr"
+#define MATMPIPELLR  "mpiaijpellr"
 #define MATSURAA     "suraa"
-#define MATSEQSURAA  "seqsuraa"
-#define MATMPISURAA  "mpisuraa"
+#define MATSEQSURAA  "seqaijsuraa"
+#define MATMPISURAA  "mpiaijsuraa"
 
 /* Where a gpuformats matrix runs its products (-mat_gpuformats_backend). */
 typedef enum {

@@ -71,7 +71,7 @@ done
 help=$(bin/petsc/snes_ex14 -dll_append "$LIB" -help 2>&1)
 echo "$help" | grep -q "Sparse matrix-vector\|mat_type" || fail petsc.ex14_help_runs
 for t in $TYPES; do
-  echo "$help" | grep -q "seq$t" && echo "$help" | grep -q "mpi$t" && pass "petsc.ex14_help_lists.$t" || fail "petsc.ex14_help_lists.$t"
+  echo "$help" | grep -q "seqaij$t" && echo "$help" | grep -q "mpiaij$t" && pass "petsc.ex14_help_lists.$t" || fail "petsc.ex14_help_lists.$t"
 done
 
 # Runs a tutorial with one type and with the reference type; the solver histories must agree.
@@ -108,6 +108,25 @@ for t in $TYPES; do
   out=$(bin/petsc/ksp_ex2 -m 4 -n 4 -dll_append "$LIB" -mat_type "$t" -mat_gpuformats_backend nonsense 2>&1); rc=$?
   [ $rc != 0 ] && echo "$out" | grep -qi "unknown\|nonsense\|not a" && pass "petsc.bad_option_error.$t" || { fail "petsc.bad_option_error.$t" "rc=$rc"; echo "$out" | tail -5; }
 done
+# Factorizations (PETSc's 1-rank default PC is ILU): every factor type gives AIJ's solver history.
+# On the host backend PETSc's own factorization serves our types (as the seqaij they are) and the
+# cusparse package declines with a clear error; on a GPU the default is cusparse (gpu section).
+factor_package() { # type pc [args]: the "package used to perform factorization" of ex2
+  local t=$1 pc=$2; shift 2
+  bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -pc_type "$pc" -ksp_view "$@" 2>&1 | awk '/package used to perform factorization:/ {print $NF; exit}'
+}
+for t in $TYPES; do
+  for pc in ilu icc lu cholesky; do
+    compare_solver "petsc.factor.$pc.$t" 1 aij "$t" "" $EX2 -pc_type $pc
+  done
+  [ $has_gpu = 1 ] && continue
+  p=$(factor_package "$t" ilu); [ "$p" = petsc ] && pass "petsc.factor_default_host.$t" || fail "petsc.factor_default_host.$t" "package '$p'"
+  p=$(factor_package "$t" lu -pc_factor_mat_solver_type petsc); [ "$p" = petsc ] && pass "petsc.factor_explicit_petsc.$t" || fail "petsc.factor_explicit_petsc.$t" "package '$p'"
+  out=$(bin/petsc/ksp_ex2 -m 4 -n 4 -dll_append "$LIB" -mat_type "$t" -pc_type ilu -pc_factor_mat_solver_type cusparse 2>&1); rc=$?
+  [ $rc != 0 ] && echo "$out" | grep -q "solver type cusparse" && pass "petsc.factor_cusparse_host_error.$t" || { fail "petsc.factor_cusparse_host_error.$t" "rc=$rc"; echo "$out" | tail -5; }
+done
+compare_solver "petsc.factor.ilu_levels2.np1" 1 aij "$(echo $TYPES | cut -d' ' -f1)" "" $EX14 -pc_type ilu -pc_factor_levels 2
+
 if [ $has_gpu = 0 ] && [ -n "$TYPES" ]; then
   t=$(echo $TYPES | cut -d' ' -f1)
   out=$(bin/petsc/ksp_ex2 -m 4 -n 4 -dll_append "$LIB" -mat_type "$t" -mat_gpuformats_backend cuda 2>&1); rc=$?
@@ -128,6 +147,10 @@ if [ -x bin/bench_spmv ] && [ -f bench/suites/small.txt ]; then
 fi
 
 # --- gpu ---
+vec_copies() { # type [args]: "VecCUDACopyTo VecCUDACopyFrom" counts of a small ex2 solve
+  local t=$1; shift
+  bin/petsc/ksp_ex2 -m 40 -n 37 -dll_append "$LIB" -mat_type "$t" -log_view "$@" 2>&1 | awk '$1 == "KSPSolve" {ok = 1} $1 == "VecCUDACopyTo" {to = $2} $1 == "VecCUDACopyFrom" {from = $2} END {if (ok) print to + 0, from + 0}'
+}
 if [ $has_gpu = 1 ]; then
   run_checks gpu.formats bin/test/test_formats_cuda test/matrices
   run_checks gpu.upload bin/test/test_upload
@@ -155,6 +178,19 @@ if [ $has_gpu = 1 ]; then
       compare_solver "gpu.ex14.$t.np$np" "$np" aijcusparse "$t" "-dm_vec_type cuda" $EX14
       compare_solver "gpu.ex2.$t.np$np" "$np" aijcusparse "$t" "-vec_type cuda" $EX2
     done
+    # Factorizations on the device: cusparse by default, aijcusparse's solver history, and no more
+    # vector copies between host and device than aijcusparse makes (none per PCApply).
+    for pc in ilu icc lu cholesky; do
+      compare_solver "gpu.factor.$pc.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type $pc
+      p=$(factor_package "$t" "$pc" -vec_type cuda); [ "$p" = cusparse ] && pass "gpu.factor_default_cusparse.$pc.$t" || fail "gpu.factor_default_cusparse.$pc.$t" "package '$p'"
+      p=$(factor_package "$t" "$pc" -vec_type cuda -pc_factor_mat_solver_type petsc); [ "$p" = petsc ] && pass "gpu.factor_explicit_petsc.$pc.$t" || fail "gpu.factor_explicit_petsc.$pc.$t" "package '$p'"
+      ours=$(vec_copies "$t" -vec_type cuda -pc_type $pc); ref=$(vec_copies aijcusparse -vec_type cuda -pc_type $pc)
+      [ -n "$ours" ] && [ -n "$ref" ] && [ "${ours% *}" -le "$(( ${ref% *} + 2 ))" ] && [ "${ours#* }" -le "$(( ${ref#* } + 2 ))" ] && pass "gpu.factor_vec_copies.$pc.$t # to/from: $ours vs aijcusparse $ref" || fail "gpu.factor_vec_copies.$pc.$t" "to/from $ours vs aijcusparse $ref"
+    done
+    # Refactorizations (Newton steps, same pattern) fill the factor from the format: one upload of
+    # the CSR for the factor (its symbolic phase), not one per Newton step.
+    n=$(bin/petsc/snes_ex14 -da_grid_x 10 -da_grid_y 10 -da_grid_z 10 -dll_append "$LIB" -mat_type "$t" -dm_vec_type cuda -log_view 2>&1 | awk '$1 == "MatCUSPARSCopyTo" {print $2}')
+    [ "${n:-0}" -le 1 ] && pass "gpu.factor_one_upload.$t # MatCUSPARSCopyTo ${n:-0}" || fail "gpu.factor_one_upload.$t" "MatCUSPARSCopyTo $n"
   done
 else
   echo "# gpu suite skipped: no CUDA device on this machine"

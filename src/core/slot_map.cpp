@@ -7,6 +7,11 @@ void refresh_values_host(FormatBlock &blk, const double *csr_values)
   for (int64_t k = 0; k < blk.nnz; ++k) blk.values[blk.slot_of_csr[k]] = csr_values[k];
 }
 
+void gather_csr_values_host(const FormatBlock &blk, double *out)
+{
+  for (int64_t k = 0; k < blk.nnz; ++k) out[k] = blk.values[blk.slot_of_csr[k]];
+}
+
 std::vector<int32_t> diagonal_positions(const CsrView &A, int32_t col_offset)
 {
   std::vector<int32_t> pos(A.nrows, -1);

@@ -16,6 +16,11 @@ void refresh_values_host(FormatBlock &blk, const double *csr_values);
 // gets the upload marked (an empty block marks none); the caller finishes it after the scatter.
 void refresh_values_cuda(FormatBlock &blk, const double *csr_values_host, DeviceBuffer<double> &staging, cudaStream_t stream, StageTimer *timer = nullptr);
 
+// out[k] = values[slot_of_csr[k]] for k < nnz: the CSR value array back from the layout (a
+// factorization's device copy of A, filled without an upload).
+void gather_csr_values_host(const FormatBlock &blk, double *out);
+void gather_csr_values_cuda(const FormatBlock &blk, double *d_out, cudaStream_t stream);
+
 // diag_pos[i] = CSR position of entry (i, i + col_offset), or -1 where the row has none.
 std::vector<int32_t> diagonal_positions(const CsrView &A, int32_t col_offset = 0);
 

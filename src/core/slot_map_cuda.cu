@@ -1,6 +1,7 @@
 #include "slot_map.hpp"
 
 #include <thrust/execution_policy.h>
+#include <thrust/gather.h>
 #include <thrust/scatter.h>
 
 namespace gpuformats {
@@ -13,6 +14,13 @@ void refresh_values_cuda(FormatBlock &blk, const double *csr_values_host, Device
   staging.upload(csr_values_host, (size_t)blk.nnz, stream);
   if (timer) timer->upload_end(stream);
   thrust::scatter(thrust::cuda::par.on(stream), staging.data(), staging.data() + blk.nnz, blk.slot_of_csr, blk.values);
+  GPUFORMATS_CUDA(cudaGetLastError());
+}
+
+void gather_csr_values_cuda(const FormatBlock &blk, double *d_out, cudaStream_t stream)
+{
+  if (blk.nnz == 0) return;
+  thrust::gather(thrust::cuda::par.on(stream), blk.slot_of_csr, blk.slot_of_csr + blk.nnz, blk.values, d_out);
   GPUFORMATS_CUDA(cudaGetLastError());
 }
 

@@ -80,7 +80,7 @@ struct FormatParam {
 };
 
 struct FormatOps {
-  const char        *root;        // "evchyb": types seqevchyb / mpievchyb
+  const char        *root;        // "evchyb": types seqaijevchyb / mpiaijevchyb
   const char        *description; // one line for -help and the README
   const FormatParam *params;      // nparams entries; builders get their values in this order
   int                nparams;

@@ -65,6 +65,8 @@ struct GFOps {
   PetscErrorCode (*setfromoptions)(Mat, PetscOptionItems);
   PetscErrorCode (*view)(Mat, PetscViewer);
   PetscErrorCode (*duplicate)(Mat, MatDuplicateOption, Mat *);
+  PetscErrorCode (*multtranspose)(Mat, Vec, Vec);
+  PetscErrorCode (*multtransposeadd)(Mat, Vec, Vec, Vec);
 };
 
 struct GFMat {
@@ -79,6 +81,12 @@ struct GFMat {
   Vec              lvec  = nullptr;
   VecScatter       halo  = nullptr;
   PetscObjectState halo_nzstate = -1;
+  // seq: a seqaijcusparse matrix on this matrix's host CSR arrays (no host copy), made by the first
+  // cuSPARSE factorization; its device values are filled from the format (gf_factor.cpp).
+  Mat              shadow           = nullptr;
+  PetscObjectState shadow_nzstate   = -1;
+  PetscObjectState shadow_state     = -1;    // this matrix's state when S's device values were gathered
+  bool             shadow_on_device = false; // S's device CSR exists (uploaded once per pattern)
   GFOps aij{}; // the AIJ implementations we wrap or fall back to
 
 };
@@ -135,7 +143,15 @@ PetscErrorCode MatCreate_MPIGF(Mat B, const FormatOps *ops);
 const FormatOps *format_of_type(const char *type); // "evchyb", "seqevchyb", "mpievchyb" -> ops
 const char      *seq_type_name(const FormatOps *ops);
 const char      *mpi_type_name(const FormatOps *ops);
+const char      *seq_alias_name(const FormatOps *ops); // the short names of earlier releases: seqevchyb
+const char      *mpi_alias_name(const FormatOps *ops);
 PetscErrorCode   GFComposeCommon(Mat B, PetscBool compose); // the MatGPUFormats*_C functions
+
+// --- gf_factor.cpp ---
+PetscErrorCode GFRegisterFactors(const char *seq_type); // MATSOLVERCUSPARSE LU/Cholesky/ILU/ICC of a seq type
+// seq, cuda backend: GFMat::shadow with device values equal to A's current values (gathered from
+// the up-to-date format when A changed since the last gather).
+PetscErrorCode GFShadowOnDevice(Mat A, Mat *S);
 
 } // namespace gpuformats
 

@@ -10,19 +10,11 @@
 
 namespace gpuformats {
 
-// The SeqAIJ blocks of the MPIAIJ data. MatMPIAIJGetSeqAIJ() insists on a type name beginning
-// with "mpiaij"; our matrix is an MPIAIJ under another name, so it answers as one for this call.
+// The SeqAIJ blocks of the MPIAIJ data (MatMPIAIJGetSeqAIJ() takes our mpiaij<fmt> names as MPIAIJ).
 static PetscErrorCode GetBlocks(Mat A, Mat *Ad, Mat *Ao)
 {
-  char          *name = ((PetscObject)A)->type_name;
-  char           aij[] = MATMPIAIJ;
-  PetscErrorCode ierr;
-
   PetscFunctionBegin;
-  ((PetscObject)A)->type_name = aij;
-  ierr                        = MatMPIAIJGetSeqAIJ(A, Ad, Ao, NULL);
-  ((PetscObject)A)->type_name = name;
-  PetscCall(ierr);
+  PetscCall(MatMPIAIJGetSeqAIJ(A, Ad, Ao, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,5 +1,5 @@
-// Package registration: matrix types, root names, log events, PETSc's factorizations for the new
-// seq types, and the public MatGPUFormats* API.
+// Package registration: matrix types, root names, log events, the cuSPARSE factorizations of the
+// seq types (gf_factor.cpp), and the public MatGPUFormats* API.
 #include "gf_mat.hpp"
 
 #include <array>
@@ -14,7 +14,10 @@ static PetscBool   GPUFormatsPackageInitialized = PETSC_FALSE;
 static constexpr int kMaxFormats             = 8; // create functions are instantiated per slot
 
 namespace {
-std::string seq_names[kMaxFormats], mpi_names[kMaxFormats];
+// Types are named as PETSc names its own AIJ subclasses (seqaijcusparse, seqaijkokkos): PETSc takes
+// a name that begins with "seqaij" / "mpiaij" for AIJ wherever AIJ is acceptable (factorizations,
+// GAMG, MatMPIAIJGetSeqAIJ, ...). The short names of earlier releases (seqevchyb) still create them.
+std::string seq_names[kMaxFormats], mpi_names[kMaxFormats], seq_aliases[kMaxFormats], mpi_aliases[kMaxFormats];
 
 int index_of(const FormatOps *ops)
 {
@@ -114,12 +117,14 @@ const FormatOps *format_of_type(const char *type)
   std::string             t(type ? type : "");
   for (int i = 0; i < n; ++i) {
     const std::string root = all[i]->root;
-    if (t == root || t == "seq" + root || t == "mpi" + root) return all[i];
+    if (t == root || t == "seqaij" + root || t == "mpiaij" + root || t == "seq" + root || t == "mpi" + root) return all[i];
   }
   return nullptr;
 }
 const char *seq_type_name(const FormatOps *ops) { return seq_names[index_of(ops)].c_str(); }
 const char *mpi_type_name(const FormatOps *ops) { return mpi_names[index_of(ops)].c_str(); }
+const char *seq_alias_name(const FormatOps *ops) { return seq_aliases[index_of(ops)].c_str(); }
+const char *mpi_alias_name(const FormatOps *ops) { return mpi_aliases[index_of(ops)].c_str(); }
 
 PetscErrorCode GFComposeCommon(Mat B, PetscBool compose)
 {
@@ -153,8 +158,9 @@ PetscErrorCode GPUFormatsFinalizePackage(void)
 
 /*@C
   GPUFormatsInitializePackage - registers the gpuformats matrix types (`MATEVCHYB`, `MATPJDS`,
-  `MATPELLR`, `MATSURAA` and their seq/mpi variants), their log events, and PETSc's own LU, Cholesky,
-  ILU and ICC factorizations for the new sequential types (so default preconditioners behave as with AIJ).
+  `MATPELLR`, `MATSURAA` and their seq/mpi variants), their log events, and the `MATSOLVERCUSPARSE`
+  LU, Cholesky, ILU and ICC factorizations of the sequential types (the default on the cuda backend;
+  PETSc's own, `MATSOLVERPETSC`, serve them as the `MATSEQAIJ` they are on the host backend).
 
   Not Collective
 
@@ -170,7 +176,6 @@ PetscErrorCode GPUFormatsInitializePackage(void)
 {
   int                     n;
   const FormatOps *const *all = all_formats(&n);
-  const MatFactorType     factors[] = {MAT_FACTOR_LU, MAT_FACTOR_CHOLESKY, MAT_FACTOR_ILU, MAT_FACTOR_ICC};
 
   PetscFunctionBegin;
   if (GPUFormatsPackageInitialized) PetscFunctionReturn(PETSC_SUCCESS);
@@ -181,17 +186,16 @@ PetscErrorCode GPUFormatsInitializePackage(void)
   PetscCall(PetscLogEventRegister("GFRefresh", MAT_CLASSID, &MAT_GPUFormatsRefresh));
   PetscCall(PetscLogEventRegister("GFSpMV", MAT_CLASSID, &MAT_GPUFormatsSpMV));
   for (int i = 0; i < n; ++i) {
-    seq_names[i] = std::string("seq") + all[i]->root;
-    mpi_names[i] = std::string("mpi") + all[i]->root;
+    seq_names[i]   = std::string(MATSEQAIJ) + all[i]->root;
+    mpi_names[i]   = std::string(MATMPIAIJ) + all[i]->root;
+    seq_aliases[i] = std::string("seq") + all[i]->root;
+    mpi_aliases[i] = std::string("mpi") + all[i]->root;
     PetscCall(MatRegister(seq_names[i].c_str(), kSeqCreate[i]));
     PetscCall(MatRegister(mpi_names[i].c_str(), kMPICreate[i]));
+    PetscCall(MatRegister(seq_aliases[i].c_str(), kSeqCreate[i]));
+    PetscCall(MatRegister(mpi_aliases[i].c_str(), kMPICreate[i]));
     PetscCall(MatRegisterRootName(all[i]->root, seq_names[i].c_str(), mpi_names[i].c_str()));
-    for (MatFactorType ft : factors) {
-      PetscBool    has_type, has_solver;
-      MatSolverFn *getfactor = NULL;
-      PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQAIJ, ft, &has_type, &has_solver, &getfactor));
-      if (getfactor) PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, seq_names[i].c_str(), ft, getfactor));
-    }
+    PetscCall(GFRegisterFactors(seq_names[i].c_str()));
   }
   PetscCall(PetscRegisterFinalize(GPUFormatsFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);

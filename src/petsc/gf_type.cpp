@@ -70,6 +70,21 @@ PetscErrorCode GFRestoreArrays(Backend backend, Vec x, const PetscScalar **xa, V
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// MatConvert(aij, type) finds the converter on a matrix of the new type (its step 2), under the
+// type's name and under its short alias (seqevchyb); conv NULL removes them.
+static PetscErrorCode ComposeConverters(Mat B, const FormatOps *ops, bool mpi, GFConvertFn conv)
+{
+  const char *aij_type = mpi ? MATMPIAIJ : MATSEQAIJ;
+  char        name[256];
+
+  PetscFunctionBegin;
+  for (const char *t : {mpi ? mpi_type_name(ops) : seq_type_name(ops), mpi ? mpi_alias_name(ops) : seq_alias_name(ops)}) {
+    PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", aij_type, t));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, name, conv));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // --- the Mat operations, once for seq and mpi; the two differ only in sync and product ---
 
 static PetscErrorCode GFSync(Mat A, Backend backend, PetscBool want_diag, PetscBool with_halo)
@@ -120,6 +135,44 @@ static PetscErrorCode MatMultAdd_GF(Mat A, Vec x, Vec y, Vec z)
   }
   if (z != y) PetscCall(VecCopy(y, z));
   PetscCall(GFProduct(A, backend, x, 1.0, z));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Transposed products, seq types on the cuda backend: cuSPARSE's transposed SpMV on GFMat::shadow
+// (aijcusparse's own product), whose device values come from the format; built at the first
+// transposed product, so a matrix never transposed spends nothing on it. Elsewhere AIJ's.
+static PetscErrorCode TransposeOnDevice(Mat A, Vec x, Vec y, Mat *S)
+{
+  Backend   backend;
+  PetscBool use;
+
+  PetscFunctionBegin;
+  *S = nullptr;
+  if (gf(A).mpi) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(GFUseFormat(A, gf(A), x, y, &backend, &use));
+  if (use && backend == Backend::cuda) PetscCall(GFShadowOnDevice(A, S));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTranspose_GF(Mat A, Vec x, Vec y)
+{
+  Mat S;
+
+  PetscFunctionBegin;
+  PetscCall(TransposeOnDevice(A, x, y, &S));
+  if (S) PetscCall((*S->ops->multtranspose)(S, x, y));
+  else PetscCall(gf(A).aij.multtranspose(A, x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTransposeAdd_GF(Mat A, Vec x, Vec y, Vec z)
+{
+  Mat S;
+
+  PetscFunctionBegin;
+  PetscCall(TransposeOnDevice(A, x, z, &S));
+  if (S) PetscCall((*S->ops->multtransposeadd)(S, x, y, z));
+  else PetscCall(gf(A).aij.multtransposeadd(A, x, y, z));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -175,14 +228,13 @@ static PetscErrorCode MatView_GF(Mat A, PetscViewer viewer)
 static PetscErrorCode MatDestroy_GF(Mat A)
 {
   PetscErrorCode (*aij_destroy)(Mat) = gf(A).aij.destroy;
-  char name[256];
 
   PetscFunctionBegin;
   if (gf(A).mpi) PetscCall(GFMPIDestroy(A));
-  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", gf(A).mpi ? MATMPIAIJ : MATSEQAIJ, ((PetscObject)A)->type_name));
+  PetscCall(MatDestroy(&gf(A).shadow));
+  PetscCall(ComposeConverters(A, gf(A).ops, gf(A).mpi, NULL));
   delete &gf(A);
   A->spptr = nullptr;
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, name, NULL));
   PetscCall(GFComposeCommon(A, PETSC_FALSE));
   PetscCall(aij_destroy(A));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -215,7 +267,6 @@ PetscErrorCode GFConvert(Mat A, MatType type, MatReuse reuse, Mat *newmat, Petsc
   const FormatOps *ops      = format_of_type(type);
   const char      *aij_type = mpi ? MATMPIAIJ : MATSEQAIJ;
   const char      *new_type;
-  char             name[256];
   Mat              B;
 
   PetscFunctionBegin;
@@ -233,7 +284,7 @@ PetscErrorCode GFConvert(Mat A, MatType type, MatReuse reuse, Mat *newmat, Petsc
   gm->ops   = ops;
   gm->mpi   = mpi;
   for (int p = 0; p < ops->nparams; ++p) gm->params.push_back(ops->params[p].default_value);
-  gm->aij  = GFOps{B->ops->assemblyend, B->ops->mult, B->ops->multadd, B->ops->getdiagonal, B->ops->destroy, B->ops->setfromoptions, B->ops->view, B->ops->duplicate};
+  gm->aij  = GFOps{B->ops->assemblyend, B->ops->mult, B->ops->multadd, B->ops->getdiagonal, B->ops->destroy, B->ops->setfromoptions, B->ops->view, B->ops->duplicate, B->ops->multtranspose, B->ops->multtransposeadd};
   B->spptr = gm;
   B->ops->assemblyend    = MatAssemblyEnd_GF;
   B->ops->mult           = MatMult_GF;
@@ -243,10 +294,12 @@ PetscErrorCode GFConvert(Mat A, MatType type, MatReuse reuse, Mat *newmat, Petsc
   B->ops->setfromoptions = MatSetFromOptions_GF;
   B->ops->view           = MatView_GF;
   B->ops->duplicate      = MatDuplicate_GF;
+  if (!mpi) {
+    B->ops->multtranspose    = MatMultTranspose_GF;
+    B->ops->multtransposeadd = MatMultTransposeAdd_GF;
+  }
 
-  // MatConvert(aij, new_type) finds the converter on a matrix of the new type (its step 2).
-  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", aij_type, new_type));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, name, self));
+  PetscCall(ComposeConverters(B, ops, mpi, self));
   PetscCall(GFComposeCommon(B, PETSC_TRUE));
   if (cuda_device_present()) PetscCall(MatSetVecType(B, VECCUDA));
   B->boundtocpu = PETSC_FALSE; // MatCreate binds every matrix to the CPU where PETSc has devices

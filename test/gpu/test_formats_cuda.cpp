@@ -100,6 +100,9 @@ static void check_cuda_format_on(const FormatOps &ops, const std::vector<int64_t
   for (int32_t i = 0; i < A.nrows; ++i)
     if (pos[i] >= 0) dw[i] = B.values[pos[i]];
   check(download(dy.data(), A.nrows) == dw, name + ".diagonal");
+  DeviceBuffer<double> dcsr(std::max<size_t>(B.values.size(), 1));
+  gather_csr_values_cuda(*db, dcsr.data(), 0);
+  check(download(dcsr.data(), B.values.size()) == B.values, name + ".gather_csr_values");
   for (int i = 1; i <= ops.extra_streams && i < 16; ++i) cudaStreamDestroy(streams[i]);
 }
 

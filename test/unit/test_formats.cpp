@@ -54,6 +54,10 @@ static void check_format_on(const FormatOps &ops, const std::vector<int64_t> &pa
     if (pos[i] >= 0) dw[i] = B.values[pos[i]];
   gather_diagonal_host(*blk, pos.data(), A.nrows, d.data());
   check(d == dw, name + ".diagonal");
+  // The CSR values back through the slot map (what a device factorization is filled from).
+  std::vector<double> vals(B.values.size(), NAN);
+  gather_csr_values_host(*blk, vals.data());
+  check(vals == B.values, name + ".gather_csr_values");
   check(blk->bytes() > 0 || A.nrows == 0 || A.nnz == 0, name + ".bytes");
   std::vector<LayoutStat> st;
   blk->describe(st);
