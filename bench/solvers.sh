@@ -26,15 +26,15 @@ printf '{"tool": "solvers.sh", "date": "%s", "commit": "%s", "gpu": "%s", "ranks
 printf "%-14s %-14s %6s %6s %10s %10s %10s %10s %11s %9s %s\n" case type SNES KSP "KSPSolve s" "PCSetUp s" "PCApply s" "SNESSolve" "copies t/f" "vs first" package
 sep=""
 while IFS='|' read -r name prog opts; do
+  [[ $name =~ ^[[:space:]]*(#|$) ]] && continue
   name=$(echo "$name" | xargs); prog=$(echo "$prog" | xargs)
-  [ -z "$name" ] || [[ $name == \#* ]] && continue
   [ -n "${SOLVERS_ONLY:-}" ] && [[ ",$SOLVERS_ONLY," != *",$name,"* ]] && continue
   first=""
   for t in $types; do
     log=$OUTDIR/${name}_$t.log
     # shellcheck disable=SC2086
     mpiexec -n "$NP" "$prog" -dll_append "$LIB" -mat_type "$t" -dm_mat_type "$t" -vec_type cuda -dm_vec_type cuda -use_gpu_aware_mpi 0 \
-      $opts -ksp_view -ksp_converged_reason -log_view ${SOLVERS_ARGS:-} >"$log" 2>&1
+      $opts -ksp_view -ksp_converged_reason -log_view ${SOLVERS_ARGS:-} </dev/null >"$log" 2>&1
     rc=$?
     line=$(awk -v rc="$rc" '
       /Linear solve converged due to/ {kits += $NF; conv++}

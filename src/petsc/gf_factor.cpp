@@ -21,6 +21,8 @@
 
 #include <petscdevice_cuda.h>
 
+#include <algorithm>
+
 // Exported by libpetsc (aijcusparse.cu), declared only in PETSc's source tree.
 PETSC_EXTERN PetscErrorCode MatGetFactor_seqaijcusparse_cusparse(Mat, MatFactorType, Mat *);
 
@@ -68,14 +70,10 @@ PetscErrorCode GetShadow(Mat A, Mat *S)
   PetscFunctionBegin;
   PetscCall(MatGetNonzeroState(A, &nz));
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
-  if (gm.shadow) {
-    const PetscInt *si, *sj;
-    PetscScalar    *sa;
-    PetscCall(MatSeqAIJGetCSRAndMemType(gm.shadow, &si, &sj, &sa, &mtype));
-    if (nz == gm.shadow_nzstate && si == ai && sj == aj && sa == aa) {
-      *S = gm.shadow;
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
+  const void *arrays[3] = {ai, aj, aa};
+  if (gm.shadow && nz == gm.shadow_nzstate && std::equal(arrays, arrays + 3, gm.shadow_arrays)) {
+    *S = gm.shadow;
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(MatDestroy(&gm.shadow));
   gm.shadow_on_device = false;
@@ -83,7 +81,8 @@ PetscErrorCode GetShadow(Mat A, Mat *S)
   PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, A->rmap->n, A->cmap->n, const_cast<PetscInt *>(ai), const_cast<PetscInt *>(aj), aa, &gm.shadow));
   PetscCall(MatConvert(gm.shadow, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &gm.shadow));
   gm.shadow_nzstate = nz;
-  *S                = gm.shadow;
+  std::copy(arrays, arrays + 3, gm.shadow_arrays);
+  *S = gm.shadow;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -85,6 +85,7 @@ struct GFMat {
   // cuSPARSE factorization; its device values are filled from the format (gf_factor.cpp).
   Mat              shadow           = nullptr;
   PetscObjectState shadow_nzstate   = -1;
+  const void      *shadow_arrays[3] = {};    // the host i, j, a arrays S was made on
   PetscObjectState shadow_state     = -1;    // this matrix's state when S's device values were gathered
   bool             shadow_on_device = false; // S's device CSR exists (uploaded once per pattern)
   GFOps aij{}; // the AIJ implementations we wrap or fall back to
