@@ -32,14 +32,28 @@ namespace {
 using LUSymbolicFn  = PetscErrorCode (*)(Mat, Mat, IS, IS, const MatFactorInfo *);
 using CholSymbolicFn = PetscErrorCode (*)(Mat, Mat, IS, const MatFactorInfo *);
 using NumericFn     = PetscErrorCode (*)(Mat, Mat, const MatFactorInfo *);
+using SolveFn       = PetscErrorCode (*)(Mat, Vec, Vec);
 
 // The cusparse package's phases a factor of ours wraps, composed on the factor (PetscNew'd).
 struct GFFactor {
   LUSymbolicFn   lu_symbolic, ilu_symbolic;
   CholSymbolicFn cholesky_symbolic, icc_symbolic;
   NumericFn      lu_numeric, cholesky_numeric; // installed by the symbolic phase
+  SolveFn        solve, solve_transpose;       // installed by the numeric phase
   PetscBool      device_values;                // the numeric phase reads S's device values
+  Vec            db, dx;                       // device copies of host vectors given to a solve
 };
+
+PetscErrorCode DestroyFactorData(void *ctx)
+{
+  GFFactor *f = *(GFFactor **)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(VecDestroy(&f->db));
+  PetscCall(VecDestroy(&f->dx));
+  PetscCall(PetscFree(f));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 PetscErrorCode GetFactorData(Mat B, GFFactor **f)
 {
@@ -106,6 +120,75 @@ PetscErrorCode ShadowValues(Mat A, const GFFactor &f, Mat *S)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// The package's solves read and write device arrays (VecCUDAGetArray): a host vector (an
+// application on the cuda backend with VECSEQ vectors) goes through device copies, as it would
+// through our products' AIJ fallback cost the same copies.
+PetscErrorCode HostVectorSolve(Mat B, GFFactor &f, SolveFn solve, Vec b, Vec x)
+{
+  PetscBool bd, xd;
+
+  PetscFunctionBegin;
+  PetscCall(GFVecOnDevice(b, &bd));
+  PetscCall(GFVecOnDevice(x, &xd));
+  if (bd && xd) {
+    PetscCall(solve(B, b, x));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!f.db) {
+    PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, B->rmap->n, &f.db));
+    PetscCall(VecDuplicate(f.db, &f.dx));
+  }
+  {
+    const PetscScalar *h;
+    PetscScalar       *d;
+    PetscCall(VecGetArrayRead(b, &h));
+    PetscCall(VecCUDAGetArrayWrite(f.db, &d));
+    PetscCallCUDA(cudaMemcpy(d, h, sizeof(PetscScalar) * B->rmap->n, cudaMemcpyHostToDevice));
+    PetscCall(VecCUDARestoreArrayWrite(f.db, &d));
+    PetscCall(VecRestoreArrayRead(b, &h));
+  }
+  PetscCall(solve(B, f.db, f.dx));
+  {
+    const PetscScalar *d;
+    PetscScalar       *h;
+    PetscCall(VecCUDAGetArrayRead(f.dx, &d));
+    PetscCall(VecGetArrayWrite(x, &h));
+    PetscCallCUDA(cudaMemcpy(h, d, sizeof(PetscScalar) * B->rmap->n, cudaMemcpyDeviceToHost));
+    PetscCall(VecRestoreArrayWrite(x, &h));
+    PetscCall(VecCUDARestoreArrayRead(f.dx, &d));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Solve_GF(Mat B, Vec b, Vec x)
+{
+  GFFactor *f;
+
+  PetscFunctionBegin;
+  PetscCall(GetFactorData(B, &f));
+  PetscCall(HostVectorSolve(B, *f, f->solve, b, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolveTranspose_GF(Mat B, Vec b, Vec x)
+{
+  GFFactor *f;
+
+  PetscFunctionBegin;
+  PetscCall(GetFactorData(B, &f));
+  PetscCall(HostVectorSolve(B, *f, f->solve_transpose, b, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// After the package's numeric phase: our solves in front of the ones it installed.
+void WrapSolves(Mat B, GFFactor &f)
+{
+  if (B->ops->solve != Solve_GF) f.solve = B->ops->solve;
+  if (B->ops->solvetranspose != SolveTranspose_GF) f.solve_transpose = B->ops->solvetranspose;
+  if (f.solve) B->ops->solve = Solve_GF;
+  if (f.solve_transpose) B->ops->solvetranspose = SolveTranspose_GF;
+}
+
 PetscErrorCode LUFactorNumeric_GF(Mat B, Mat A, const MatFactorInfo *info)
 {
   GFFactor *f;
@@ -117,6 +200,7 @@ PetscErrorCode LUFactorNumeric_GF(Mat B, Mat A, const MatFactorInfo *info)
   PetscCall(ShadowValues(A, *f, &S));
   PetscCall(f->lu_numeric(B, S, info));
   B->ops->lufactornumeric = LUFactorNumeric_GF; // the package's numeric phase may reinstall itself
+  WrapSolves(B, *f);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -131,6 +215,7 @@ PetscErrorCode CholeskyFactorNumeric_GF(Mat B, Mat A, const MatFactorInfo *info)
   PetscCall(ShadowValues(A, *f, &S));
   PetscCall(f->cholesky_numeric(B, S, info));
   B->ops->choleskyfactornumeric = CholeskyFactorNumeric_GF;
+  WrapSolves(B, *f);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -228,7 +313,7 @@ PetscErrorCode MatGetFactor_SeqGF_cusparse(Mat A, MatFactorType ftype, Mat *B)
   f->ilu_symbolic      = (*B)->ops->ilufactorsymbolic;
   f->cholesky_symbolic = (*B)->ops->choleskyfactorsymbolic;
   f->icc_symbolic      = (*B)->ops->iccfactorsymbolic;
-  PetscCall(PetscObjectContainerCompose((PetscObject)*B, "GFFactor", f, PetscCtxDestroyDefault));
+  PetscCall(PetscObjectContainerCompose((PetscObject)*B, "GFFactor", f, DestroyFactorData));
   if (f->lu_symbolic) (*B)->ops->lufactorsymbolic = LUFactorSymbolic_GF;
   if (f->ilu_symbolic) (*B)->ops->ilufactorsymbolic = ILUFactorSymbolic_GF;
   if (f->cholesky_symbolic) (*B)->ops->choleskyfactorsymbolic = CholeskyFactorSymbolic_GF;
