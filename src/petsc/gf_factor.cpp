@@ -160,36 +160,31 @@ PetscErrorCode HostVectorSolve(Mat B, GFFactor &f, SolveFn solve, Vec b, Vec x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// Solve_GF<&GFFactor::solve>, Solve_GF<&GFFactor::solve_transpose>: the package's solve, host vectors allowed.
+template <SolveFn GFFactor::*which>
 PetscErrorCode Solve_GF(Mat B, Vec b, Vec x)
 {
   GFFactor *f;
 
   PetscFunctionBegin;
   PetscCall(GetFactorData(B, &f));
-  PetscCall(HostVectorSolve(B, *f, f->solve, b, x));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode SolveTranspose_GF(Mat B, Vec b, Vec x)
-{
-  GFFactor *f;
-
-  PetscFunctionBegin;
-  PetscCall(GetFactorData(B, &f));
-  PetscCall(HostVectorSolve(B, *f, f->solve_transpose, b, x));
+  PetscCall(HostVectorSolve(B, *f, f->*which, b, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // After the package's numeric phase: our solves in front of the ones it installed.
 void WrapSolves(Mat B, GFFactor &f)
 {
-  if (B->ops->solve != Solve_GF) f.solve = B->ops->solve;
-  if (B->ops->solvetranspose != SolveTranspose_GF) f.solve_transpose = B->ops->solvetranspose;
-  if (f.solve) B->ops->solve = Solve_GF;
-  if (f.solve_transpose) B->ops->solvetranspose = SolveTranspose_GF;
+  if (B->ops->solve != Solve_GF<&GFFactor::solve>) f.solve = B->ops->solve;
+  if (B->ops->solvetranspose != Solve_GF<&GFFactor::solve_transpose>) f.solve_transpose = B->ops->solvetranspose;
+  if (f.solve) B->ops->solve = Solve_GF<&GFFactor::solve>;
+  if (f.solve_transpose) B->ops->solvetranspose = Solve_GF<&GFFactor::solve_transpose>;
 }
 
-PetscErrorCode LUFactorNumeric_GF(Mat B, Mat A, const MatFactorInfo *info)
+// The numeric phases (LU and ILU; Cholesky and ICC): the package's on S, whose values are put
+// where that phase reads them; then our solves in front of the ones it installed.
+template <NumericFn GFFactor::*numeric, NumericFn _MatOps::*slot>
+PetscErrorCode FactorNumeric_GF(Mat B, Mat A, const MatFactorInfo *info)
 {
   GFFactor *f;
   Mat       S;
@@ -198,26 +193,13 @@ PetscErrorCode LUFactorNumeric_GF(Mat B, Mat A, const MatFactorInfo *info)
   PetscCall(CheckOurs(A));
   PetscCall(GetFactorData(B, &f));
   PetscCall(ShadowValues(A, *f, &S));
-  PetscCall(f->lu_numeric(B, S, info));
-  B->ops->lufactornumeric = LUFactorNumeric_GF; // the package's numeric phase may reinstall itself
+  PetscCall((f->*numeric)(B, S, info));
+  B->ops->*slot = FactorNumeric_GF<numeric, slot>; // the package's numeric phase may reinstall itself
   WrapSolves(B, *f);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-
-PetscErrorCode CholeskyFactorNumeric_GF(Mat B, Mat A, const MatFactorInfo *info)
-{
-  GFFactor *f;
-  Mat       S;
-
-  PetscFunctionBegin;
-  PetscCall(CheckOurs(A));
-  PetscCall(GetFactorData(B, &f));
-  PetscCall(ShadowValues(A, *f, &S));
-  PetscCall(f->cholesky_numeric(B, S, info));
-  B->ops->choleskyfactornumeric = CholeskyFactorNumeric_GF;
-  WrapSolves(B, *f);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+constexpr auto LUFactorNumeric_GF       = FactorNumeric_GF<&GFFactor::lu_numeric, &_MatOps::lufactornumeric>;
+constexpr auto CholeskyFactorNumeric_GF = FactorNumeric_GF<&GFFactor::cholesky_numeric, &_MatOps::choleskyfactornumeric>;
 
 // Whether the cusparse package factors on the device: ILU(0) / IC(0) in the natural ordering, as
 // its MatILUFactorSymbolic_SeqAIJCUSPARSE / MatICCFactorSymbolic_SeqAIJCUSPARSE decide (PETSc 3.26).
