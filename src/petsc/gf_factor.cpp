@@ -218,6 +218,19 @@ PetscErrorCode FactorsOnDevice(IS row, IS col, const MatFactorInfo *info, PetscB
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// What every symbolic phase does first: S, with its values where the package's phases will read
+// them (on the device for ILU(0)/IC(0) in the natural ordering; col NULL for Cholesky/ICC).
+PetscErrorCode BeginSymbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *info, bool incomplete, GFFactor **f, Mat *S)
+{
+  PetscFunctionBegin;
+  PetscCall(CheckOurs(A));
+  PetscCall(GetFactorData(B, f));
+  (*f)->device_values = PETSC_FALSE;
+  if (incomplete) PetscCall(FactorsOnDevice(row, col, info, &(*f)->device_values));
+  PetscCall(ShadowValues(A, **f, S));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // The symbolic phases: the package's own on S, then our numeric phase in front of the one it installed.
 PetscErrorCode LUSymbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *info, bool ilu)
 {
@@ -225,11 +238,7 @@ PetscErrorCode LUSymbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *inf
   Mat       S;
 
   PetscFunctionBegin;
-  PetscCall(CheckOurs(A));
-  PetscCall(GetFactorData(B, &f));
-  f->device_values = PETSC_FALSE;
-  if (ilu) PetscCall(FactorsOnDevice(row, col, info, &f->device_values));
-  PetscCall(ShadowValues(A, *f, &S));
+  PetscCall(BeginSymbolic(B, A, row, col, info, ilu, &f, &S));
   PetscCall((ilu ? f->ilu_symbolic : f->lu_symbolic)(B, S, row, col, info));
   f->lu_numeric           = B->ops->lufactornumeric;
   B->ops->lufactornumeric = LUFactorNumeric_GF;
@@ -242,11 +251,7 @@ PetscErrorCode CholeskySymbolic(Mat B, Mat A, IS perm, const MatFactorInfo *info
   Mat       S;
 
   PetscFunctionBegin;
-  PetscCall(CheckOurs(A));
-  PetscCall(GetFactorData(B, &f));
-  f->device_values = PETSC_FALSE;
-  if (icc) PetscCall(FactorsOnDevice(perm, NULL, info, &f->device_values));
-  PetscCall(ShadowValues(A, *f, &S));
+  PetscCall(BeginSymbolic(B, A, perm, NULL, info, icc, &f, &S));
   PetscCall((icc ? f->icc_symbolic : f->cholesky_symbolic)(B, S, perm, info));
   f->cholesky_numeric           = B->ops->choleskyfactornumeric;
   B->ops->choleskyfactornumeric = CholeskyFactorNumeric_GF;

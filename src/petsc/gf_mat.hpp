@@ -82,7 +82,8 @@ struct GFMat {
   VecScatter       halo  = nullptr;
   PetscObjectState halo_nzstate = -1;
   // seq: a seqaijcusparse matrix on this matrix's host CSR arrays (no host copy), made by the first
-  // cuSPARSE factorization; its device values are filled from the format (gf_factor.cpp).
+  // cuSPARSE factorization or transposed product; its device values are filled from the format
+  // (gf_factor.cpp).
   Mat              shadow           = nullptr;
   PetscObjectState shadow_nzstate   = -1;
   const void      *shadow_arrays[3] = {};    // the host i, j, a arrays S was made on
