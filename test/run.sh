@@ -75,11 +75,12 @@ for t in $TYPES; do
 done
 
 # Runs a tutorial with one type and with the reference type; the solver histories must agree.
+# CMP_DM=1: the DM's matrices too (-dm_mat_type).
 compare_solver() { # name np ref_type type vec_opts -- tutorial args
   local name=$1 np=$2 ref=$3 type=$4 vecopt=$5; shift 5
   local a=$OUTDIR/$name.ours.log b=$OUTDIR/$name.ref.log
-  $MPIEXEC -n "$np" "$@" -dll_append "$LIB" -mat_type "$type" $vecopt >"$a" 2>&1 || { fail "$name" "$type run failed"; tail -15 "$a"; return; }
-  $MPIEXEC -n "$np" "$@" -mat_type "$ref" $vecopt >"$b" 2>&1 || { fail "$name" "$ref run failed"; tail -15 "$b"; return; }
+  $MPIEXEC -n "$np" "$@" -dll_append "$LIB" -mat_type "$type" ${CMP_DM:+-dm_mat_type "$type"} $vecopt </dev/null >"$a" 2>&1 || { fail "$name" "$type run failed"; tail -15 "$a"; return; }
+  $MPIEXEC -n "$np" "$@" -mat_type "$ref" ${CMP_DM:+-dm_mat_type "$ref"} $vecopt </dev/null >"$b" 2>&1 || { fail "$name" "$ref run failed"; tail -15 "$b"; return; }
   local msg; msg=$(python3 test/petsc/compare_runs.py "$a" "$b") && pass "$name # $msg" || fail "$name" "$msg"
 }
 EX14="bin/petsc/snes_ex14 -da_grid_x 10 -da_grid_y 10 -da_grid_z 10 -snes_monitor -ksp_converged_reason"
@@ -125,6 +126,46 @@ for t in $TYPES; do
   out=$(bin/petsc/ksp_ex2 -m 4 -n 4 -dll_append "$LIB" -mat_type "$t" -pc_type ilu -pc_factor_mat_solver_type cusparse 2>&1); rc=$?
   [ $rc != 0 ] && echo "$out" | grep -q "solver type cusparse" && pass "petsc.factor_cusparse_host_error.$t" || { fail "petsc.factor_cusparse_host_error.$t" "rc=$rc"; echo "$out" | tail -5; }
 done
+# Several ranks: block Jacobi's and ASM's blocks are of our seq type (the local block of the MPI
+# matrix, and ASM's sub-matrices, which take its type), with AIJ's solver history; their factor is
+# PETSc's on the host backend and cusparse on a GPU (gpu section).
+sub_solver() { # type pc [args]: "<sub-matrix type> <factor package>" of ex2 on 2 ranks
+  local t=$1 pc=$2; shift 2
+  $MPIEXEC -n 2 bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -pc_type "$pc" -ksp_view "$@" 2>&1 |
+    awk '/package used to perform factorization:/ && !p {p = $NF} /linear system matrix/ {w = 1} w && /type:/ && !m {m = $NF} END {print m, p}'
+}
+if [[ " $RANKS " == *" 2 "* ]]; then
+  for t in $TYPES; do
+    for pc in bjacobi asm; do
+      compare_solver "petsc.$pc.$t.np2" 2 aij "$t" "" $EX2 -pc_type $pc
+      [ $has_gpu = 1 ] && continue
+      s=$(sub_solver "$t" $pc); [ "$s" = "seqaij$t petsc" ] && pass "petsc.$pc.sub_block.$t # $s" || fail "petsc.$pc.sub_block.$t" "sub-solver '$s'"
+    done
+  done
+fi
+# The solver-path matrix (bench/suites/solver_paths.txt): every KSP x PC pair on ksp ex45 (3D
+# Laplacian on a DMDA, 17^3: MG's three levels) gives AIJ's solver history, on 1 and 2 ranks; the
+# types take turns over the pairs. On a GPU the same pairs run against aijcusparse with CUDA vectors.
+EX45="bin/petsc/ksp_ex45 -da_grid_x 17 -da_grid_y 17 -da_grid_z 17 -ksp_monitor -ksp_converged_reason -ksp_max_it 300"
+read -r -a type_list <<<"$TYPES"
+for np in 1 2; do
+  [[ " $RANKS " == *" $np "* ]] || continue
+  [ $has_gpu = 1 ] && [ $np != 1 ] && continue # GPU time: bench/solver_paths.sh times the 2-rank pairs
+  i=0
+  while read -r ksp pc opts; do
+    t=${type_list[$((i % ${#type_list[@]}))]}; i=$((i + 1))
+    if [ $has_gpu = 1 ]; then
+      CMP_DM=1 compare_solver "gpu.paths.$ksp.$pc.$t.np$np" "$np" aijcusparse "$t" "-vec_type cuda -dm_vec_type cuda -log_view" $EX45 -ksp_type $ksp -pc_type $pc $opts
+      # no more host<->device copies than aijcusparse (+4), except where the PC is host-only for both
+      grep -q "^hostpc:.* $pc\b" bench/suites/solver_paths.txt && continue
+      copies() { awk '$1 == "VecCUDACopyTo" {to = $2} $1 == "VecCUDACopyFrom" {from = $2} END {print to + 0, from + 0}' "$1"; }
+      ours=$(copies "$OUTDIR/gpu.paths.$ksp.$pc.$t.np$np.ours.log"); ref=$(copies "$OUTDIR/gpu.paths.$ksp.$pc.$t.np$np.ref.log")
+      [ "${ours% *}" -le "$(( ${ref% *} + 4 ))" ] && [ "${ours#* }" -le "$(( ${ref#* } + 4 ))" ] && pass "gpu.paths_copies.$ksp.$pc.$t # $ours vs aijcusparse $ref" || fail "gpu.paths_copies.$ksp.$pc.$t" "to/from $ours vs aijcusparse $ref"
+    else
+      CMP_DM=1 compare_solver "petsc.paths.$ksp.$pc.$t.np$np" "$np" aij "$t" "" $EX45 -ksp_type $ksp -pc_type $pc $opts
+    fi
+  done < <(bench/solver_paths_list.sh $np)
+done
 compare_solver "petsc.factor.ilu_levels2.np1" 1 aij "$(echo $TYPES | cut -d' ' -f1)" "" $EX14 -pc_type ilu -pc_factor_levels 2
 
 if [ $has_gpu = 0 ] && [ -n "$TYPES" ]; then
@@ -149,7 +190,7 @@ fi
 # --- gpu ---
 vec_copies() { # type [args]: "VecCUDACopyTo VecCUDACopyFrom" counts of a small ex2 solve
   local t=$1; shift
-  bin/petsc/ksp_ex2 -m 40 -n 37 -dll_append "$LIB" -mat_type "$t" -log_view "$@" 2>&1 | awk '$1 == "KSPSolve" {ok = 1} $1 == "VecCUDACopyTo" {to = $2} $1 == "VecCUDACopyFrom" {from = $2} END {if (ok) print to + 0, from + 0}'
+  ${MPIEXEC_NP:-} bin/petsc/ksp_ex2 -m 40 -n 37 -dll_append "$LIB" -mat_type "$t" -log_view "$@" 2>&1 | awk '$1 == "KSPSolve" {ok = 1} $1 == "VecCUDACopyTo" {to = $2} $1 == "VecCUDACopyFrom" {from = $2} END {if (ok) print to + 0, from + 0}'
 }
 if [ $has_gpu = 1 ]; then
   run_checks gpu.formats bin/test/test_formats_cuda test/matrices
@@ -186,6 +227,13 @@ if [ $has_gpu = 1 ]; then
       p=$(factor_package "$t" "$pc" -vec_type cuda -pc_factor_mat_solver_type petsc); [ "$p" = petsc ] && pass "gpu.factor_explicit_petsc.$pc.$t" || fail "gpu.factor_explicit_petsc.$pc.$t" "package '$p'"
       ours=$(vec_copies "$t" -vec_type cuda -pc_type $pc); ref=$(vec_copies aijcusparse -vec_type cuda -pc_type $pc)
       [ -n "$ours" ] && [ -n "$ref" ] && [ "${ours% *}" -le "$(( ${ref% *} + 2 ))" ] && [ "${ours#* }" -le "$(( ${ref#* } + 2 ))" ] && pass "gpu.factor_vec_copies.$pc.$t # to/from: $ours vs aijcusparse $ref" || fail "gpu.factor_vec_copies.$pc.$t" "to/from $ours vs aijcusparse $ref"
+    done
+    # Two ranks: block Jacobi / ASM blocks factor with cusparse, no more vector copies than aijcusparse
+    for pc in bjacobi asm; do
+      compare_solver "gpu.$pc.$t.np2" 2 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type $pc
+      s=$(sub_solver "$t" $pc -vec_type cuda); [ "$s" = "seqaij$t cusparse" ] && pass "gpu.$pc.sub_block.$t # $s" || fail "gpu.$pc.sub_block.$t" "sub-solver '$s'"
+      ours=$(MPIEXEC_NP="$MPIEXEC -n 2" vec_copies "$t" -vec_type cuda -pc_type $pc); ref=$(MPIEXEC_NP="$MPIEXEC -n 2" vec_copies aijcusparse -vec_type cuda -pc_type $pc)
+      [ -n "$ours" ] && [ -n "$ref" ] && [ "${ours% *}" -le "$(( ${ref% *} + 2 ))" ] && [ "${ours#* }" -le "$(( ${ref#* } + 2 ))" ] && pass "gpu.${pc}_vec_copies.$t # to/from: $ours vs aijcusparse $ref" || fail "gpu.${pc}_vec_copies.$t" "to/from $ours vs aijcusparse $ref"
     done
     # Refactorizations (Newton steps, same pattern) fill the factor from the format: one upload of
     # the CSR for the factor (its symbolic phase), not one per Newton step.

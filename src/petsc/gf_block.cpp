@@ -87,7 +87,7 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
   PetscFunctionBegin;
   PetscCall(PetscObjectStateGet((PetscObject)aij, &state));
   PetscCall(MatGetNonzeroState(aij, &nzstate));
-  const bool rebuild = !blk.fmt || blk.backend != backend || nzstate != blk.nzstate;
+  const bool rebuild = !blk.fmt || blk.backend != backend || nzstate != blk.nzstate || ((PetscObject)aij)->id != blk.src;
   // MatConvert raises the state of the matrix it returns after our converter built the layout
   // (GFConvert): that step changed no value, and costs a whole upload of them if taken as a change.
   if (blk.convert_step && !rebuild && state == blk.state + 1) blk.state = state;
@@ -130,6 +130,7 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
       blk.fmt     = std::move(fmt);
       blk.backend = backend;
       blk.nzstate = nzstate;
+      blk.src     = ((PetscObject)aij)->id;
       blk.diag_pos.clear();
       blk.builds++;
     }
@@ -246,11 +247,11 @@ static PetscErrorCode StageText(const GFStageTime &st, char *buf, size_t len)
 // Sum over the blocks of the latest round that ran `stage` in any block; -1 where none was measured.
 static PetscErrorCode LastStage(const GFMat &gm, GFStageTime GFBlock::*stage, PetscReal *upload_s, PetscReal *device_s)
 {
-  const PetscInt last = PetscMax((gm.diag.*stage).round, (gm.offd.*stage).round);
+  const PetscInt last = PetscMax((*gm.diag.*stage).round, (gm.offd.*stage).round);
 
   PetscFunctionBegin;
   *upload_s = *device_s = -1;
-  for (const GFBlock *b : {&gm.diag, &gm.offd}) {
+  for (const GFBlock *b : {(const GFBlock *)gm.diag.get(), &gm.offd}) {
     double    up, dev;
     PetscBool measured;
     if ((b->*stage).round != last) continue;
@@ -264,8 +265,8 @@ static PetscErrorCode LastStage(const GFMat &gm, GFStageTime GFBlock::*stage, Pe
 
 PetscErrorCode GFLastTimes(const GFMat &gm, PetscReal *build_upload, PetscReal *build_device, PetscReal *refresh_upload, PetscReal *refresh_device)
 {
-  const PetscInt last_build   = PetscMax(gm.diag.last_build.round, gm.offd.last_build.round);
-  const PetscInt last_refresh = PetscMax(gm.diag.last_refresh.round, gm.offd.last_refresh.round);
+  const PetscInt last_build   = PetscMax(gm.diag->last_build.round, gm.offd.last_build.round);
+  const PetscInt last_refresh = PetscMax(gm.diag->last_refresh.round, gm.offd.last_refresh.round);
 
   PetscFunctionBegin;
   PetscCall(LastStage(gm, &GFBlock::last_build, build_upload, build_device));
@@ -341,7 +342,7 @@ PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptio
   PetscOptionsHeadEnd();
   if (backend != gm.backend_option) PetscCall(MatGPUFormatsSetBackend(A, backend));
   if (changed) { // a layout parameter changed: rebuild at the next sync
-    gm.diag.reset();
+    gm.diag->reset();
     gm.offd.reset();
   }
   PetscFunctionReturn(PETSC_SUCCESS);

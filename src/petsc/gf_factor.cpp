@@ -72,31 +72,30 @@ PetscErrorCode CheckOurs(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// S for A's current nonzero pattern (a new pattern, or arrays moved by a new preallocation, make a new one).
-PetscErrorCode GetShadow(Mat A, Mat *S)
+// S for the block's current nonzero pattern (a new pattern, or arrays moved by a new preallocation, make a new one).
+PetscErrorCode GetShadow(Mat aij, GFShadow &sh, Mat *S)
 {
-  GFMat           &gm = gf(A);
   PetscObjectState nz;
   const PetscInt  *ai, *aj;
   PetscScalar     *aa;
   PetscMemType     mtype;
 
   PetscFunctionBegin;
-  PetscCall(MatGetNonzeroState(A, &nz));
-  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
+  PetscCall(MatGetNonzeroState(aij, &nz));
+  PetscCall(MatSeqAIJGetCSRAndMemType(aij, &ai, &aj, &aa, &mtype));
   const void *arrays[3] = {ai, aj, aa};
-  if (gm.shadow && nz == gm.shadow_nzstate && std::equal(arrays, arrays + 3, gm.shadow_arrays)) {
-    *S = gm.shadow;
+  if (sh.S && nz == sh.nzstate && std::equal(arrays, arrays + 3, sh.arrays)) {
+    *S = sh.S;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(MatDestroy(&gm.shadow));
-  gm.shadow_on_device = false;
-  gm.shadow_state     = -1;
-  PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, A->rmap->n, A->cmap->n, const_cast<PetscInt *>(ai), const_cast<PetscInt *>(aj), aa, &gm.shadow));
-  PetscCall(MatConvert(gm.shadow, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &gm.shadow));
-  gm.shadow_nzstate = nz;
-  std::copy(arrays, arrays + 3, gm.shadow_arrays);
-  *S = gm.shadow;
+  PetscCall(MatDestroy(&sh.S));
+  sh.on_device = false;
+  sh.state     = -1;
+  PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, aij->rmap->n, aij->cmap->n, const_cast<PetscInt *>(ai), const_cast<PetscInt *>(aj), aa, &sh.S));
+  PetscCall(MatConvert(sh.S, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &sh.S));
+  sh.nzstate = nz;
+  std::copy(arrays, arrays + 3, sh.arrays);
+  *S = sh.S;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -104,10 +103,10 @@ PetscErrorCode GetShadow(Mat A, Mat *S)
 PetscErrorCode ShadowOnHost(Mat A, Mat *S)
 {
   PetscFunctionBegin;
-  PetscCall(GetShadow(A, S));
+  PetscCall(GetShadow(A, gf(A).shadow, S));
   (*S)->offloadmask = PETSC_OFFLOAD_CPU;
   PetscCall(PetscObjectStateIncrease((PetscObject)*S));
-  gf(A).shadow_state = -1; // the next device use gathers again
+  gf(A).shadow.state = -1; // the next device use gathers again
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -310,27 +309,34 @@ PetscErrorCode MatGetFactor_SeqGF_cusparse(Mat A, MatFactorType ftype, Mat *B)
 
 } // namespace
 
-PetscErrorCode GFShadowOnDevice(Mat A, Mat *S)
+PetscErrorCode GFShadowOfBlock(Mat aij, GFBlock &blk, GFShadow &sh, Mat *S)
 {
-  GFMat           &gm = gf(A);
   PetscObjectState state;
   PetscScalar     *v;
   cudaStream_t     stream;
 
   PetscFunctionBegin;
-  PetscCall(GetShadow(A, S));
-  PetscCall(GFSeqSync(A, Backend::cuda, PETSC_FALSE)); // the format holds A's current values
-  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-  if (state == gm.shadow_state) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(GetShadow(aij, sh, S));
+  PetscCall(PetscObjectStateGet((PetscObject)aij, &state));
+  if (state == sh.state) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(blk.fmt && blk.backend == Backend::cuda && blk.state == state, PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpuformats: the block's device layout is not current");
   // The first use of a pattern uploads S's device CSR (GetArray); later ones only overwrite its values.
-  if (gm.shadow_on_device) PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(*S, &v));
+  if (sh.on_device) PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(*S, &v));
   else PetscCall(MatSeqAIJCUSPARSEGetArray(*S, &v));
   PetscCall(PetscGetCurrentCUDAStream(&stream));
-  GF_TRY(PETSC_COMM_SELF, gather_csr_values_cuda(*gm.diag.fmt, v, stream));
-  if (gm.shadow_on_device) PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(*S, &v));
+  GF_TRY(PETSC_COMM_SELF, gather_csr_values_cuda(*blk.fmt, v, stream));
+  if (sh.on_device) PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(*S, &v));
   else PetscCall(MatSeqAIJCUSPARSERestoreArray(*S, &v));
-  gm.shadow_on_device = true;
-  gm.shadow_state     = state;
+  sh.on_device = true;
+  sh.state     = state;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GFShadowOnDevice(Mat A, Mat *S)
+{
+  PetscFunctionBegin;
+  PetscCall(GFSeqSync(A, Backend::cuda, PETSC_FALSE)); // the format holds A's current values
+  PetscCall(GFShadowOfBlock(A, *gf(A).diag, gf(A).shadow, S));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

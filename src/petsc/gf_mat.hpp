@@ -7,8 +7,15 @@
 //                                                   offd: GFBlock (off-process block A_o),
 //                                                   halo: VecScatter x -> ghost values }
 //
-// GFBlock tracks the AIJ block's object state and nonzero state: a new nonzero state rebuilds the
-// format, a new state alone refreshes the values through slot_of_csr (no rebuild).
+// As mpiaijcusparse keeps seqaijcusparse blocks, the MPIAIJ data's local block A_d is itself a
+// seq<fmt> matrix (converted in place, "adopted", at the first sync after MPIAIJ made it) that
+// shares the parent's diag block: what PETSc hands out as the diagonal block (block Jacobi, and the
+// type ASM's sub-matrices take) runs its products and cuSPARSE factorizations from the same layout.
+// The parent syncs it, collectively; A_d alone syncs it only where used alone (a sub-solve).
+//
+// GFBlock tracks the AIJ block's identity, object state and nonzero state: a new nonzero state (or
+// a new block object) rebuilds the format, a new state alone refreshes the values through
+// slot_of_csr (no rebuild).
 #pragma once
 #include <gpuformats.h>
 #include <petsc/private/matimpl.h>
@@ -40,6 +47,7 @@ struct GFBlock {
   Backend                      backend  = Backend::host;
   PetscObjectState             state    = -1; // AIJ block state when fmt was last synced
   PetscObjectState             nzstate  = -1;
+  PetscObjectId                src      = 0;  // the AIJ block it was built from (MPIAIJ replaces its blocks)
   bool                         convert_step = false; // built by a converter: MatConvert raises the state once more (same values)
   DeviceBuffer<double>         staging;       // host CSR values uploaded for a refresh
   std::vector<int32_t>         diag_pos;      // CSR position of each diagonal entry (-1: none)
@@ -69,26 +77,34 @@ struct GFOps {
   PetscErrorCode (*multtransposeadd)(Mat, Vec, Vec, Vec);
 };
 
+// A seqaijcusparse matrix on a SeqAIJ block's host CSR arrays (no host copy), for cuSPARSE's
+// factorizations and transposed products: its device CSR is uploaded once per nonzero pattern and
+// its device values are gathered from the block's format (gf_factor.cpp).
+struct GFShadow {
+  Mat              S         = nullptr;
+  PetscObjectState nzstate   = -1;
+  const void      *arrays[3] = {};    // the host i, j, a arrays S was made on
+  PetscObjectState state     = -1;    // the block's state when S's device values were gathered
+  bool             on_device = false; // S's device CSR exists
+};
+
 struct GFMat {
   const FormatOps     *ops = nullptr;
   std::vector<int64_t> params;
   MatGPUFormatsBackend backend_option = MAT_GPUFORMATS_BACKEND_AUTO;
   PetscInt             upload_threads = default_upload_threads(); // -mat_gpuformats_upload_threads
   bool                 mpi            = false; // mpi<fmt>: diag + offd + halo; seq<fmt>: diag only
-  GFBlock              diag, offd;
+  std::shared_ptr<GFBlock> diag = std::make_shared<GFBlock>(); // shared with an mpi<fmt>'s adopted A_d
+  GFBlock              offd;
+  bool                 in_mpi = false; // the adopted A_d of an mpi<fmt> matrix
   PetscInt             syncs = 0; // rounds of block syncs (mpi: both blocks in one), for GFStageTime::round
   // MPI halo: ghost values of x gathered into lvec by our own scatter (MPIAIJ's is private).
   Vec              lvec  = nullptr;
   VecScatter       halo  = nullptr;
   PetscObjectState halo_nzstate = -1;
-  // seq: a seqaijcusparse matrix on this matrix's host CSR arrays (no host copy), made by the first
-  // cuSPARSE factorization or transposed product; its device values are filled from the format
-  // (gf_factor.cpp).
-  Mat              shadow           = nullptr;
-  PetscObjectState shadow_nzstate   = -1;
-  const void      *shadow_arrays[3] = {};    // the host i, j, a arrays S was made on
-  PetscObjectState shadow_state     = -1;    // this matrix's state when S's device values were gathered
-  bool             shadow_on_device = false; // S's device CSR exists (uploaded once per pattern)
+  // Made by the first cuSPARSE factorization or transposed product. seq: of the matrix; mpi: of the
+  // off-process block (A_d's is its own, as a seq<fmt>).
+  GFShadow shadow;
   GFOps aij{}; // the AIJ implementations we wrap or fall back to
 
 };
@@ -127,6 +143,8 @@ PetscErrorCode GFRestoreArrays(Backend backend, Vec x, const PetscScalar **xa, V
 // --- gf_type.cpp: the Mat operations, conversion, and what both types share ---
 using GFConvertFn = PetscErrorCode (*)(Mat, MatType, MatReuse, Mat *);
 PetscErrorCode GFConvert(Mat A, MatType type, MatReuse reuse, Mat *newmat, PetscBool mpi, GFConvertFn self);
+// Makes B (seqaij / mpiaij, any state) a matrix of the format's seq / mpi type in place, syncing nothing.
+PetscErrorCode GFInstall(Mat B, const FormatOps *ops, PetscBool mpi, GFConvertFn self);
 PetscErrorCode GFSyncNow(Mat A); // rebuild or refresh now, as the next product would
 
 // --- gf_seq.cpp / gf_mpi.cpp: what differs ---
@@ -134,6 +152,7 @@ PetscErrorCode GFSeqSync(Mat A, Backend backend, PetscBool want_diag);
 PetscErrorCode GFSeqProduct(Mat A, Backend backend, Vec x, PetscScalar beta, Vec y); // y = A x + beta y
 PetscErrorCode GFMPISync(Mat A, Backend backend, PetscBool want_diag, PetscBool with_halo);
 PetscErrorCode GFMPIProduct(Mat A, Backend backend, Vec x, PetscScalar beta, Vec y);
+PetscErrorCode GFMPITransposedProduct(Mat A, Vec x, Vec y, Vec z); // z = A^T x (+ y): cuda backend, device vectors
 PetscErrorCode GFMPIView(Mat A, PetscViewer viewer);
 PetscErrorCode GFMPIDestroy(Mat A);
 PetscErrorCode MatConvert_SeqAIJ_SeqGF(Mat A, MatType type, MatReuse reuse, Mat *newmat);
@@ -154,6 +173,8 @@ PetscErrorCode GFRegisterFactors(const char *seq_type); // MATSOLVERCUSPARSE LU/
 // seq, cuda backend: GFMat::shadow with device values equal to A's current values (gathered from
 // the up-to-date format when A changed since the last gather).
 PetscErrorCode GFShadowOnDevice(Mat A, Mat *S);
+// The shadow of `aij` whose format block `blk` the caller has synced.
+PetscErrorCode GFShadowOfBlock(Mat aij, GFBlock &blk, GFShadow &sh, Mat *S);
 
 } // namespace gpuformats
 

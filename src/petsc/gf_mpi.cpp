@@ -10,11 +10,32 @@
 
 namespace gpuformats {
 
-// The SeqAIJ blocks of the MPIAIJ data (MatMPIAIJGetSeqAIJ() takes our mpiaij<fmt> names as MPIAIJ).
+// The SeqAIJ blocks of the MPIAIJ data (MatMPIAIJGetSeqAIJ() takes our mpiaij<fmt> names as MPIAIJ),
+// the local one adopted as a seq<fmt> sharing our diag block (gf_mat.hpp): MPIAIJ makes a new plain
+// seqaij one at each preallocation. Its options follow ours at every sync.
 static PetscErrorCode GetBlocks(Mat A, Mat *Ad, Mat *Ao)
 {
+  GFMat &gm = gf(A);
+
   PetscFunctionBegin;
   PetscCall(MatMPIAIJGetSeqAIJ(A, Ad, Ao, NULL));
+  if (!(*Ad)->spptr) {
+    PetscBool plain;
+    PetscCall(PetscObjectTypeCompare((PetscObject)*Ad, MATSEQAIJ, &plain));
+    PetscCheck(plain, PETSC_COMM_SELF, PETSC_ERR_SUP, "gpuformats: the local block of a %s matrix is %s; expected %s", ((PetscObject)A)->type_name, ((PetscObject)*Ad)->type_name, MATSEQAIJ);
+    PetscCall(GFInstall(*Ad, gm.ops, PETSC_FALSE, MatConvert_SeqAIJ_SeqGF));
+  }
+  GFMat &ld = gf(*Ad);
+  PetscCheck(ld.ops == gm.ops, PETSC_COMM_SELF, PETSC_ERR_SUP, "gpuformats: the local block of a %s matrix is %s", ((PetscObject)A)->type_name, ((PetscObject)*Ad)->type_name);
+  ld.in_mpi         = true;
+  ld.diag           = gm.diag;
+  ld.params         = gm.params;
+  ld.upload_threads = gm.upload_threads;
+  if (ld.backend_option != gm.backend_option) {
+    ld.backend_option = gm.backend_option;
+    PetscCall(MatSetVecType(*Ad, resolve_backend(gm) == Backend::cuda ? VECCUDA : VECSTANDARD));
+  }
+  (*Ad)->boundtocpu = A->boundtocpu;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -56,7 +77,7 @@ static PetscErrorCode SyncBlocks(Mat A, GFMat &gm, Backend backend, PetscBool wa
   PetscFunctionBegin;
   PetscCall(GetBlocks(A, &Ad, &Ao));
   gm.syncs++; // the blocks built or refreshed here count as one build or refresh (MatGPUFormatsGetLastTimes)
-  PetscCall(GFBlockSync(gm, gm.diag, Ad, backend, want_diag, defer));
+  PetscCall(GFBlockSync(gm, *gm.diag, Ad, backend, want_diag, defer));
   if (defer && defer->cls) {
     defer->msg = "local block: " + defer->msg;
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -91,7 +112,7 @@ PetscErrorCode GFMPISync(Mat A, Backend backend, PetscBool want_diag, PetscBool 
     PetscCallMPI(MPI_Bcast(&len, 1, MPI_INT, who, comm));
     msg.resize((size_t)len);
     PetscCallMPI(MPI_Bcast(msg.data(), len, MPI_CHAR, who, comm));
-    gm.diag.reset();
+    gm.diag->reset();
     gm.offd.reset();
     SETERRQ(PETSC_COMM_SELF, (PetscErrorCode)(mine ? mine : any), "gpuformats: %s; the AIJ matrix is unchanged", msg.c_str());
   }
@@ -115,13 +136,40 @@ PetscErrorCode GFMPIProduct(Mat A, Backend backend, Vec x, PetscScalar beta, Vec
   PetscCall(EnsureHalo(A, gm, backend));
   PetscCall(VecScatterBegin(gm.halo, x, gm.lvec, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(GFGetArrays(backend, x, &xa, y, read_y, &ya));
-  PetscCall(GFBlockSpMV(gm, gm.diag, 1.0, xa, beta, ya));
+  PetscCall(GFBlockSpMV(gm, *gm.diag, 1.0, xa, beta, ya));
   PetscCall(GFRestoreArrays(backend, x, &xa, y, read_y, &ya));
   PetscCall(VecScatterEnd(gm.halo, x, gm.lvec, INSERT_VALUES, SCATTER_FORWARD));
   if (gm.offd.fmt->nnz > 0) {
     PetscCall(GFGetArrays(backend, gm.lvec, &ga, y, PETSC_TRUE, &ya));
     PetscCall(GFBlockSpMV(gm, gm.offd, 1.0, ga, 1.0, ya));
     PetscCall(GFRestoreArrays(backend, gm.lvec, &ga, y, PETSC_TRUE, &ya));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// z = A^T x (+ y), cuda backend, device vectors: each block's transposed product by cuSPARSE on its
+// shadow (A_d's own as a seq<fmt>, A_o's ours), the off-process part sent back by the reverse halo
+// scatter, as mpiaijcusparse does (A_o^T x first, so the messages travel during A_d^T x).
+PetscErrorCode GFMPITransposedProduct(Mat A, Vec x, Vec y, Vec z)
+{
+  GFMat &gm = gf(A);
+  Mat    Ad, Ao, Sd, So;
+
+  PetscFunctionBegin;
+  PetscCall(SyncBlocks(A, gm, Backend::cuda, PETSC_FALSE, nullptr));
+  PetscCall(EnsureHalo(A, gm, Backend::cuda));
+  PetscCall(GetBlocks(A, &Ad, &Ao));
+  PetscCall(GFShadowOfBlock(Ad, *gm.diag, gf(Ad).shadow, &Sd));
+  const bool offd = gm.offd.fmt->nnz > 0;
+  if (offd) {
+    PetscCall(GFShadowOfBlock(Ao, gm.offd, gm.shadow, &So));
+    PetscCall((*So->ops->multtranspose)(So, x, gm.lvec));
+  }
+  if (y) PetscCall((*Sd->ops->multtransposeadd)(Sd, x, y, z));
+  else PetscCall((*Sd->ops->multtranspose)(Sd, x, z));
+  if (offd) {
+    PetscCall(VecScatterBegin(gm.halo, gm.lvec, z, ADD_VALUES, SCATTER_REVERSE));
+    PetscCall(VecScatterEnd(gm.halo, gm.lvec, z, ADD_VALUES, SCATTER_REVERSE));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -136,7 +184,7 @@ PetscErrorCode GFMPIView(Mat A, PetscViewer viewer)
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
   PetscCall(PetscViewerASCIIPushSynchronized(viewer));
   PetscCall(PetscSNPrintf(label, sizeof(label), "[%d] gpuformats local block", rank));
-  PetscCall(GFBlockView(gm, gm.diag, label, viewer, PETSC_TRUE));
+  PetscCall(GFBlockView(gm, *gm.diag, label, viewer, PETSC_TRUE));
   PetscCall(PetscSNPrintf(label, sizeof(label), "[%d] gpuformats off-process block", rank));
   PetscCall(GFBlockView(gm, gm.offd, label, viewer, PETSC_TRUE));
   PetscCall(PetscViewerFlush(viewer));

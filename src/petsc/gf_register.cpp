@@ -68,7 +68,7 @@ PetscErrorCode GFGetBytes_Private(Mat A, PetscInt64 *bytes)
   PetscFunctionBegin;
   PetscCall(GFSyncNow(A));
   *bytes = 0;
-  if (gm.diag.fmt) *bytes += (PetscInt64)gm.diag.fmt->bytes();
+  if (gm.diag->fmt) *bytes += (PetscInt64)gm.diag->fmt->bytes();
   if (gm.offd.fmt) *bytes += (PetscInt64)gm.offd.fmt->bytes();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -94,7 +94,7 @@ PetscErrorCode GFSetBackend_Private(Mat A, MatGPUFormatsBackend b)
   if (b == gm.backend_option) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(b != MAT_GPUFORMATS_BACKEND_CUDA || cuda_device_present(), PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "gpuformats: -mat_gpuformats_backend cuda needs a CUDA device and none is visible; use auto or host");
   gm.backend_option = b;
-  gm.diag.reset();
+  gm.diag->reset();
   gm.offd.reset();
   PetscCall(MatSetVecType(A, resolve_backend(gm) == Backend::cuda ? VECCUDA : VECSTANDARD));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -7,7 +7,7 @@ PetscErrorCode GFSeqSync(Mat A, Backend backend, PetscBool want_diag)
 {
   PetscFunctionBegin;
   gf(A).syncs++;
-  PetscCall(GFBlockSync(gf(A), gf(A).diag, A, backend, want_diag));
+  PetscCall(GFBlockSync(gf(A), *gf(A).diag, A, backend, want_diag));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -22,7 +22,7 @@ PetscErrorCode GFSeqProduct(Mat A, Backend backend, Vec x, PetscScalar beta, Vec
   PetscFunctionBegin;
   PetscCall(GFSeqSync(A, backend, PETSC_FALSE));
   PetscCall(GFGetArrays(backend, x, &xa, y, read_y, &ya));
-  PetscCall(GFBlockSpMV(gm, gm.diag, 1.0, xa, beta, ya));
+  PetscCall(GFBlockSpMV(gm, *gm.diag, 1.0, xa, beta, ya));
   PetscCall(GFRestoreArrays(backend, x, &xa, y, read_y, &ya));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

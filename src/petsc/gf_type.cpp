@@ -138,41 +138,41 @@ static PetscErrorCode MatMultAdd_GF(Mat A, Vec x, Vec y, Vec z)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// Transposed products, seq types on the cuda backend: cuSPARSE's transposed SpMV on GFMat::shadow
-// (aijcusparse's own product), whose device values come from the format; built at the first
-// transposed product, so a matrix never transposed spends nothing on it. Elsewhere AIJ's.
-static PetscErrorCode TransposeOnDevice(Mat A, Vec x, Vec y, Mat *S)
+// Transposed products on the cuda backend with device vectors: cuSPARSE's transposed SpMV
+// (aijcusparse's own product) on shadow seqaijcusparse matrices whose device values come from the
+// format (GFShadow), made at the first transposed product, so a matrix never transposed spends
+// nothing on them. Elsewhere AIJ's. z = A^T x (+ y).
+static PetscErrorCode TransposedProduct(Mat A, Vec x, Vec y, Vec z)
 {
   Backend   backend;
   PetscBool use;
+  Mat       S;
 
   PetscFunctionBegin;
-  *S = nullptr;
-  if (gf(A).mpi) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(GFUseFormat(A, gf(A), x, y, &backend, &use));
-  if (use && backend == Backend::cuda) PetscCall(GFShadowOnDevice(A, S));
+  PetscCall(GFUseFormat(A, gf(A), x, z, &backend, &use));
+  if (!use || backend != Backend::cuda) {
+    if (y) PetscCall(gf(A).aij.multtransposeadd(A, x, y, z));
+    else PetscCall(gf(A).aij.multtranspose(A, x, z));
+  } else if (gf(A).mpi) PetscCall(GFMPITransposedProduct(A, x, y, z));
+  else {
+    PetscCall(GFShadowOnDevice(A, &S));
+    if (y) PetscCall((*S->ops->multtransposeadd)(S, x, y, z));
+    else PetscCall((*S->ops->multtranspose)(S, x, z));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMultTranspose_GF(Mat A, Vec x, Vec y)
 {
-  Mat S;
-
   PetscFunctionBegin;
-  PetscCall(TransposeOnDevice(A, x, y, &S));
-  if (S) PetscCall((*S->ops->multtranspose)(S, x, y));
-  else PetscCall(gf(A).aij.multtranspose(A, x, y));
+  PetscCall(TransposedProduct(A, x, nullptr, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMultTransposeAdd_GF(Mat A, Vec x, Vec y, Vec z)
 {
-  Mat S;
-
   PetscFunctionBegin;
-  PetscCall(TransposeOnDevice(A, x, z, &S));
-  if (S) PetscCall((*S->ops->multtransposeadd)(S, x, y, z));
-  else PetscCall(gf(A).aij.multtransposeadd(A, x, y, z));
+  PetscCall(TransposedProduct(A, x, y, z));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -194,7 +194,7 @@ static PetscErrorCode MatGetDiagonal_GF(Mat A, Vec d)
   PetscCall(GFSync(A, backend, PETSC_TRUE, PETSC_FALSE));
   if (backend == Backend::cuda) PetscCall(VecGetArrayWriteAndMemType(d, &da, &mt));
   else PetscCall(VecGetArrayWrite(d, &da));
-  PetscCall(GFBlockGetDiagonal(gm.diag, da, A->rmap->n));
+  PetscCall(GFBlockGetDiagonal(*gm.diag, da, A->rmap->n));
   if (backend == Backend::cuda) PetscCall(VecRestoreArrayWriteAndMemType(d, &da));
   else PetscCall(VecRestoreArrayWrite(d, &da));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -204,8 +204,9 @@ static PetscErrorCode MatAssemblyEnd_GF(Mat A, MatAssemblyType mode)
 {
   PetscFunctionBegin;
   PetscCall(gf(A).aij.assemblyend(A, mode));
-  // Convert on assembly, so products find the layout current; MatBindToCPU defers it.
-  if (mode == MAT_FINAL_ASSEMBLY && !A->boundtocpu) PetscCall(GFSync(A, resolve_backend(gf(A)), PETSC_FALSE, PETSC_FALSE));
+  // Convert on assembly, so products find the layout current; MatBindToCPU defers it. An mpi<fmt>'s
+  // local block waits for its parent's sync, which is collective.
+  if (mode == MAT_FINAL_ASSEMBLY && !A->boundtocpu && !gf(A).in_mpi) PetscCall(GFSync(A, resolve_backend(gf(A)), PETSC_FALSE, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -221,7 +222,7 @@ static PetscErrorCode MatView_GF(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS);
   if (gf(A).mpi) PetscCall(GFMPIView(A, viewer));
-  else PetscCall(GFBlockView(gf(A), gf(A).diag, "gpuformats", viewer, PETSC_FALSE));
+  else PetscCall(GFBlockView(gf(A), *gf(A).diag, "gpuformats", viewer, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -231,7 +232,7 @@ static PetscErrorCode MatDestroy_GF(Mat A)
 
   PetscFunctionBegin;
   if (gf(A).mpi) PetscCall(GFMPIDestroy(A));
-  PetscCall(MatDestroy(&gf(A).shadow));
+  PetscCall(MatDestroy(&gf(A).shadow.S));
   PetscCall(ComposeConverters(A, gf(A).ops, gf(A).mpi, NULL));
   delete &gf(A);
   A->spptr = nullptr;
@@ -259,58 +260,59 @@ static PetscErrorCode MatDuplicate_GF(Mat A, MatDuplicateOption op, Mat *B)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// Turns the AIJ matrix A (seqaij or mpiaij) into seq<fmt> / mpi<fmt>: REUSE copies the values
-// (a values-only refresh follows), INITIAL converts a duplicate, INPLACE converts A. The AIJ ops
-// are kept in GFMat::aij for the fallbacks; an assembled matrix is converted at once.
-PetscErrorCode GFConvert(Mat A, MatType type, MatReuse reuse, Mat *newmat, PetscBool mpi, GFConvertFn self)
+PetscErrorCode GFInstall(Mat B, const FormatOps *ops, PetscBool mpi, GFConvertFn self)
 {
-  const FormatOps *ops      = format_of_type(type);
-  const char      *aij_type = mpi ? MATMPIAIJ : MATSEQAIJ;
-  const char      *new_type;
-  Mat              B;
-
   PetscFunctionBegin;
-  PetscCheck(ops, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_UNKNOWN_TYPE, "gpuformats: no format for matrix type %s", type);
-  new_type = mpi ? mpi_type_name(ops) : seq_type_name(ops);
-  if (reuse == MAT_REUSE_MATRIX) {
-    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-  else B = A;
-  PetscCheck(!B->spptr, PetscObjectComm((PetscObject)B), PETSC_ERR_SUP, "gpuformats: cannot convert a %s matrix that carries another device layout; convert from %s", ((PetscObject)B)->type_name, aij_type);
-
+  PetscCheck(!B->spptr, PetscObjectComm((PetscObject)B), PETSC_ERR_SUP, "gpuformats: cannot convert a %s matrix that carries another device layout; convert from %s", ((PetscObject)B)->type_name, mpi ? MATMPIAIJ : MATSEQAIJ);
   GFMat *gm = new GFMat;
   gm->ops   = ops;
   gm->mpi   = mpi;
   for (int p = 0; p < ops->nparams; ++p) gm->params.push_back(ops->params[p].default_value);
   gm->aij  = GFOps{B->ops->assemblyend, B->ops->mult, B->ops->multadd, B->ops->getdiagonal, B->ops->destroy, B->ops->setfromoptions, B->ops->view, B->ops->duplicate, B->ops->multtranspose, B->ops->multtransposeadd};
   B->spptr = gm;
-  B->ops->assemblyend    = MatAssemblyEnd_GF;
-  B->ops->mult           = MatMult_GF;
-  B->ops->multadd        = MatMultAdd_GF;
-  B->ops->getdiagonal    = MatGetDiagonal_GF;
-  B->ops->destroy        = MatDestroy_GF;
-  B->ops->setfromoptions = MatSetFromOptions_GF;
-  B->ops->view           = MatView_GF;
-  B->ops->duplicate      = MatDuplicate_GF;
-  if (!mpi) {
-    B->ops->multtranspose    = MatMultTranspose_GF;
-    B->ops->multtransposeadd = MatMultTransposeAdd_GF;
-  }
+  B->ops->assemblyend      = MatAssemblyEnd_GF;
+  B->ops->mult             = MatMult_GF;
+  B->ops->multadd          = MatMultAdd_GF;
+  B->ops->getdiagonal      = MatGetDiagonal_GF;
+  B->ops->destroy          = MatDestroy_GF;
+  B->ops->setfromoptions   = MatSetFromOptions_GF;
+  B->ops->view             = MatView_GF;
+  B->ops->duplicate        = MatDuplicate_GF;
+  B->ops->multtranspose    = MatMultTranspose_GF;
+  B->ops->multtransposeadd = MatMultTransposeAdd_GF;
 
   PetscCall(ComposeConverters(B, ops, mpi, self));
   PetscCall(GFComposeCommon(B, PETSC_TRUE));
   if (cuda_device_present()) PetscCall(MatSetVecType(B, VECCUDA));
   B->boundtocpu = PETSC_FALSE; // MatCreate binds every matrix to the CPU where PETSc has devices
-  PetscCall(PetscObjectChangeTypeName((PetscObject)B, new_type));
-  PetscErrorCode ierr = GFSyncNow(B); // e.g. out of device memory: a converted copy is not kept
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, mpi ? mpi_type_name(ops) : seq_type_name(ops)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Turns the AIJ matrix A (seqaij or mpiaij) into seq<fmt> / mpi<fmt>: REUSE copies the values
+// (a values-only refresh follows), INITIAL converts a duplicate, INPLACE converts A. The AIJ ops
+// are kept in GFMat::aij for the fallbacks; an assembled matrix is converted at once.
+PetscErrorCode GFConvert(Mat A, MatType type, MatReuse reuse, Mat *newmat, PetscBool mpi, GFConvertFn self)
+{
+  const FormatOps *ops = format_of_type(type);
+  Mat              B;
+
+  PetscFunctionBegin;
+  PetscCheck(ops, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_UNKNOWN_TYPE, "gpuformats: no format for matrix type %s", type);
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  else B = A;
+  PetscErrorCode ierr = GFInstall(B, ops, mpi, self);
+  if (!ierr) ierr = GFSyncNow(B); // e.g. out of device memory: a converted copy is not kept
   if (ierr && reuse == MAT_INITIAL_MATRIX) (void)MatDestroy(&B);
   PetscCall(ierr);
   // Only MatConvert calls a converter on an assembled matrix (MatCreate_SeqGF converts an empty
   // one), and it raises B's state right after: the seq block then skips that one step (GFBlockSync).
   // The MPI blocks are mpiaij's own matrices, whose states MatConvert leaves alone.
-  if (!mpi && gf(B).diag.fmt) gf(B).diag.convert_step = true;
+  if (!mpi && gf(B).diag->fmt) gf(B).diag->convert_step = true;
   *newmat = B;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
