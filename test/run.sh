@@ -150,7 +150,8 @@ EX45="bin/petsc/ksp_ex45 -da_grid_x 17 -da_grid_y 17 -da_grid_z 17 -ksp_monitor 
 read -r -a type_list <<<"$TYPES"
 for np in 1 2; do
   [[ " $RANKS " == *" $np "* ]] || continue
-  [ $has_gpu = 1 ] && [ $np != 1 ] && continue # GPU time: bench/solver_paths.sh times the 2-rank pairs
+  # GPU time: bench/solver_paths.sh times the 2-rank pairs (and, with GPUFORMATS_TEST_PATHS=0, all)
+  [ $has_gpu = 1 ] && { [ $np != 1 ] || [ "${GPUFORMATS_TEST_PATHS:-1}" = 0 ]; } && continue
   i=0
   while read -r ksp pc opts; do
     t=${type_list[$((i % ${#type_list[@]}))]}; i=$((i + 1))
