@@ -160,17 +160,15 @@ PetscErrorCode GFMPITransposedProduct(Mat A, Vec x, Vec y, Vec z)
   PetscCall(EnsureHalo(A, gm, Backend::cuda));
   PetscCall(GetBlocks(A, &Ad, &Ao));
   PetscCall(GFShadowOfBlock(Ad, *gm.diag, gf(Ad).shadow, &Sd));
-  const bool offd = gm.offd.fmt->nnz > 0;
-  if (offd) {
+  // A rank without off-process entries (no ghosts) still takes part in the scatter: others send to it.
+  if (gm.offd.fmt->nnz > 0) {
     PetscCall(GFShadowOfBlock(Ao, gm.offd, gm.shadow, &So));
     PetscCall((*So->ops->multtranspose)(So, x, gm.lvec));
-  }
+  } else PetscCall(VecSet(gm.lvec, 0.0));
   if (y) PetscCall((*Sd->ops->multtransposeadd)(Sd, x, y, z));
   else PetscCall((*Sd->ops->multtranspose)(Sd, x, z));
-  if (offd) {
-    PetscCall(VecScatterBegin(gm.halo, gm.lvec, z, ADD_VALUES, SCATTER_REVERSE));
-    PetscCall(VecScatterEnd(gm.halo, gm.lvec, z, ADD_VALUES, SCATTER_REVERSE));
-  }
+  PetscCall(VecScatterBegin(gm.halo, gm.lvec, z, ADD_VALUES, SCATTER_REVERSE));
+  PetscCall(VecScatterEnd(gm.halo, gm.lvec, z, ADD_VALUES, SCATTER_REVERSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
