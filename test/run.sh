@@ -75,11 +75,12 @@ for t in $TYPES; do
 done
 
 # Runs a tutorial with one type and with the reference type; the solver histories must agree.
-# CMP_DM=1: the DM's matrices too (-dm_mat_type).
+# CMP_DM=1: the DM's matrices too (-dm_mat_type; ours by the name PETSc's DMs take as AIJ, aij<fmt>,
+# so that DMDA's interpolation is of our type too).
 compare_solver() { # name np ref_type type vec_opts -- tutorial args
   local name=$1 np=$2 ref=$3 type=$4 vecopt=$5; shift 5
   local a=$OUTDIR/$name.ours.log b=$OUTDIR/$name.ref.log
-  $MPIEXEC -n "$np" "$@" -dll_append "$LIB" -mat_type "$type" ${CMP_DM:+-dm_mat_type "$type"} $vecopt </dev/null >"$a" 2>&1 || { fail "$name" "$type run failed"; tail -15 "$a"; return; }
+  $MPIEXEC -n "$np" "$@" -dll_append "$LIB" -mat_type "$type" ${CMP_DM:+-dm_mat_type "aij$type"} $vecopt </dev/null >"$a" 2>&1 || { fail "$name" "$type run failed"; tail -15 "$a"; return; }
   $MPIEXEC -n "$np" "$@" -mat_type "$ref" ${CMP_DM:+-dm_mat_type "$ref"} $vecopt </dev/null >"$b" 2>&1 || { fail "$name" "$ref run failed"; tail -15 "$b"; return; }
   local msg; msg=$(python3 test/petsc/compare_runs.py "$a" "$b") && pass "$name # $msg" || fail "$name" "$msg"
 }

@@ -117,7 +117,7 @@ const FormatOps *format_of_type(const char *type)
   std::string             t(type ? type : "");
   for (int i = 0; i < n; ++i) {
     const std::string root = all[i]->root;
-    if (t == root || t == "seqaij" + root || t == "mpiaij" + root || t == "seq" + root || t == "mpi" + root) return all[i];
+    if (t == root || t == "aij" + root || t == "seqaij" + root || t == "mpiaij" + root || t == "seq" + root || t == "mpi" + root) return all[i];
   }
   return nullptr;
 }
@@ -195,6 +195,9 @@ PetscErrorCode GPUFormatsInitializePackage(void)
     PetscCall(MatRegister(seq_aliases[i].c_str(), kSeqCreate[i]));
     PetscCall(MatRegister(mpi_aliases[i].c_str(), kMPICreate[i]));
     PetscCall(MatRegisterRootName(all[i]->root, seq_names[i].c_str(), mpi_names[i].c_str()));
+    // "aijevchyb", as "aijcusparse": a DM treats a type whose name begins with "aij" as AIJ (DMDA's
+    // interpolation takes -dm_mat_type only then; with "evchyb" it is plain AIJ, on the host).
+    PetscCall(MatRegisterRootName(("aij" + std::string(all[i]->root)).c_str(), seq_names[i].c_str(), mpi_names[i].c_str()));
     PetscCall(GFRegisterFactors(seq_names[i].c_str()));
   }
   PetscCall(PetscRegisterFinalize(GPUFormatsFinalizePackage));

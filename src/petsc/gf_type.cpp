@@ -200,6 +200,41 @@ static PetscErrorCode MatGetDiagonal_GF(Mat A, Vec d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// PCPBJACOBI applies its inverted blocks on the device only for a matrix whose type, or whose block
+// diagonal (this op), is aijcusparse: on the cuda backend, give it the block diagonal as one, made
+// from the AIJ rows (the caller owns it; PBJacobi inverts it on the host and uploads the inverses,
+// as for aijcusparse). Elsewhere none (NULL: PBJacobi takes the matrix itself): its host path keeps
+// a pointer into the inverted matrix, which it destroys (PETSc 3.26, pbjacobi.c).
+static PetscErrorCode MatGetBlockDiagonal_GF(Mat A, Mat *D)
+{
+  PetscInt bs, rstart, rend;
+
+  PetscFunctionBegin;
+  *D = NULL;
+  if (resolve_backend(gf(A)) != Backend::cuda || A->boundtocpu) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGetBlockSize(A, &bs));
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), D));
+  PetscCall(MatSetSizes(*D, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
+  PetscCall(MatSetBlockSizesFromMats(*D, A, A));
+  PetscCall(MatSetType(*D, MATAIJCUSPARSE));
+  PetscCall(MatSeqAIJSetPreallocation(*D, bs, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(*D, bs, NULL, 0, NULL));
+  for (PetscInt i = rstart; i < rend; ++i) {
+    const PetscInt    *cols;
+    const PetscScalar *vals;
+    PetscInt           nc;
+    const PetscInt     b0 = (i / bs) * bs;
+    PetscCall(MatGetRow(A, i, &nc, &cols, &vals));
+    for (PetscInt k = 0; k < nc; ++k)
+      if (cols[k] >= b0 && cols[k] < b0 + bs) PetscCall(MatSetValues(*D, 1, &i, 1, &cols[k], &vals[k], INSERT_VALUES));
+    PetscCall(MatRestoreRow(A, i, &nc, &cols, &vals));
+  }
+  PetscCall(MatAssemblyBegin(*D, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*D, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatAssemblyEnd_GF(Mat A, MatAssemblyType mode)
 {
   PetscFunctionBegin;
@@ -280,6 +315,7 @@ PetscErrorCode GFInstall(Mat B, const FormatOps *ops, PetscBool mpi, GFConvertFn
   B->ops->duplicate        = MatDuplicate_GF;
   B->ops->multtranspose    = MatMultTranspose_GF;
   B->ops->multtransposeadd = MatMultTransposeAdd_GF;
+  B->ops->getblockdiagonal = MatGetBlockDiagonal_GF;
 
   PetscCall(ComposeConverters(B, ops, mpi, self));
   PetscCall(GFComposeCommon(B, PETSC_TRUE));
