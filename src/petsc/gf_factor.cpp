@@ -320,6 +320,7 @@ PetscErrorCode GFShadowOfBlock(Mat aij, GFBlock &blk, GFShadow &sh, Mat *S)
   PetscCall(PetscObjectStateGet((PetscObject)aij, &state));
   if (state == sh.state) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(blk.fmt && blk.backend == Backend::cuda && blk.state == state, PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpuformats: the block's device layout is not current");
+  PetscCall(PetscLogEventBegin(MAT_GPUFormatsViewFill, aij, 0, 0, 0));
   // The first use of a pattern uploads S's device CSR (GetArray); later ones only overwrite its values.
   if (sh.on_device) PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(*S, &v));
   else PetscCall(MatSeqAIJCUSPARSEGetArray(*S, &v));
@@ -329,6 +330,7 @@ PetscErrorCode GFShadowOfBlock(Mat aij, GFBlock &blk, GFShadow &sh, Mat *S)
   else PetscCall(MatSeqAIJCUSPARSERestoreArray(*S, &v));
   sh.on_device = true;
   sh.state     = state;
+  PetscCall(PetscLogEventEnd(MAT_GPUFormatsViewFill, aij, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

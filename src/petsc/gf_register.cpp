@@ -8,7 +8,7 @@
 
 using namespace gpuformats;
 
-PetscLogEvent      MAT_GPUFormatsBuild, MAT_GPUFormatsRefresh, MAT_GPUFormatsSpMV;
+PetscLogEvent      MAT_GPUFormatsBuild, MAT_GPUFormatsRefresh, MAT_GPUFormatsSpMV, MAT_GPUFormatsViewFill;
 const char *const  MatGPUFormatsBackends[] = {"auto", "host", "cuda", "MatGPUFormatsBackend", "MAT_GPUFORMATS_BACKEND_", NULL};
 static PetscBool   GPUFormatsPackageInitialized = PETSC_FALSE;
 static constexpr int kMaxFormats             = 8; // create functions are instantiated per slot
@@ -185,6 +185,7 @@ PetscErrorCode GPUFormatsInitializePackage(void)
   PetscCall(PetscLogEventRegister("GFBuild", MAT_CLASSID, &MAT_GPUFormatsBuild));
   PetscCall(PetscLogEventRegister("GFRefresh", MAT_CLASSID, &MAT_GPUFormatsRefresh));
   PetscCall(PetscLogEventRegister("GFSpMV", MAT_CLASSID, &MAT_GPUFormatsSpMV));
+  PetscCall(PetscLogEventRegister("GFViewFill", MAT_CLASSID, &MAT_GPUFormatsViewFill)); // values of a cuSPARSE view (factor, transposed product) from the format
   for (int i = 0; i < n; ++i) {
     seq_names[i]   = std::string(MATSEQAIJ) + all[i]->root;
     mpi_names[i]   = std::string(MATMPIAIJ) + all[i]->root;
