@@ -328,6 +328,7 @@ PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptio
   PetscOptionsHeadBegin(PetscOptionsObject, title);
   PetscCall(PetscOptionsEnum("-mat_gpuformats_backend", "Where products run: auto (cuda if a device is present), host (reference kernels), cuda", "MatGPUFormatsSetBackend", MatGPUFormatsBackends, (PetscEnum)backend, (PetscEnum *)&backend, NULL));
   PetscCall(PetscOptionsRangeInt("-mat_gpuformats_upload_threads", "Host threads that copy the AIJ arrays into pinned buffers for their upload to the GPU at a build or values-only refresh (1: cudaMemcpyAsync from pageable memory, as aijcusparse)", "MatSetFromOptions", gm.upload_threads, &gm.upload_threads, NULL, 1, kMaxUploadThreads));
+  PetscCall(PetscOptionsBool("-mat_gpuformats_explicit_transpose", "Transposed products (cuda backend) by cuSPARSE on an explicit transpose of the matrix, formed on the device at the first transposed product after a change of values (one more CSR of memory), instead of cuSPARSE's transposed SpMV", "MatSetFromOptions", gm.explicit_transpose, &gm.explicit_transpose, NULL));
   for (int p = 0; p < gm.ops->nparams; ++p) {
     const FormatParam &fp  = gm.ops->params[p];
     PetscInt           val = (PetscInt)gm.params[p];

@@ -334,6 +334,13 @@ PetscErrorCode GFShadowOfBlock(Mat aij, GFBlock &blk, GFShadow &sh, Mat *S)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode GFShadowForTranspose(const GFMat &gm, Mat S)
+{
+  PetscFunctionBegin;
+  if (S->form_explicit_transpose != gm.explicit_transpose) PetscCall(MatSetOption(S, MAT_FORM_EXPLICIT_TRANSPOSE, gm.explicit_transpose));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode GFShadowOnDevice(Mat A, Mat *S)
 {
   PetscFunctionBegin;

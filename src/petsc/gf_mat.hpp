@@ -93,6 +93,7 @@ struct GFMat {
   std::vector<int64_t> params;
   MatGPUFormatsBackend backend_option = MAT_GPUFORMATS_BACKEND_AUTO;
   PetscInt             upload_threads = default_upload_threads(); // -mat_gpuformats_upload_threads
+  PetscBool            explicit_transpose = PETSC_TRUE;             // -mat_gpuformats_explicit_transpose
   bool                 mpi            = false; // mpi<fmt>: diag + offd + halo; seq<fmt>: diag only
   std::shared_ptr<GFBlock> diag = std::make_shared<GFBlock>(); // shared with an mpi<fmt>'s adopted A_d
   GFBlock              offd;
@@ -175,6 +176,8 @@ PetscErrorCode GFRegisterFactors(const char *seq_type); // MATSOLVERCUSPARSE LU/
 PetscErrorCode GFShadowOnDevice(Mat A, Mat *S);
 // The shadow of `aij` whose format block `blk` the caller has synced.
 PetscErrorCode GFShadowOfBlock(Mat aij, GFBlock &blk, GFShadow &sh, Mat *S);
+// S ready for transposed products, in the way -mat_gpuformats_explicit_transpose asks.
+PetscErrorCode GFShadowForTranspose(const GFMat &gm, Mat S);
 
 } // namespace gpuformats
 

@@ -30,7 +30,8 @@ static PetscErrorCode GetBlocks(Mat A, Mat *Ad, Mat *Ao)
   ld.in_mpi         = true;
   ld.diag           = gm.diag;
   ld.params         = gm.params;
-  ld.upload_threads = gm.upload_threads;
+  ld.upload_threads     = gm.upload_threads;
+  ld.explicit_transpose = gm.explicit_transpose;
   if (ld.backend_option != gm.backend_option) {
     ld.backend_option = gm.backend_option;
     PetscCall(MatSetVecType(*Ad, resolve_backend(gm) == Backend::cuda ? VECCUDA : VECSTANDARD));
@@ -160,9 +161,11 @@ PetscErrorCode GFMPITransposedProduct(Mat A, Vec x, Vec y, Vec z)
   PetscCall(EnsureHalo(A, gm, Backend::cuda));
   PetscCall(GetBlocks(A, &Ad, &Ao));
   PetscCall(GFShadowOfBlock(Ad, *gm.diag, gf(Ad).shadow, &Sd));
+  PetscCall(GFShadowForTranspose(gm, Sd));
   // A rank without off-process entries (no ghosts) still takes part in the scatter: others send to it.
   if (gm.offd.fmt->nnz > 0) {
     PetscCall(GFShadowOfBlock(Ao, gm.offd, gm.shadow, &So));
+    PetscCall(GFShadowForTranspose(gm, So));
     PetscCall((*So->ops->multtranspose)(So, x, gm.lvec));
   } else PetscCall(VecSet(gm.lvec, 0.0));
   if (y) PetscCall((*Sd->ops->multtransposeadd)(Sd, x, y, z));

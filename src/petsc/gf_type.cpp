@@ -156,6 +156,7 @@ static PetscErrorCode TransposedProduct(Mat A, Vec x, Vec y, Vec z)
   } else if (gf(A).mpi) PetscCall(GFMPITransposedProduct(A, x, y, z));
   else {
     PetscCall(GFShadowOnDevice(A, &S));
+    PetscCall(GFShadowForTranspose(gf(A), S));
     if (y) PetscCall((*S->ops->multtransposeadd)(S, x, y, z));
     else PetscCall((*S->ops->multtranspose)(S, x, z));
   }
