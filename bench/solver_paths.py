@@ -2,7 +2,9 @@
 """The solver-path matrix from bench/solver_paths.sh's solvers.json: per KSP x PC pair and type,
 KSPSolve time over the reference type's (aijcusparse), iterations and host<->device vector copies.
 
-    python3 bench/solver_paths.py solvers.json [-o OUTDIR] [--ref aijcusparse] [--slack 4]
+    python3 bench/solver_paths.py solvers.json [more.json ...] [-o OUTDIR] [--ref aijcusparse] [--slack 4]
+
+Several files merge (for the same pair and type the later file wins: a re-run of some pairs).
 
 Writes OUTDIR/paths.md (table and the issue's targets) and, where matplotlib is present,
 OUTDIR/paths.png (heat map: pairs x types, reference KSPSolve / type's KSPSolve).
@@ -21,15 +23,16 @@ def host_pcs():
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("json")
+    ap.add_argument("json", nargs="+")
     ap.add_argument("-o", "--out")
     ap.add_argument("--ref", default="aijcusparse")
     ap.add_argument("--slack", type=int, default=4)
     a = ap.parse_args()
-    out = a.out or os.path.dirname(os.path.abspath(a.json))
+    out = a.out or os.path.dirname(os.path.abspath(a.json[0]))
     os.makedirs(out, exist_ok=True)
-    data = json.load(open(a.json))
-    runs = data["runs"]
+    files = [json.load(open(f)) for f in a.json]
+    data = files[0]
+    runs = [r for d in files for r in d["runs"]]
     types = []
     cases = {}
     for r in runs:
@@ -39,7 +42,7 @@ def main():
     others = [t for t in types if t != a.ref]
     hostpc = host_pcs()
     lines = [f"# Solver paths: KSPSolve of {a.ref} / KSPSolve of each type (>1: faster than {a.ref})", "",
-             f"commit {data.get('commit')}, GPU {data.get('gpu')}, {data.get('ranks')} rank(s). "
+             f"commits {', '.join(sorted({d.get('commit', '?')[:10] for d in files}))}, GPU {data.get('gpu')}, {data.get('ranks')} rank(s). "
              f"`*`: stopped unconverged at max_it (same count for both = same work). copies = VecCUDACopyTo/From.", "",
              "| pair | " + a.ref + " s (its, copies) | " + " | ".join(others) + " |", "|---" * (2 + len(others)) + "|"]
     ratios = {t: [] for t in others}
@@ -98,7 +101,7 @@ def main():
         print("(matplotlib not found: no heat map)")
         return 1 if failures else 0
     vals = [[(r if r is not None else float("nan")) for r in row[1:]] for row in grid]
-    fig, ax = plt.subplots(figsize=(2 + 1.2 * len(others), 0.22 * len(grid) + 1.5))
+    fig, ax = plt.subplots(figsize=(4.5 + 1.2 * len(others), 0.22 * len(grid) + 1.5))
     im = ax.imshow([[math.log2(v) if v == v and v > 0 else float("nan") for v in row] for row in vals], cmap="RdBu", vmin=-1.5, vmax=1.5, aspect="auto")
     ax.set_yticks(range(len(grid)), [row[0].split("_", 1)[1] for row in grid], fontsize=6)
     ax.set_xticks(range(len(others)), others)
@@ -106,7 +109,7 @@ def main():
         for j, v in enumerate(row):
             ax.text(j, i, "fail" if v != v else f"{v:.2f}", ha="center", va="center", fontsize=5)
     fig.colorbar(im, label=f"log2({a.ref} KSPSolve / type's)")
-    ax.set_title(f"KSPSolve speedup over {a.ref} ({data.get('gpu')}, {data.get('ranks')} rank)", fontsize=8)
+    ax.set_title(f"KSPSolve speedup over {a.ref}\n({data.get('gpu')}, {data.get('ranks')} rank)", fontsize=8)
     fig.tight_layout()
     fig.savefig(os.path.join(out, "paths.png"), dpi=130)
     return 1 if failures else 0

@@ -148,7 +148,7 @@ fi
 # Laplacian on a DMDA, 17^3: MG's three levels) gives AIJ's solver history, on 1 and 2 ranks; the
 # types take turns over the pairs. On a GPU the same pairs run against aijcusparse with CUDA vectors.
 EX45="bin/petsc/ksp_ex45 -da_grid_x 17 -da_grid_y 17 -da_grid_z 17 -ksp_monitor -ksp_converged_reason -ksp_max_it 300"
-read -r -a type_list <<<"$TYPES"
+type_list=($TYPES)
 for np in 1 2; do
   [[ " $RANKS " == *" $np "* ]] || continue
   # GPU time: bench/solver_paths.sh times the 2-rank pairs (and, with GPUFORMATS_TEST_PATHS=0, all)

@@ -93,7 +93,7 @@ struct GFMat {
   std::vector<int64_t> params;
   MatGPUFormatsBackend backend_option = MAT_GPUFORMATS_BACKEND_AUTO;
   PetscInt             upload_threads = default_upload_threads(); // -mat_gpuformats_upload_threads
-  PetscBool            explicit_transpose = PETSC_TRUE;             // -mat_gpuformats_explicit_transpose
+  PetscBool            explicit_transpose = PETSC_FALSE;            // -mat_gpuformats_explicit_transpose (measured no faster: README)
   bool                 mpi            = false; // mpi<fmt>: diag + offd + halo; seq<fmt>: diag only
   std::shared_ptr<GFBlock> diag = std::make_shared<GFBlock>(); // shared with an mpi<fmt>'s adopted A_d
   GFBlock              offd;

@@ -291,8 +291,10 @@ static PetscErrorCode MatDuplicate_GF(Mat A, MatDuplicateOption op, Mat *B)
 {
   PetscFunctionBegin;
   PetscCall(gf(A).aij.duplicate(A, op, B)); // creates a matrix of A's type, then copies the AIJ data
-  gf(*B).params         = gf(A).params;
-  gf(*B).backend_option = gf(A).backend_option;
+  gf(*B).params             = gf(A).params;
+  gf(*B).backend_option     = gf(A).backend_option;
+  gf(*B).upload_threads     = gf(A).upload_threads;
+  gf(*B).explicit_transpose = gf(A).explicit_transpose;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

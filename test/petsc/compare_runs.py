@@ -16,7 +16,7 @@ def parse(path):
             m = NORM.search(line)
             if m:
                 norms.append(float(m.group(2)))
-            elif "converged" in line.lower() or "Number of SNES iterations" in line or "Norm of error" in line:
+            elif "converge" in line.lower() or "Number of SNES iterations" in line or "Norm of error" in line:
                 m = ITS.search(line)
                 if m:
                     its.append(int(m.group(2)))
