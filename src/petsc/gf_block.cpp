@@ -297,7 +297,7 @@ PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *labe
 {
   PetscFunctionBegin;
   if (!blk.fmt) {
-    PetscCall(ViewLine(viewer, all_ranks, "%s: %s layout not built yet (built at final assembly or first product)\n", label, gm.ops->root));
+    PetscCall(ViewLine(viewer, all_ranks, "%s: %s layout not built (built at the first use after assembly; bound to the CPU)\n", label, gm.ops->root));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   const FormatBlock &f         = *blk.fmt;

@@ -88,8 +88,7 @@ static PetscErrorCode SyncBlocks(Mat A, GFMat &gm, Backend backend, PetscBool wa
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// Both blocks, and the halo when asked (not inside MatAssemblyEnd: the ghost list needs an
-// assembled matrix, so the halo is set up by the first product). Collective: called from assembly,
+// Both blocks, and the halo when asked. Collective: called from the first product after an assembly,
 // conversion, MatGPUFormatsSync/GetBytes and the diagonal, where the layouts are (re)built; a
 // failure on one rank fails every rank with the first failing rank's message.
 PetscErrorCode GFMPISync(Mat A, Backend backend, PetscBool want_diag, PetscBool with_halo)
@@ -117,6 +116,7 @@ PetscErrorCode GFMPISync(Mat A, Backend backend, PetscBool want_diag, PetscBool 
     gm.offd.reset();
     SETERRQ(PETSC_COMM_SELF, (PetscErrorCode)(mine ? mine : any), "gpuformats: %s; the AIJ matrix is unchanged", msg.c_str());
   }
+  gm.pending = false;
   if (with_halo) PetscCall(EnsureHalo(A, gm, backend));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -130,9 +130,10 @@ PetscErrorCode GFMPIProduct(Mat A, Backend backend, Vec x, PetscScalar beta, Vec
   PetscScalar       *ya;
 
   PetscFunctionBegin;
-  // No reduction per product: assembly and conversion built the layouts collectively; what a
-  // product still finds stale (values changed without assembly, a backend switch) is refreshed
-  // here and a failure is raised on this rank, as MPIAIJ's own products do.
+  // The first product after an assembly syncs collectively (a failure on one rank fails every rank);
+  // later ones do no reduction: what a product still finds stale (values changed without assembly,
+  // a backend switch) is refreshed here and a failure is raised on this rank, as MPIAIJ's own do.
+  if (gm.pending) PetscCall(GFMPISync(A, backend, PETSC_FALSE, PETSC_TRUE));
   PetscCall(SyncBlocks(A, gm, backend, PETSC_FALSE, nullptr));
   PetscCall(EnsureHalo(A, gm, backend));
   PetscCall(VecScatterBegin(gm.halo, x, gm.lvec, INSERT_VALUES, SCATTER_FORWARD));
@@ -157,6 +158,7 @@ PetscErrorCode GFMPITransposedProduct(Mat A, Vec x, Vec y, Vec z)
   Mat    Ad, Ao, Sd, So;
 
   PetscFunctionBegin;
+  if (gm.pending) PetscCall(GFMPISync(A, Backend::cuda, PETSC_FALSE, PETSC_TRUE));
   PetscCall(SyncBlocks(A, gm, Backend::cuda, PETSC_FALSE, nullptr));
   PetscCall(EnsureHalo(A, gm, Backend::cuda));
   PetscCall(GetBlocks(A, &Ad, &Ao));

@@ -8,6 +8,7 @@ PetscErrorCode GFSeqSync(Mat A, Backend backend, PetscBool want_diag)
   PetscFunctionBegin;
   gf(A).syncs++;
   PetscCall(GFBlockSync(gf(A), *gf(A).diag, A, backend, want_diag));
+  gf(A).pending = false;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

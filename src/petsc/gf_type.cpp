@@ -240,9 +240,10 @@ static PetscErrorCode MatAssemblyEnd_GF(Mat A, MatAssemblyType mode)
 {
   PetscFunctionBegin;
   PetscCall(gf(A).aij.assemblyend(A, mode));
-  // Convert on assembly, so products find the layout current; MatBindToCPU defers it. An mpi<fmt>'s
-  // local block waits for its parent's sync, which is collective.
-  if (mode == MAT_FINAL_ASSEMBLY && !A->boundtocpu && !gf(A).in_mpi) PetscCall(GFSync(A, resolve_backend(gf(A)), PETSC_FALSE, PETSC_FALSE));
+  // No device work here: the first use after it (product, diagonal, factorization, explicit sync)
+  // syncs once, however many assemblies came before (SNES assembles more often than it multiplies).
+  // An mpi<fmt> then syncs collectively, as assembly is collective: a failure on one rank fails all.
+  if (mode == MAT_FINAL_ASSEMBLY && !gf(A).in_mpi) gf(A).pending = true;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -257,6 +258,7 @@ static PetscErrorCode MatView_GF(Mat A, PetscViewer viewer)
   if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(GFSyncNow(A)); // the layout statistics asked for: built now if an assembly left it pending
   if (gf(A).mpi) PetscCall(GFMPIView(A, viewer));
   else PetscCall(GFBlockView(gf(A), *gf(A).diag, "gpuformats", viewer, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
