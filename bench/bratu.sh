@@ -58,7 +58,7 @@ case $pc in
 default) solver="" ;;
 *) solver="-snes_type newtonls -snes_rtol 1e-8 -ksp_type cg -pc_type $pc -ksp_rtol 1e-8" ;;
 esac
-commit=${GPUFORMATS_COMMIT:-$(git rev-parse HEAD 2>/dev/null || cat bundle/commit 2>/dev/null || echo unknown)}
+commit=${GPUFORMATS_COMMIT:-$(cat bundle/commit 2>/dev/null || git rev-parse HEAD 2>/dev/null || echo unknown)} # the bundle's library first: on the GPU machine git names the checkout, not what runs
 
 echo "SNES ex14 (Bratu 3D), ${n}^3 unknowns, $NP rank(s), $where"
 echo "solver: ${solver:-PETSc defaults} (pc: $pc)"
