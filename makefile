@@ -3,8 +3,9 @@
 #   make            build lib/libgpuformats.so, the examples and the tests (bootstraps PETSc once)
 #   make test       build, then run the test suite (host backend; the GPU suite where a GPU is present)
 #   make demo       the main job: SNES ex14 (Bratu 3D) through each format and aijcusparse
-#   make bundle     pack PETSc + plugin + executables for the GPU machine (bundle/gpuformats.tar.xz)
+#   make bundle     pack PETSc + plugin + executables for the GPU machine (bundle/gpuformats-bundle.tar.xz)
 #   make install PREFIX=/path
+#   make clean, make help (never build or install anything)
 #
 # PETSc: set PETSC_DIR (and PETSC_ARCH) to use your own CUDA-enabled PETSc 3.26; otherwise
 # config/bootstrap-petsc.sh builds one into $(GPUFORMATS_CACHE) the first time (~10 min on 2 cores).
@@ -16,10 +17,20 @@ PETSC_ARCH       ?=
 export PETSC_DIR PETSC_ARCH
 
 PETSC_VARIABLES := $(PETSC_DIR)/lib/petsc/conf/variables
+PETSC_GOALS     := all lib test demo bundle install
+
+.PHONY: all lib test demo bundle install clean help check-petsc petsc-bootstrap
 ifeq ($(wildcard $(PETSC_VARIABLES)),)
-  # No PETSc yet: build it, then make re-reads this makefile with the variables in place.
-  $(shell GPUFORMATS_CACHE=$(GPUFORMATS_CACHE) PETSC_DIR= config/bootstrap-petsc.sh 1>&2)
-endif
+# No PETSc yet. Building it is a target of the goals that need it (never of clean, help or make -n):
+# bootstrap, then run make again for the goal, which then reads PETSc's variables.
+# (make -n runs this $(MAKE) line too, and only prints what it would do.)
+DRY_RUN := $(findstring n,$(firstword -$(MAKEFLAGS)))
+$(PETSC_GOALS): petsc-bootstrap
+	@if test -f $(PETSC_VARIABLES); then $(MAKE) --no-print-directory $@; \
+	else echo "gpuformats: '$@' needs the PETSc that the bootstrap builds (none at PETSC_DIR=$(PETSC_DIR))" >&2; $(if $(DRY_RUN),true,exit 1); fi
+petsc-bootstrap:
+	GPUFORMATS_CACHE=$(GPUFORMATS_CACHE) PETSC_DIR= config/bootstrap-petsc.sh
+else
 include $(PETSC_VARIABLES)
 
 # ---------------------------------------------------------------------------------------------
@@ -45,7 +56,6 @@ GPUTESTS  := $(patsubst test/gpu/%.cpp,bin/test/%,$(wildcard test/gpu/*.cpp))
 PETSCTESTS:= $(patsubst test/petsc/%.cpp,bin/test/%,$(wildcard test/petsc/*.cpp))
 TUTORIALS := bin/petsc/snes_ex14 bin/petsc/ksp_ex2 bin/petsc/ksp_ex45
 
-.PHONY: all lib test demo bundle install clean check-petsc
 all: check-petsc $(LIB) $(EXAMPLES) $(UNIT) $(GPUTESTS) $(PETSCTESTS) $(TUTORIALS)
 lib: check-petsc $(LIB)
 
@@ -116,7 +126,11 @@ install: $(LIB)
 	install -m 644 include/gpuformats.h $(PREFIX)/include/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@PETSC_DIR@|$(PETSC_DIR)|g' config/gpuformats.pc.in > $(PREFIX)/lib/pkgconfig/gpuformats.pc
 
+-include $(OBJ:.o=.d)
+endif
+
 clean:
 	rm -rf build lib bin bundle
 
--include $(OBJ:.o=.d)
+help:
+	@sed -n '3,12p' makefile | sed 's/^# \{0,1\}//'

@@ -3,7 +3,7 @@
 #
 #   config/bootstrap-petsc.sh            prints the PETSc prefix on its last line
 #
-# Nothing is downloaded when PETSC_DIR is already set (the user brings a PETSc; config/petsc.mk
+# Nothing is downloaded when PETSC_DIR is already set (the user brings a PETSc; config/check-petsc.sh
 # checks it), or when the cache prefix already holds a finished build.
 # Environment: GPUFORMATS_CACHE (default $HOME/.cache/gpuformats), GPUFORMATS_JOBS (default nproc).
 set -euo pipefail
