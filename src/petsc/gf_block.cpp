@@ -317,6 +317,16 @@ PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *labe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode GFShadowView(const GFShadow &sh, const GFBlock &blk, const char *label, PetscViewer viewer, PetscBool all_ranks)
+{
+  PetscFunctionBegin;
+  if (!sh.S || !sh.on_device || !blk.fmt) PetscFunctionReturn(PETSC_SUCCESS);
+  const double csr = 12.0 * (double)blk.fmt->nnz + 4.0 * (blk.fmt->nrows + 1);
+  const double tr  = sh.S->form_explicit_transpose ? 12.0 * (double)blk.fmt->nnz + 4.0 * (blk.fmt->ncols + 1) : 0.0;
+  PetscCall(ViewLine(viewer, all_ranks, "%s: cuSPARSE view for factorizations and transposed products: %.0f bytes on the device (a CSR%s)\n", label, csr + tr, tr > 0 ? ", and up to as much again for its explicit transpose" : ""));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptionsObject)
 {
   char                 title[128], opt[128];

@@ -130,6 +130,8 @@ PetscErrorCode GFBlockSpMV(const GFMat &gm, GFBlock &blk, PetscScalar alpha, con
 PetscErrorCode GFBlockGetDiagonal(GFBlock &blk, PetscScalar *d, PetscInt n);
 // -mat_view ::ascii_info lines of one block; all_ranks: every rank prints (synchronized viewer).
 PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *label, PetscViewer viewer, PetscBool all_ranks);
+// The device memory of a block's cuSPARSE view (GFShadow), where one exists.
+PetscErrorCode GFShadowView(const GFShadow &sh, const GFBlock &blk, const char *label, PetscViewer viewer, PetscBool all_ranks);
 // Upload and device seconds of the matrix's last build and last values-only refresh: each the sum
 // over the blocks that ran it in the latest round that ran it in any; -1 where none was measured,
 // and for a refresh older than the last build.

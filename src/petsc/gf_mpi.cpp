@@ -188,8 +188,14 @@ PetscErrorCode GFMPIView(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPushSynchronized(viewer));
   PetscCall(PetscSNPrintf(label, sizeof(label), "[%d] gpuformats local block", rank));
   PetscCall(GFBlockView(gm, *gm.diag, label, viewer, PETSC_TRUE));
+  {
+    Mat Ad;
+    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
+    if (Ad->spptr) PetscCall(GFShadowView(gf(Ad).shadow, *gm.diag, label, viewer, PETSC_TRUE));
+  }
   PetscCall(PetscSNPrintf(label, sizeof(label), "[%d] gpuformats off-process block", rank));
   PetscCall(GFBlockView(gm, gm.offd, label, viewer, PETSC_TRUE));
+  PetscCall(GFShadowView(gm.shadow, gm.offd, label, viewer, PETSC_TRUE));
   PetscCall(PetscViewerFlush(viewer));
   PetscCall(PetscViewerASCIIPopSynchronized(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -260,7 +260,10 @@ static PetscErrorCode MatView_GF(Mat A, PetscViewer viewer)
   if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(GFSyncNow(A)); // the layout statistics asked for: built now if an assembly left it pending
   if (gf(A).mpi) PetscCall(GFMPIView(A, viewer));
-  else PetscCall(GFBlockView(gf(A), *gf(A).diag, "gpuformats", viewer, PETSC_FALSE));
+  else {
+    PetscCall(GFBlockView(gf(A), *gf(A).diag, "gpuformats", viewer, PETSC_FALSE));
+    PetscCall(GFShadowView(gf(A).shadow, *gf(A).diag, "gpuformats", viewer, PETSC_FALSE));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
