@@ -90,7 +90,12 @@ struct FormatOps {
   // device with Thrust/CUB; it may synchronise `stream` before returning. Both throw Error.
   std::unique_ptr<FormatBlock> (*build_host)(const CsrView &A, const int64_t *params);
   std::unique_ptr<FormatBlock> (*build_cuda)(const CsrView &A, const int64_t *params, cudaStream_t stream);
+  // True for a format that refuses matrices it cannot hold well (ErrorKind::unsupported, whose
+  // message names the formats that fit: kFitsHint); the others build every matrix.
+  bool may_refuse = false;
 };
+// Words every refusal's message carries (tests hold refusals to it).
+constexpr const char *kFitsHint = "Formats that fit";
 
 // The formats this library carries, in registration order (formats/registry.cpp).
 const FormatOps *const *all_formats(int *count);

@@ -15,6 +15,14 @@ namespace gftest {
 
 using namespace gpuformats;
 
+// A build that threw: a pass only for a format that declares it may refuse (FormatOps::may_refuse),
+// with a refusal (unsupported) whose message names the formats that fit.
+inline bool check_refusal(const FormatOps &ops, const Error &e, const std::string &name)
+{
+  const bool ok = ops.may_refuse && e.kind == ErrorKind::unsupported && std::string(e.what()).find(kFitsHint) != std::string::npos;
+  return check(ok, name + ".refusal", std::string(ops.may_refuse ? "" : "this format does not declare refusals: ") + e.what());
+}
+
 inline std::vector<int64_t> default_params(const FormatOps &ops)
 {
   std::vector<int64_t> p;

@@ -12,7 +12,7 @@ int main(int argc, char **argv)
 {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::printf("ok oom_skipped_no_device\n");
+    std::printf("ok oom # SKIP no CUDA device\n");
     return 0;
   }
   PetscFunctionBeginUser;

@@ -41,7 +41,7 @@ int main()
 {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::printf("ok upload_skipped_no_device\n");
+    std::printf("ok upload # SKIP no CUDA device\n");
     return 0;
   }
   try {

@@ -13,7 +13,7 @@ static void check_format_on(const FormatOps &ops, const std::vector<int64_t> &pa
   try {
     blk = ops.build_host(A, params.data());
   } catch (const Error &e) {
-    check(e.kind == ErrorKind::unsupported, name + ".build", e.what()); // a documented refusal is fine
+    check_refusal(ops, e, name + ".build");
     return;
   }
   std::string why;

@@ -121,7 +121,7 @@ void pellr_check_fill(PellrInfo &in, int32_t nrows, int64_t nnz, int64_t free_by
   in.n_warps         = ((int64_t)in.stored + kPellrWarp - 1) / kPellrWarp;
   const int64_t fill = (int64_t)in.width * in.stored; // ELLPACK slots of the stored rows
   const int64_t slots = (int64_t)in.width * in.stride;
-  const std::string fits = "Formats that fit: -mat_type pjds (pads only inside blocks of 32 sorted rows) or -mat_type evchyb (long rows kept in CSR)";
+  const std::string fits = std::string(kFitsHint) + ": -mat_type pjds (pads only inside blocks of 32 sorted rows) or -mat_type evchyb (long rows kept in CSR)";
   if (fill > (int64_t)in.max_fill * nnz)
     throw Error(ErrorKind::unsupported, "pellr: padding every row to the longest (" + std::to_string(in.width) + " entries) needs " + std::to_string(fill) + " slots = " + format_number((double)fill / (double)std::max<int64_t>(nnz, 1), "%.1f") + " x the " + std::to_string(nnz) +
                                           " nonzeros, above -mat_pellr_max_fill " + std::to_string(in.max_fill) + ". " + fits + "; or raise -mat_pellr_max_fill.");
@@ -178,6 +178,7 @@ extern const FormatOps pellr_ops = {
   0,
   pellr_build_host,
   pellr_build_cuda,
+  true, // refuses padding beyond max_fill
 };
 
 } // namespace gpuformats
