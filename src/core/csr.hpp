@@ -39,6 +39,7 @@ enum class ErrorKind {
   unsupported,   // the input does not fit this format (e.g. PELLR padding blow-up); message says what fits
   bad_input,     // malformed CSR, out-of-range option
   device,        // any other CUDA error
+  internal,      // a broken invariant of ours (a bug): PETSC_ERR_PLIB
 };
 
 struct Error : std::runtime_error {

@@ -194,6 +194,8 @@ inline PetscErrorCode petsc_error_class(ErrorKind k)
     return PETSC_ERR_SUP;
   case ErrorKind::bad_input:
     return PETSC_ERR_ARG_OUTOFRANGE;
+  case ErrorKind::internal:
+    return PETSC_ERR_PLIB;
   default:
     return PETSC_ERR_GPU;
   }

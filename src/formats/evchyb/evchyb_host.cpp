@@ -227,7 +227,7 @@ void plan_finish(Shape &sh, const std::vector<int64_t> &lb, int64_t csr_slots, i
     add(band_csr_split, 0, sh.nsplit_blocks, B, sh.nsplit_blocks); // param: threads per chunk
   }
   if (nblocks > INT32_MAX) throw Error(ErrorKind::unsupported, "evchyb: the product needs more than 2^31 blocks");
-  if ((int)sh.bands.size() > kMaxBands) throw Error(ErrorKind::device, "evchyb: internal error, too many bands");
+  if ((int)sh.bands.size() > kMaxBands) throw Error(ErrorKind::internal, "evchyb: internal error, too many bands");
   sh.nblocks = (int32_t)nblocks;
 }
 
@@ -371,7 +371,7 @@ std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
     slot += (int64_t)S * slice_width(len.data(), sh.ell_first, sh.ell_rows, S, sl);
   }
   if (sh.nslices) blk->slice_ptr.push_back((int32_t)slot);
-  if (slot != sh.ell_slots) throw Error(ErrorKind::device, "evchyb: internal error, slice widths disagree with the plan");
+  if (slot != sh.ell_slots) throw Error(ErrorKind::internal, "evchyb: internal error, slice widths disagree with the plan");
   if (sh.csr_rows) {
     blk->csr_row_start.resize(sh.csr_rows + 1);
     int64_t s = sh.csr_base;

@@ -167,7 +167,7 @@ void launch_subwarp(int32_t T, int32_t begin, int32_t n, const DeviceView &v, do
   case 8: suraa_subwarp_rows<8><<<blocks, kSubwarpBlockThreads, 0, s>>>(begin, begin + n, v, alpha, x, beta, y); break;
   case 16: suraa_subwarp_rows<16><<<blocks, kSubwarpBlockThreads, 0, s>>>(begin, begin + n, v, alpha, x, beta, y); break;
   case 32: suraa_subwarp_rows<32><<<blocks, kSubwarpBlockThreads, 0, s>>>(begin, begin + n, v, alpha, x, beta, y); break;
-  default: throw Error(ErrorKind::device, "suraa: internal error: G3 threads per row " + std::to_string(T) + " is not a power of two in [1, 32]");
+  default: throw Error(ErrorKind::internal, "suraa: internal error: G3 threads per row " + std::to_string(T) + " is not a power of two in [1, 32]");
   }
 }
 
