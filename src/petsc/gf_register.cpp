@@ -156,6 +156,112 @@ PetscErrorCode GPUFormatsFinalizePackage(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*MC
+   MATEVCHYB - MATEVCHYB = "evchyb" - A `MATAIJ` matrix whose products run on the GPU in the EVC-HYB
+   format (Guo, Gropp and Olson): rows sorted by length, rows of up to `ell_max_row` entries in ELL
+   slices of 32 rows, longer rows in warp-aligned vectorized CSR. `MATSEQEVCHYB` ("seqaijevchyb") on
+   one process, `MATMPIEVCHYB` ("mpiaijevchyb") otherwise, both with the local and off-process
+   blocks in the format.
+
+   Options Database Keys (every type):
++  -mat_type <type> - the root name (e.g. `evchyb`, or `aijevchyb`, the name a `DM` takes as AIJ for its interpolation)
+.  -mat_gpuformats_backend <auto,host,cuda> - where products run; auto: cuda when a device is present
+.  -mat_gpuformats_upload_threads <n> - host threads staging the AIJ arrays into pinned buffers for their upload
+-  -mat_gpuformats_explicit_transpose <bool> - transposed products on an explicit device transpose of the cuSPARSE view
+
+   Options Database Keys (this type):
++  -mat_evchyb_ell_max_row <128> - rows up to this length go to the ELL part
+.  -mat_evchyb_slice_rows <32> - rows per ELL slice
+.  -mat_evchyb_block_threads <256> - threads per block of the product's launch
+.  -mat_evchyb_sort_window <-1> - rows sorted by length only inside windows (-1 auto, 0 the global sort)
+-  -mat_evchyb_narrow_columns <1> - 16-bit column offsets where slices allow
+
+   Level: beginner
+
+   Notes:
+   The host AIJ data stays the master copy: the first use after an assembly brings the layout up to
+   date (a values-only refresh when the nonzero pattern is unchanged). Factorizations use the
+   `MATSOLVERCUSPARSE` package on the cuda backend; `MatMultTranspose()` runs by cuSPARSE on a view of
+   the matrix. `-mat_view ::ascii_info` prints the layout statistics.
+
+.seealso: [](ch_matrices), `Mat`, `MATPJDS`, `MATPELLR`, `MATSURAA`, `MATAIJCUSPARSE`, `MATSELLCUDA`, `GPUFormatsInitializePackage()`
+M*/
+
+/*MC
+   MATPJDS - MATPJDS = "pjds" - A `MATAIJ` matrix whose products run on the GPU in the pJDS format
+   (Kreutzer et al.): rows sorted by length, padded only within blocks of 32 rows, stored by jagged
+   diagonal. `MATSEQPJDS` ("seqaijpjds") on one process, `MATMPIPJDS` ("mpiaijpjds") otherwise.
+
+   Options Database Keys (every type):
++  -mat_type <type> - the root name (e.g. `evchyb`, or `aijevchyb`, the name a `DM` takes as AIJ for its interpolation)
+.  -mat_gpuformats_backend <auto,host,cuda> - where products run; auto: cuda when a device is present
+.  -mat_gpuformats_upload_threads <n> - host threads staging the AIJ arrays into pinned buffers for their upload
+-  -mat_gpuformats_explicit_transpose <bool> - transposed products on an explicit device transpose of the cuSPARSE view
+
+   Options Database Keys (this type):
++  -mat_pjds_block_rows <32> - rows per padded block
+.  -mat_pjds_sort_window <-1> - rows sorted by length only inside windows (-1 auto, 0 all rows)
+.  -mat_pjds_long_row <-1> - rows longer than this leave the jagged diagonals for a CSR part (-1 auto, 0 none)
+-  -mat_pjds_narrow_columns <1> - 16-bit column offsets in the blocks that allow them
+
+   Level: beginner
+
+   Note:
+   As `MATEVCHYB`: AIJ is the master copy, cuSPARSE factorizations and transposed products.
+
+.seealso: [](ch_matrices), `Mat`, `MATEVCHYB`, `MATPELLR`, `MATSURAA`, `MATAIJCUSPARSE`, `GPUFormatsInitializePackage()`
+M*/
+
+/*MC
+   MATPELLR - MATPELLR = "pellr" - A `MATAIJ` matrix whose products run on the GPU in the PELLR
+   format (Wang and Gu): rows sorted by length, stored as ELLPACK-R. `MATSEQPELLR` ("seqaijpellr") on
+   one process, `MATMPIPELLR` ("mpiaijpellr") otherwise.
+
+   Options Database Keys (every type):
++  -mat_type <type> - the root name (e.g. `evchyb`, or `aijevchyb`, the name a `DM` takes as AIJ for its interpolation)
+.  -mat_gpuformats_backend <auto,host,cuda> - where products run; auto: cuda when a device is present
+.  -mat_gpuformats_upload_threads <n> - host threads staging the AIJ arrays into pinned buffers for their upload
+-  -mat_gpuformats_explicit_transpose <bool> - transposed products on an explicit device transpose of the cuSPARSE view
+
+   Options Database Keys (this type):
++  -mat_pellr_max_fill <3> - refuse a matrix (a `PETSC_ERR_SUP` error naming the formats that fit) when padding to the longest row exceeds this multiple of the nonzeros
+.  -mat_pellr_rl_per_warp <1> - one row-length entry per warp instead of per row
+-  -mat_pellr_permute <1> - 0: the identity order, plain ELLPACK-R
+
+   Level: beginner
+
+   Note:
+   The one format that refuses matrices (e.g. some of `PCMG`'s interpolations and `PCGAMG`'s coarse
+   operators); the AIJ matrix is unchanged and usable after a refusal.
+
+.seealso: [](ch_matrices), `Mat`, `MATEVCHYB`, `MATPJDS`, `MATSURAA`, `GPUFormatsInitializePackage()`
+M*/
+
+/*MC
+   MATSURAA - MATSURAA = "suraa" - A `MATAIJ` matrix whose products run on the GPU in the SURAA
+   format (Muhammed et al.): rows sorted and cut into Freedman-Diaconis segments, run by sub-warp,
+   vector and dynamic-parallelism kernels. `MATSEQSURAA` ("seqaijsuraa") on one process,
+   `MATMPISURAA` ("mpiaijsuraa") otherwise.
+
+   Options Database Keys (every type):
++  -mat_type <type> - the root name (e.g. `evchyb`, or `aijevchyb`, the name a `DM` takes as AIJ for its interpolation)
+.  -mat_gpuformats_backend <auto,host,cuda> - where products run; auto: cuda when a device is present
+.  -mat_gpuformats_upload_threads <n> - host threads staging the AIJ arrays into pinned buffers for their upload
+-  -mat_gpuformats_explicit_transpose <bool> - transposed products on an explicit device transpose of the cuSPARSE view
+
+   Options Database Keys (this type):
++  -mat_suraa_segment_rows <0> - rows per segment (0: the Freedman-Diaconis rule)
+.  -mat_suraa_max_child_threads <2048> - rows the dynamic kernel (G1) takes at most (0: no G1)
+.  -mat_suraa_dynamic <0> - 1: G1 by dynamic parallelism; 0: host launches
+.  -mat_suraa_streams <3> - extra CUDA streams for the G3 and G2 launches
+.  -mat_suraa_subwarp_entries <2> - entries per lane of the short-row group
+-  -mat_suraa_window <4096> - matrix rows per window of the tile launch (0: the paper's per-segment launches)
+
+   Level: beginner
+
+.seealso: [](ch_matrices), `Mat`, `MATEVCHYB`, `MATPJDS`, `MATPELLR`, `GPUFormatsInitializePackage()`
+M*/
+
 /*@C
   GPUFormatsInitializePackage - registers the gpuformats matrix types (`MATEVCHYB`, `MATPJDS`,
   `MATPELLR`, `MATSURAA` and their seq/mpi variants), their log events, and the `MATSOLVERCUSPARSE`
