@@ -293,6 +293,9 @@ static PetscErrorCode ViewLine(PetscViewer viewer, PetscBool all, const char *fm
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// Device bytes of a CSR with 32-bit indices.
+static double CsrBytes(int64_t nnz, int64_t rows) { return 12.0 * (double)nnz + 4.0 * (double)(rows + 1); }
+
 PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *label, PetscViewer viewer, PetscBool all_ranks)
 {
   PetscFunctionBegin;
@@ -301,7 +304,7 @@ PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *labe
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   const FormatBlock &f         = *blk.fmt;
-  const double       csr_bytes = 12.0 * (double)f.nnz + 4.0 * (f.nrows + 1);
+  const double       csr_bytes = CsrBytes(f.nnz, f.nrows);
   PetscCall(ViewLine(viewer, all_ranks, "%s: %s on %s, %d x %d, %" PetscInt64_FMT " nonzeros, %" PetscInt64_FMT " stored slots (%.1f%% padding)\n", label, gm.ops->root, blk.backend == Backend::cuda ? "cuda" : "host", f.nrows, f.ncols, (PetscInt64)f.nnz, (PetscInt64)f.nslots,
                                    f.nslots ? 100.0 * (double)(f.nslots - f.nnz) / (double)f.nslots : 0.0));
   PetscCall(ViewLine(viewer, all_ranks, "%s: %zu bytes read per product (%.3fx CSR), %zu bytes slot map for values-only refresh; %" PetscInt_FMT " builds, %" PetscInt_FMT " values-only refreshes, %" PetscInt_FMT " products\n", label, f.bytes(), csr_bytes > 0 ? (double)f.bytes() / csr_bytes : 0.0, f.map_bytes(), blk.builds, blk.refreshes, blk.products));
@@ -321,8 +324,8 @@ PetscErrorCode GFShadowView(const GFShadow &sh, const GFBlock &blk, const char *
 {
   PetscFunctionBegin;
   if (!sh.S || !sh.on_device || !blk.fmt) PetscFunctionReturn(PETSC_SUCCESS);
-  const double csr = 12.0 * (double)blk.fmt->nnz + 4.0 * (blk.fmt->nrows + 1);
-  const double tr  = sh.S->form_explicit_transpose ? 12.0 * (double)blk.fmt->nnz + 4.0 * (blk.fmt->ncols + 1) : 0.0;
+  const double csr = CsrBytes(blk.fmt->nnz, blk.fmt->nrows);
+  const double tr  = sh.S->form_explicit_transpose ? CsrBytes(blk.fmt->nnz, blk.fmt->ncols) : 0.0;
   PetscCall(ViewLine(viewer, all_ranks, "%s: cuSPARSE view for factorizations and transposed products: %.0f bytes on the device (a CSR%s)\n", label, csr + tr, tr > 0 ? ", and up to as much again for its explicit transpose" : ""));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -97,8 +97,7 @@ struct GFMat {
   bool                 mpi            = false; // mpi<fmt>: diag + offd + halo; seq<fmt>: diag only
   std::shared_ptr<GFBlock> diag = std::make_shared<GFBlock>(); // shared with an mpi<fmt>'s adopted A_d
   GFBlock              offd;
-  bool                 in_mpi = false; // the adopted A_d of an mpi<fmt> matrix
-  bool                 pending = false; // final assembly since the last sync: the next use syncs (mpi: collectively)
+  bool                 pending = false; // mpi: final assembly since the last sync; the next product syncs collectively
   PetscInt             syncs = 0; // rounds of block syncs (mpi: both blocks in one), for GFStageTime::round
   // MPI halo: ghost values of x gathered into lvec by our own scatter (MPIAIJ's is private).
   Vec              lvec  = nullptr;

@@ -27,7 +27,6 @@ static PetscErrorCode GetBlocks(Mat A, Mat *Ad, Mat *Ao)
   }
   GFMat &ld = gf(*Ad);
   PetscCheck(ld.ops == gm.ops, PETSC_COMM_SELF, PETSC_ERR_SUP, "gpuformats: the local block of a %s matrix is %s", ((PetscObject)A)->type_name, ((PetscObject)*Ad)->type_name);
-  ld.in_mpi         = true;
   ld.diag           = gm.diag;
   ld.params         = gm.params;
   ld.upload_threads     = gm.upload_threads;
@@ -121,6 +120,19 @@ PetscErrorCode GFMPISync(Mat A, Backend backend, PetscBool want_diag, PetscBool 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// What every product does first. The first product after an assembly syncs collectively (a failure
+// on one rank fails every rank); later ones do no reduction: what a product still finds stale
+// (values changed without assembly, a backend switch) is refreshed here and a failure is raised on
+// this rank, as MPIAIJ's own products do.
+static PetscErrorCode ReadyForProduct(Mat A, GFMat &gm, Backend backend)
+{
+  PetscFunctionBegin;
+  if (gm.pending) PetscCall(GFMPISync(A, backend, PETSC_FALSE, PETSC_TRUE));
+  PetscCall(SyncBlocks(A, gm, backend, PETSC_FALSE, nullptr));
+  PetscCall(EnsureHalo(A, gm, backend));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // y = A x + beta y, with the halo exchange overlapped with the local product.
 PetscErrorCode GFMPIProduct(Mat A, Backend backend, Vec x, PetscScalar beta, Vec y)
 {
@@ -130,12 +142,7 @@ PetscErrorCode GFMPIProduct(Mat A, Backend backend, Vec x, PetscScalar beta, Vec
   PetscScalar       *ya;
 
   PetscFunctionBegin;
-  // The first product after an assembly syncs collectively (a failure on one rank fails every rank);
-  // later ones do no reduction: what a product still finds stale (values changed without assembly,
-  // a backend switch) is refreshed here and a failure is raised on this rank, as MPIAIJ's own do.
-  if (gm.pending) PetscCall(GFMPISync(A, backend, PETSC_FALSE, PETSC_TRUE));
-  PetscCall(SyncBlocks(A, gm, backend, PETSC_FALSE, nullptr));
-  PetscCall(EnsureHalo(A, gm, backend));
+  PetscCall(ReadyForProduct(A, gm, backend));
   PetscCall(VecScatterBegin(gm.halo, x, gm.lvec, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(GFGetArrays(backend, x, &xa, y, read_y, &ya));
   PetscCall(GFBlockSpMV(gm, *gm.diag, 1.0, xa, beta, ya));
@@ -158,10 +165,8 @@ PetscErrorCode GFMPITransposedProduct(Mat A, Vec x, Vec y, Vec z)
   Mat    Ad, Ao, Sd, So;
 
   PetscFunctionBegin;
-  if (gm.pending) PetscCall(GFMPISync(A, Backend::cuda, PETSC_FALSE, PETSC_TRUE));
-  PetscCall(SyncBlocks(A, gm, Backend::cuda, PETSC_FALSE, nullptr));
-  PetscCall(EnsureHalo(A, gm, Backend::cuda));
-  PetscCall(GetBlocks(A, &Ad, &Ao));
+  PetscCall(ReadyForProduct(A, gm, Backend::cuda));
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL)); // A_d adopted by the sync above
   PetscCall(GFShadowOfBlock(Ad, *gm.diag, gf(Ad).shadow, &Sd));
   PetscCall(GFShadowForTranspose(gm, Sd));
   // A rank without off-process entries (no ghosts) still takes part in the scatter: others send to it.

@@ -192,11 +192,7 @@ M*/
    (Kreutzer et al.): rows sorted by length, padded only within blocks of 32 rows, stored by jagged
    diagonal. `MATSEQPJDS` ("seqaijpjds") on one process, `MATMPIPJDS` ("mpiaijpjds") otherwise.
 
-   Options Database Keys (every type):
-+  -mat_type <type> - the root name (e.g. `evchyb`, or `aijevchyb`, the name a `DM` takes as AIJ for its interpolation)
-.  -mat_gpuformats_backend <auto,host,cuda> - where products run; auto: cuda when a device is present
-.  -mat_gpuformats_upload_threads <n> - host threads staging the AIJ arrays into pinned buffers for their upload
--  -mat_gpuformats_explicit_transpose <bool> - transposed products on an explicit device transpose of the cuSPARSE view
+   Options Database Keys (every type): those of `MATEVCHYB` (`-mat_type`, `-mat_gpuformats_*`).
 
    Options Database Keys (this type):
 +  -mat_pjds_block_rows <32> - rows per padded block
@@ -217,11 +213,7 @@ M*/
    format (Wang and Gu): rows sorted by length, stored as ELLPACK-R. `MATSEQPELLR` ("seqaijpellr") on
    one process, `MATMPIPELLR` ("mpiaijpellr") otherwise.
 
-   Options Database Keys (every type):
-+  -mat_type <type> - the root name (e.g. `evchyb`, or `aijevchyb`, the name a `DM` takes as AIJ for its interpolation)
-.  -mat_gpuformats_backend <auto,host,cuda> - where products run; auto: cuda when a device is present
-.  -mat_gpuformats_upload_threads <n> - host threads staging the AIJ arrays into pinned buffers for their upload
--  -mat_gpuformats_explicit_transpose <bool> - transposed products on an explicit device transpose of the cuSPARSE view
+   Options Database Keys (every type): those of `MATEVCHYB` (`-mat_type`, `-mat_gpuformats_*`).
 
    Options Database Keys (this type):
 +  -mat_pellr_max_fill <3> - refuse a matrix (a `PETSC_ERR_SUP` error naming the formats that fit) when padding to the longest row exceeds this multiple of the nonzeros
@@ -243,11 +235,7 @@ M*/
    vector and dynamic-parallelism kernels. `MATSEQSURAA` ("seqaijsuraa") on one process,
    `MATMPISURAA` ("mpiaijsuraa") otherwise.
 
-   Options Database Keys (every type):
-+  -mat_type <type> - the root name (e.g. `evchyb`, or `aijevchyb`, the name a `DM` takes as AIJ for its interpolation)
-.  -mat_gpuformats_backend <auto,host,cuda> - where products run; auto: cuda when a device is present
-.  -mat_gpuformats_upload_threads <n> - host threads staging the AIJ arrays into pinned buffers for their upload
--  -mat_gpuformats_explicit_transpose <bool> - transposed products on an explicit device transpose of the cuSPARSE view
+   Options Database Keys (every type): those of `MATEVCHYB` (`-mat_type`, `-mat_gpuformats_*`).
 
    Options Database Keys (this type):
 +  -mat_suraa_segment_rows <0> - rows per segment (0: the Freedman-Diaconis rule)

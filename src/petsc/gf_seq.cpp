@@ -8,7 +8,6 @@ PetscErrorCode GFSeqSync(Mat A, Backend backend, PetscBool want_diag)
   PetscFunctionBegin;
   gf(A).syncs++;
   PetscCall(GFBlockSync(gf(A), *gf(A).diag, A, backend, want_diag));
-  gf(A).pending = false;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

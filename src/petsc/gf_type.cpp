@@ -241,9 +241,10 @@ static PetscErrorCode MatAssemblyEnd_GF(Mat A, MatAssemblyType mode)
   PetscFunctionBegin;
   PetscCall(gf(A).aij.assemblyend(A, mode));
   // No device work here: the first use after it (product, diagonal, factorization, explicit sync)
-  // syncs once, however many assemblies came before (SNES assembles more often than it multiplies).
-  // An mpi<fmt> then syncs collectively, as assembly is collective: a failure on one rank fails all.
-  if (mode == MAT_FINAL_ASSEMBLY && !gf(A).in_mpi) gf(A).pending = true;
+  // syncs once, however many assemblies came before (SNES assembles more often than it multiplies;
+  // a seq<fmt> finds the new state at that use). An mpi<fmt> marks its next product to sync
+  // collectively, as assembly is collective: a failure on one rank then fails all.
+  if (mode == MAT_FINAL_ASSEMBLY && gf(A).mpi) gf(A).pending = true;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
