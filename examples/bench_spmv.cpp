@@ -14,6 +14,8 @@
 //   device   for gpuformats types on the GPU, setup and refresh split by the library's CUDA events
 //            (MatGPUFormatsGetLastTimes) into the upload from host memory and the device work after
 //            it (the build; the scatter through the slot map), the latter also in SpMV units
+//   transp.  with -transpose, MatMultTranspose: the first one (it may build a transposed layout),
+//            then timed like the SpMV (x fixed), checked against the host A^T x
 //   bytes    device bytes of the stored format (MatGPUFormatsGetBytes_C for ours) vs CSR bytes
 //            12*nnz + 4*(nrows+1)
 // Rates: GFLOP/s = 2*nnz/t; GB/s under the minimal CSR traffic model
@@ -232,6 +234,7 @@ struct HostMatrix {
   Vec                               xh = nullptr, yh = nullptr;
   std::vector<std::vector<double>>  yref;           // A x_k, local part
   std::vector<double>               yref_refreshed; // A' x_0, A' = refreshed values
+  std::vector<double>               ytref;          // A^T x_0 (with -transpose)
   std::vector<std::vector<double>>  orig_values, new_values; // per AIJ block (seq: 1, mpi: diag, offd)
 };
 
@@ -388,8 +391,8 @@ PetscErrorCode load_matrix(const MatrixEntry &e, uint64_t seed, HostMatrix &M)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// Host products A x_k, and A' x_0 with the refreshed values (A is left with its original values).
-PetscErrorCode host_reference(HostMatrix &M, uint64_t seed, int nx)
+// Host products A x_k, A^T x_0 (if asked), and A' x_0 with the refreshed values (A is left with its original values).
+PetscErrorCode host_reference(HostMatrix &M, uint64_t seed, int nx, bool transpose)
 {
   std::vector<Mat> blocks;
 
@@ -421,6 +424,20 @@ PetscErrorCode host_reference(HostMatrix &M, uint64_t seed, int nx)
     std::vector<double> nv(M.orig_values.back());
     for (double &v : nv) v = refreshed_value(v);
     M.new_values.push_back(std::move(nv));
+  }
+  if (transpose) {
+    Vec                xt, yt;
+    const PetscScalar *a;
+    PetscInt           n;
+    PetscCall(MatCreateVecs(M.A, &yt, &xt));
+    PetscCall(fill_x(xt, seed, 0));
+    PetscCall(MatMultTranspose(M.A, xt, yt));
+    PetscCall(VecGetLocalSize(yt, &n));
+    PetscCall(VecGetArrayRead(yt, &a));
+    M.ytref.assign(a, a + n);
+    PetscCall(VecRestoreArrayRead(yt, &a));
+    PetscCall(VecDestroy(&xt));
+    PetscCall(VecDestroy(&yt));
   }
   PetscCall(set_aij_values(M.A, M.new_values));
   {
@@ -455,6 +472,7 @@ struct Settings {
   uint64_t    seed    = 1;
   double      tol     = 1e-10;
   bool        gpu     = false; // a CUDA device is in use for this run
+  bool        transpose = false; // also time MatMultTranspose
   double      copy_gbs = NAN, host_copy_gbs = NAN;
   PetscMPIInt size = 1, rank = 0;
 };
@@ -467,6 +485,7 @@ struct TypeResult {
   double      refresh_s = NAN, refresh_total_s = NAN;
   double      setup_upload_s = NAN, setup_device_s = NAN, refresh_upload_s = NAN, refresh_device_s = NAN; // gpuformats on the GPU
   double      bytes = NAN;
+  double      t_first_s = NAN, t_median_s = NAN, t_b2b_mean_s = NAN, relerr_t = NAN; // MatMultTranspose (-transpose)
   int         reps = 0, refresh_reps = 0;
 };
 
@@ -662,6 +681,40 @@ PetscErrorCode measure_type(const Settings &S, HostMatrix &M, const TypeEntry &T
     R.relerr = std::isnan(e) || std::isnan(R.relerr) ? NAN : std::max(R.relerr, e);
   }
 
+  // --- MatMultTranspose (-transpose): the first one (which may build a transposed layout), then
+  // timed ones like the SpMV's; x = x_0 every time, so the last result is checked too ---
+  if (S.transpose) {
+    Vec xt = nullptr, yt = nullptr;
+    PetscCall(MatCreateVecs(o.B, &yt, &xt));
+    PetscCall(fill_x(xt, S.seed, 0));
+    PetscReal nrm;
+    PetscCall(VecNorm(xt, NORM_2, &nrm)); // on the device now, outside the timings
+    PetscCall(sync_all(S));
+    t0 = now_s();
+    PetscCall(MatMultTranspose(o.B, xt, yt));
+    PetscCall(sync_all(S));
+    R.t_first_s = now_s() - t0;
+    PetscCall(rel_error(yt, M.ytref, &R.relerr_t));
+    for (int r = 0; r < S.warmup; ++r) PetscCall(MatMultTranspose(o.B, xt, yt));
+    std::vector<double> tt;
+    for (int r = 0; r < R.reps; ++r) {
+      PetscCall(timer.start());
+      PetscCall(MatMultTranspose(o.B, xt, yt));
+      PetscCall(timer.stop(&t));
+      tt.push_back(t);
+    }
+    R.t_median_s = median(tt);
+    PetscCall(timer.start());
+    for (int r = 0; r < R.reps; ++r) PetscCall(MatMultTranspose(o.B, xt, yt));
+    PetscCall(timer.stop(&t));
+    R.t_b2b_mean_s = t / R.reps;
+    double e;
+    PetscCall(rel_error(yt, M.ytref, &e));
+    R.relerr_t = std::isnan(e) || std::isnan(R.relerr_t) ? NAN : std::max(R.relerr_t, e);
+    PetscCall(VecDestroy(&xt));
+    PetscCall(VecDestroy(&yt));
+  }
+
   // --- bytes the product reads ---
   {
     PetscErrorCode (*f)(Mat, PetscInt64 *) = nullptr;
@@ -723,7 +776,7 @@ PetscErrorCode measure_type(const Settings &S, HostMatrix &M, const TypeEntry &T
     R.refresh_device_s = median(rdevice);
   }
   R.refresh_reps = nrefresh;
-  const bool ok  = R.relerr <= S.tol && (nrefresh == 0 || R.relerr_refresh <= S.tol);
+  const bool ok  = R.relerr <= S.tol && (nrefresh == 0 || R.relerr_refresh <= S.tol) && (!S.transpose || R.relerr_t <= S.tol);
   R.status      = ok ? "ok" : "wrong";
   if (!ok) R.reason = "relative error above " + std::to_string(S.tol);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -792,6 +845,7 @@ std::string result_json(const Settings &S, const HostMatrix &M, const TypeEntry 
     o.add("setup_upload_s", jnum(R.setup_upload_s)).add("setup_device_s", jnum(R.setup_device_s)).add("setup_device_spmvs", jnum(R.setup_device_s / R.spmv_median_s));
     o.add("refresh_upload_s", jnum(R.refresh_upload_s)).add("refresh_device_s", jnum(R.refresh_device_s)).add("refresh_device_spmvs", jnum(R.refresh_device_s / R.spmv_median_s));
     o.add("bytes", jnum(R.bytes)).add("bytes_vs_csr", jnum(R.bytes / csr)).add("bytes_source", jstr(R.bytes_source));
+    if (S.transpose) o.add("transpose_first_s", jnum(R.t_first_s)).add("transpose_median_s", jnum(R.t_median_s)).add("transpose_back_to_back_mean_s", jnum(R.t_b2b_mean_s)).add("relerr_transpose", jnum(R.relerr_t));
   }
   return o.str();
 }
@@ -827,6 +881,8 @@ void print_result(const Settings &S, const HostMatrix &M, const TypeEntry &T, co
   if (std::isfinite(R.setup_device_s) || std::isfinite(R.refresh_device_s))
     PetscPrintf(PETSC_COMM_WORLD, "  %-22s device part: setup %.3f ms (%.2f SpMVs) after a %.3f ms upload; refresh %.3f ms (%.2f SpMVs) after a %.3f ms upload\n", "", R.setup_device_s * 1e3, R.setup_device_s / R.spmv_median_s, R.setup_upload_s * 1e3, R.refresh_device_s * 1e3,
                 R.refresh_device_s / R.spmv_median_s, R.refresh_upload_s * 1e3);
+  if (S.transpose)
+    PetscPrintf(PETSC_COMM_WORLD, "  %-22s MatMultTranspose: %.1f us (%.2f SpMVs), first %.3f ms, relerr %.1e\n", "", R.t_median_s * 1e6, R.t_median_s / R.spmv_median_s, R.t_first_s * 1e3, R.relerr_t);
 }
 
 std::string utc_now()
@@ -903,6 +959,7 @@ static const char help[] = "SpMV benchmark: PETSc's GPU types and gpuformats' fo
                            "                            type:-option=value; default: PETSc's GPU types and every gpuformats type\n"
                            "                            (aij and the gpuformats types without a GPU)\n"
                            "  -reps <20> -warmup <5> -nx <4> -refresh_reps <3> -host_reps <reps> -seed <1> -verify_tol <1e-10>\n"
+                           "  -transpose: also time MatMultTranspose (first product, median, checked against the host A^T x)\n"
                            "  -copy_mb <1024>           size of each copy-bandwidth buffer\n"
                            "  -json <file>              write all figures as JSON (rewritten after every matrix)\n"
                            "  -commit <id>              commit to record (default: $GPUFORMATS_COMMIT, git, bundle/commit)\n"
@@ -911,7 +968,7 @@ static const char help[] = "SpMV benchmark: PETSc's GPU types and gpuformats' fo
 int main(int argc, char **argv)
 {
   char                     buf[PETSC_MAX_PATH_LEN];
-  PetscBool                flg;
+  PetscBool                flg, bval = PETSC_FALSE;
   Settings                 S;
   std::vector<TypeEntry>   types;
   std::vector<MatrixEntry> matrices;
@@ -936,6 +993,8 @@ int main(int argc, char **argv)
   if (flg) S.nx = (int)ival;
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-refresh_reps", &ival, &flg));
   if (flg) S.refresh_reps = (int)ival;
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-transpose", &bval, NULL));
+  S.transpose = bval;
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &ival, &flg));
   if (flg) S.seed = (uint64_t)ival;
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-verify_tol", &rval, &flg));
@@ -1037,7 +1096,7 @@ int main(int argc, char **argv)
     JObj s;
     std::string tl = "[";
     for (size_t i = 0; i < types.size(); ++i) tl += (i ? ", " : "") + jstr(types[i].label);
-    s.add("reps", jint(S.reps)).add("host_reps", jint(S.host_reps)).add("warmup", jint(S.warmup)).add("nx", jint(S.nx)).add("refresh_reps", jint(S.refresh_reps)).add("seed", jint((int64_t)S.seed)).add("verify_tol", jnum(S.tol)).add("types", tl + "]");
+    s.add("reps", jint(S.reps)).add("host_reps", jint(S.host_reps)).add("warmup", jint(S.warmup)).add("nx", jint(S.nx)).add("refresh_reps", jint(S.refresh_reps)).add("seed", jint((int64_t)S.seed)).add("verify_tol", jnum(S.tol)).add("transpose", S.transpose ? "true" : "false").add("types", tl + "]");
     s.add("traffic_model", jstr("12*nnz + 4*(nrows+1) + 8*ncols + 8*nrows bytes")).add("csr_bytes", jstr("12*nnz + 4*(nrows+1)"));
     s.add("device_times", jstr("setup_/refresh_ upload_s and device_s: MatGPUFormatsGetLastTimes (CUDA events on the stream; per rank the sum of an mpi type's two blocks, then the max over ranks); refresh: median of the refresh_reps"));
     run.add("settings", s.str());
@@ -1069,7 +1128,7 @@ int main(int argc, char **argv)
     P.nx                      = 1;
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
     PetscErrorCode ierr = load_matrix({"prime", "stencil2d5:n=16"}, S.seed, T);
-    if (!ierr) ierr = host_reference(T, S.seed, 1);
+    if (!ierr) ierr = host_reference(T, S.seed, 1, S.transpose);
     PetscCall(PetscPopErrorHandler());
     if (!ierr)
       for (const TypeEntry &t : types) {
@@ -1088,7 +1147,7 @@ int main(int argc, char **argv)
     g_error.clear();
     PetscCall(PetscPushErrorHandler(record_error, NULL));
     PetscErrorCode ierr = load_matrix(E, S.seed, M);
-    if (!ierr) ierr = host_reference(M, S.seed, S.nx);
+    if (!ierr) ierr = host_reference(M, S.seed, S.nx, S.transpose);
     PetscCall(PetscPopErrorHandler());
     JObj mj;
     mj.add("label", jstr(E.label)).add("spec", jstr(E.spec));

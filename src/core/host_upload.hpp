@@ -21,8 +21,12 @@
 
 namespace gpuformats {
 
-// Bytes per staged chunk (measured best of 2, 8 and 32 MB at every thread count).
-constexpr std::size_t kUploadChunkBytes = std::size_t(8) << 20;
+// Bytes per staged chunk. A 400 MB upload with 4 threads: 2 MB 26.0 GB/s, 8 MB 27.6, 32 MB 18.9
+// (staged-output.txt above). 2 MB, because the ring (2 chunks per thread) is pinned at the first
+// staged upload, inside the first build: with 8 MB chunks (64 MB pinned) the first build of ex45
+// 128^3 uploaded in 51-54 ms against 24-28 ms pageable; pinning a background ring instead slowed
+// that build's device work from 15-20 to 37-45 ms (bench/results/2026-11-25-h100-s18/README.md).
+constexpr std::size_t kUploadChunkBytes = std::size_t(2) << 20;
 
 // Copies `bytes` from host `src` to device `dst`, ordered on `stream` like cudaMemcpyAsync.
 // Returns once every read of `src` is done (src may change then, as after a pageable

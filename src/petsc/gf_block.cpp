@@ -44,6 +44,7 @@ GFBlock::~GFBlock()
 
 void GFBlock::reset()
 {
+  transposed.reset();
   fmt.reset();
   staging.release();
   d_diag_pos.release();
@@ -75,12 +76,74 @@ static void ensure_streams(GFBlock &blk, int extra)
   }
 }
 
+// Seconds of a stage, waiting for it on the device; measured false where there is nothing to read.
+static PetscErrorCode StageSeconds(const GFStageTime &st, double *upload_s, double *device_s, PetscBool *measured)
+{
+  PetscFunctionBegin;
+  *measured = st.timer.measured() ? PETSC_TRUE : PETSC_FALSE;
+  if (*measured) GF_TRY(PETSC_COMM_SELF, st.timer.read(upload_s, device_s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode StageText(const GFStageTime &st, char *buf, size_t len)
+{
+  double    up, dev;
+  PetscBool measured;
+
+  PetscFunctionBegin;
+  PetscCall(StageSeconds(st, &up, &dev, &measured));
+  if (measured) PetscCall(PetscSNPrintf(buf, len, "%.3f ms upload + %.3f ms device", 1e3 * up, 1e3 * dev));
+  else PetscCall(PetscStrncpy(buf, "not measured", len));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// -info: where a build's or refresh's time goes (reading its device times waits for it).
+static PetscErrorCode InfoStage(Mat aij, const GFMat &gm, const char *what, const CsrView &csr, PetscLogDouble host_s, const GFStageTime &st, double upload_bytes)
+{
+  PetscBool info = PETSC_FALSE, measured;
+  double    up, dev;
+
+  PetscFunctionBegin;
+  PetscCall(PetscInfoEnabled(MAT_CLASSID, &info));
+  if (!info) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(StageSeconds(st, &up, &dev, &measured));
+  if (measured)
+    PetscCall(PetscInfo(aij, "gpuformats: %s %s of %d x %d, %" PetscInt64_FMT " nonzeros: %.3f ms from call to return; %.3f ms upload (%.1f GB/s, %" PetscInt_FMT " host threads) + %.3f ms device\n", gm.ops->root, what, csr.nrows, csr.ncols, (PetscInt64)csr.nnz, 1e3 * host_s, 1e3 * up, up > 0 ? upload_bytes / up / 1e9 : 0.0, gm.upload_threads, 1e3 * dev));
+  else PetscCall(PetscInfo(aij, "gpuformats: %s %s of %d x %d, %" PetscInt64_FMT " nonzeros: %.3f ms from call to return (no device times)\n", gm.ops->root, what, csr.nrows, csr.ncols, (PetscInt64)csr.nnz, 1e3 * host_s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The host CSR of a SeqAIJ block.
+static PetscErrorCode BlockCsr(Mat aij, CsrView *csr)
+{
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa;
+  PetscMemType    mtype;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqAIJGetCSRAndMemType(aij, &ai, &aj, &aa, &mtype));
+  PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_SUP, "gpuformats: the AIJ block must hold its values on the host");
+  csr->nrows  = (int32_t)aij->rmap->n;
+  csr->ncols  = (int32_t)aij->cmap->n;
+  csr->nnz    = csr->nrows ? ai[csr->nrows] : 0;
+  csr->rowptr = ai;
+  csr->colidx = aj;
+  csr->values = aa;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// A failure of the layers below: held in *defer where given, else raised.
+static PetscErrorCode Fail(const GFLayerError &err, GFLayerError *defer)
+{
+  PetscFunctionBegin;
+  if (defer) *defer = err;
+  else SETERRQ(PETSC_COMM_SELF, err.cls, "gpuformats: %s", err.msg.c_str());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, PetscBool want_diag, GFLayerError *defer)
 {
   PetscObjectState state, nzstate;
-  const PetscInt  *ai, *aj;
-  PetscScalar     *aa;
-  PetscMemType     mtype;
   MPI_Comm         comm = PETSC_COMM_SELF;
   GFLayerError     err;
 
@@ -94,15 +157,8 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
   blk.convert_step = false;
   if (!rebuild && state == blk.state && (!want_diag || blk.diag_pos.size() == (size_t)aij->rmap->n)) PetscFunctionReturn(PETSC_SUCCESS);
 
-  PetscCall(MatSeqAIJGetCSRAndMemType(aij, &ai, &aj, &aa, &mtype));
-  PetscCheck(PetscMemTypeHost(mtype), comm, PETSC_ERR_SUP, "gpuformats: the AIJ block must hold its values on the host");
   CsrView csr;
-  csr.nrows  = (int32_t)aij->rmap->n;
-  csr.ncols  = (int32_t)aij->cmap->n;
-  csr.nnz    = csr.nrows ? ai[csr.nrows] : 0;
-  csr.rowptr = ai;
-  csr.colidx = aj;
-  csr.values = aa;
+  PetscCall(BlockCsr(aij, &csr));
 
   bool ok = true;
   if (rebuild) {
@@ -111,7 +167,9 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
     blk.last_build.round = gm.syncs;
     std::unique_ptr<FormatBlock> fmt;
     cudaStream_t                 s = nullptr;
+    PetscLogDouble               t0, t1;
     if (backend == Backend::cuda) PetscCall(current_stream(&s));
+    PetscCall(PetscTime(&t0));
     ok = run_layer(
       [&] {
         if (backend == Backend::cuda) {
@@ -124,8 +182,10 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
         } else fmt = gm.ops->build_host(csr, gm.params.data());
       },
       err);
+    PetscCall(PetscTime(&t1));
     PetscCall(PetscLogEventEnd(MAT_GPUFormatsBuild, aij, 0, 0, 0));
     if (ok) {
+      PetscCall(InfoStage(aij, gm, "build", csr, t1 - t0, blk.last_build, 12.0 * (double)csr.nnz + 4.0 * (double)(csr.nrows + 1)));
       PetscCheck(fmt, comm, PETSC_ERR_LIB, "gpuformats: format %s returned no layout", gm.ops->root);
       blk.fmt     = std::move(fmt);
       blk.backend = backend;
@@ -138,8 +198,10 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
     PetscCall(PetscLogEventBegin(MAT_GPUFormatsRefresh, aij, 0, 0, 0));
     blk.last_refresh.timer.forget();
     blk.last_refresh.round = gm.syncs;
-    cudaStream_t s = nullptr;
+    cudaStream_t   s = nullptr;
+    PetscLogDouble t0, t1;
     if (backend == Backend::cuda) PetscCall(current_stream(&s));
+    PetscCall(PetscTime(&t0));
     ok = run_layer(
       [&] {
         if (backend == Backend::cuda) {
@@ -150,16 +212,15 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
         } else refresh_values_host(*blk.fmt, csr.values);
       },
       err);
+    PetscCall(PetscTime(&t1));
     PetscCall(PetscLogEventEnd(MAT_GPUFormatsRefresh, aij, 0, 0, 0));
+    if (ok) PetscCall(InfoStage(aij, gm, "values-only refresh", csr, t1 - t0, blk.last_refresh, 8.0 * (double)csr.nnz));
     if (ok) blk.refreshes++;
     else blk.reset(); // values half-written: rebuilt at the next use
   }
   if (!ok) {
-    if (defer) {
-      *defer = err;
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-    SETERRQ(comm, err.cls, "gpuformats: %s", err.msg.c_str());
+    PetscCall(Fail(err, defer));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
   blk.state = state;
 
@@ -209,6 +270,54 @@ PetscErrorCode GFBlockSpMV(const GFMat &gm, GFBlock &blk, PetscScalar alpha, con
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode GFBlockTransposeReady(const GFMat &gm, GFBlock &blk, Mat aij, GFLayerError *defer)
+{
+  const bool   fresh = !blk.transposed || blk.transposed_build != blk.builds;
+  cudaStream_t s;
+  CsrView      csr;
+  GFLayerError err;
+
+  PetscFunctionBegin;
+  PetscCheck(blk.fmt && blk.backend == Backend::cuda, PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpuformats: transposed product of a block not synced on the cuda backend");
+  if (!fresh && blk.transposed_state == blk.state) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(current_stream(&s));
+  if (fresh) PetscCall(BlockCsr(aij, &csr));
+  PetscCall(PetscLogEventBegin(MAT_GPUFormatsTransposeFill, aij, 0, 0, 0));
+  const bool ok = run_layer(
+    [&] {
+      if (fresh) {
+        blk.transposed.reset(); // the old one's memory first
+        UploadThreadsScope threads((int)gm.upload_threads);
+        blk.transposed = TransposedBlock::build(csr, *blk.fmt, s);
+      } else blk.transposed->refresh(*blk.fmt, s);
+    },
+    err);
+  PetscCall(PetscLogEventEnd(MAT_GPUFormatsTransposeFill, aij, 0, 0, 0));
+  if (!ok) {
+    blk.transposed.reset();
+    PetscCall(Fail(err, defer));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  blk.transposed_build = blk.builds;
+  blk.transposed_state = blk.state;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GFBlockTransposedSpMV(GFBlock &blk, const PetscScalar *x, PetscScalar beta, PetscScalar *y)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCheck(blk.transposed && blk.transposed_state == blk.state, PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpuformats: transposed layout not ready");
+  PetscCall(current_stream(&s));
+  PetscCall(PetscLogGpuTimeBegin());
+  GF_TRY(PETSC_COMM_SELF, blk.transposed->spmv(1.0, x, beta, y, s));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(2.0 * (double)blk.fmt->nnz + (beta != 0.0 ? (double)blk.fmt->ncols : 0.0)));
+  blk.transposed_products++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode GFBlockGetDiagonal(GFBlock &blk, PetscScalar *d, PetscInt n)
 {
   PetscFunctionBegin;
@@ -220,27 +329,6 @@ PetscErrorCode GFBlockGetDiagonal(GFBlock &blk, PetscScalar *d, PetscInt n)
     PetscCall(current_stream(&s));
     GF_TRY(PETSC_COMM_SELF, gather_diagonal_cuda(*blk.fmt, blk.d_diag_pos.data(), (int32_t)n, d, s));
   }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-// Seconds of a stage, waiting for it on the device; measured false where there is nothing to read.
-static PetscErrorCode StageSeconds(const GFStageTime &st, double *upload_s, double *device_s, PetscBool *measured)
-{
-  PetscFunctionBegin;
-  *measured = st.timer.measured() ? PETSC_TRUE : PETSC_FALSE;
-  if (*measured) GF_TRY(PETSC_COMM_SELF, st.timer.read(upload_s, device_s));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode StageText(const GFStageTime &st, char *buf, size_t len)
-{
-  double    up, dev;
-  PetscBool measured;
-
-  PetscFunctionBegin;
-  PetscCall(StageSeconds(st, &up, &dev, &measured));
-  if (measured) PetscCall(PetscSNPrintf(buf, len, "%.3f ms upload + %.3f ms device", 1e3 * up, 1e3 * dev));
-  else PetscCall(PetscStrncpy(buf, "not measured", len));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -314,6 +402,7 @@ PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *labe
     PetscCall(StageText(blk.last_refresh, refresh, sizeof(refresh)));
     PetscCall(ViewLine(viewer, all_ranks, "%s: last build %s; last values-only refresh %s (CUDA events; uploads staged by %" PetscInt_FMT " host threads)\n", label, build, refresh, gm.upload_threads));
   } else PetscCall(ViewLine(viewer, all_ranks, "%s: last build and values-only refresh: upload and device times not measured (host backend)\n", label));
+  if (blk.transposed) PetscCall(ViewLine(viewer, all_ranks, "%s: transposed layout (A's CSC for cuSPARSE, made by the first transposed product): %zu bytes on the device; %" PetscInt_FMT " transposed products\n", label, blk.transposed->bytes(), blk.transposed_products));
   std::vector<LayoutStat> stats;
   f.describe(stats);
   for (const LayoutStat &st : stats) PetscCall(ViewLine(viewer, all_ranks, "%s:   %s: %s\n", label, st.key.c_str(), st.value.c_str()));
@@ -324,9 +413,7 @@ PetscErrorCode GFShadowView(const GFShadow &sh, const GFBlock &blk, const char *
 {
   PetscFunctionBegin;
   if (!sh.S || !sh.on_device || !blk.fmt) PetscFunctionReturn(PETSC_SUCCESS);
-  const double csr = CsrBytes(blk.fmt->nnz, blk.fmt->nrows);
-  const double tr  = sh.S->form_explicit_transpose ? CsrBytes(blk.fmt->nnz, blk.fmt->ncols) : 0.0;
-  PetscCall(ViewLine(viewer, all_ranks, "%s: cuSPARSE view for factorizations and transposed products: %.0f bytes on the device (a CSR%s)\n", label, csr + tr, tr > 0 ? ", and up to as much again for its explicit transpose" : ""));
+  PetscCall(ViewLine(viewer, all_ranks, "%s: cuSPARSE view for factorizations: %.0f bytes on the device (a CSR)\n", label, CsrBytes(blk.fmt->nnz, blk.fmt->nrows)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -341,7 +428,6 @@ PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptio
   PetscOptionsHeadBegin(PetscOptionsObject, title);
   PetscCall(PetscOptionsEnum("-mat_gpuformats_backend", "Where products run: auto (cuda if a device is present), host (reference kernels), cuda", "MatGPUFormatsSetBackend", MatGPUFormatsBackends, (PetscEnum)backend, (PetscEnum *)&backend, NULL));
   PetscCall(PetscOptionsRangeInt("-mat_gpuformats_upload_threads", "Host threads that copy the AIJ arrays into pinned buffers for their upload to the GPU at a build or values-only refresh (1: cudaMemcpyAsync from pageable memory, as aijcusparse)", "MatSetFromOptions", gm.upload_threads, &gm.upload_threads, NULL, 1, kMaxUploadThreads));
-  PetscCall(PetscOptionsBool("-mat_gpuformats_explicit_transpose", "Transposed products (cuda backend) by cuSPARSE on an explicit transpose of the matrix, formed on the device at the first transposed product after a change of values (one more CSR of memory), instead of cuSPARSE's transposed SpMV", "MatSetFromOptions", gm.explicit_transpose, &gm.explicit_transpose, NULL));
   for (int p = 0; p < gm.ops->nparams; ++p) {
     const FormatParam &fp  = gm.ops->params[p];
     PetscInt           val = (PetscInt)gm.params[p];

@@ -9,7 +9,7 @@
 // that factors on the device first brings the format up to date (a values-only refresh, as the next
 // product would) and gathers S's values from it, device to device: a refactorization with the same
 // pattern uploads nothing the products do not upload anyway. Phases that factor on the host read
-// S's host values, which are A's own arrays. Transposed products use S the same way (gf_type.cpp).
+// S's host values, which are A's own arrays.
 //
 // The package is registered for the seq types by their exact names, so MatGetFactor() without a
 // solver type offers it before PETSc's own. On the host backend (and for a matrix bound to the CPU)
@@ -309,7 +309,8 @@ PetscErrorCode MatGetFactor_SeqGF_cusparse(Mat A, MatFactorType ftype, Mat *B)
 
 } // namespace
 
-PetscErrorCode GFShadowOfBlock(Mat aij, GFBlock &blk, GFShadow &sh, Mat *S)
+// The shadow of `aij` whose format block `blk` the caller has synced.
+static PetscErrorCode GFShadowOfBlock(Mat aij, GFBlock &blk, GFShadow &sh, Mat *S)
 {
   PetscObjectState state;
   PetscScalar     *v;
@@ -331,13 +332,6 @@ PetscErrorCode GFShadowOfBlock(Mat aij, GFBlock &blk, GFShadow &sh, Mat *S)
   sh.on_device = true;
   sh.state     = state;
   PetscCall(PetscLogEventEnd(MAT_GPUFormatsViewFill, aij, 0, 0, 0));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode GFShadowForTranspose(const GFMat &gm, Mat S)
-{
-  PetscFunctionBegin;
-  if (S->form_explicit_transpose != gm.explicit_transpose) PetscCall(MatSetOption(S, MAT_FORM_EXPLICIT_TRANSPOSE, gm.explicit_transpose));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -23,6 +23,7 @@
 #include "core/device_buffer.hpp"
 #include "core/stage_timer.hpp"
 #include "formats/format.hpp"
+#include "transpose/transpose.hpp"
 
 #include <memory>
 #include <string>
@@ -56,6 +57,11 @@ struct GFBlock {
   std::vector<cudaEvent_t>     events;        // [0] fork, [1..] joins
   PetscInt                     builds = 0, refreshes = 0, products = 0;
   GFStageTime                  last_build, last_refresh;
+  // A^T for transposed products (cuda backend), made by the first one: of build number
+  // transposed_build, with the values of state transposed_state.
+  std::unique_ptr<TransposedBlock> transposed;
+  PetscInt                         transposed_build = -1, transposed_products = 0;
+  PetscObjectState                 transposed_state = -1;
 
   GFBlock() = default;
   GFBlock(const GFBlock &) = delete;
@@ -78,8 +84,8 @@ struct GFOps {
 };
 
 // A seqaijcusparse matrix on a SeqAIJ block's host CSR arrays (no host copy), for cuSPARSE's
-// factorizations and transposed products: its device CSR is uploaded once per nonzero pattern and
-// its device values are gathered from the block's format (gf_factor.cpp).
+// factorizations: its device CSR is uploaded once per nonzero pattern and its device values are
+// gathered from the block's format (gf_factor.cpp).
 struct GFShadow {
   Mat              S         = nullptr;
   PetscObjectState nzstate   = -1;
@@ -93,18 +99,17 @@ struct GFMat {
   std::vector<int64_t> params;
   MatGPUFormatsBackend backend_option = MAT_GPUFORMATS_BACKEND_AUTO;
   PetscInt             upload_threads = default_upload_threads(); // -mat_gpuformats_upload_threads
-  PetscBool            explicit_transpose = PETSC_FALSE;            // -mat_gpuformats_explicit_transpose (measured no faster: README)
   bool                 mpi            = false; // mpi<fmt>: diag + offd + halo; seq<fmt>: diag only
   std::shared_ptr<GFBlock> diag = std::make_shared<GFBlock>(); // shared with an mpi<fmt>'s adopted A_d
   GFBlock              offd;
   bool                 pending = false; // mpi: final assembly since the last sync; the next product syncs collectively
   PetscInt             syncs = 0; // rounds of block syncs (mpi: both blocks in one), for GFStageTime::round
+  PetscInt             collective_syncs = 0, transposed_checked = -1; // mpi: GFMPISync calls; the one the last transposed product checked at
   // MPI halo: ghost values of x gathered into lvec by our own scatter (MPIAIJ's is private).
   Vec              lvec  = nullptr;
   VecScatter       halo  = nullptr;
   PetscObjectState halo_nzstate = -1;
-  // Made by the first cuSPARSE factorization or transposed product. seq: of the matrix; mpi: of the
-  // off-process block (A_d's is its own, as a seq<fmt>).
+  // seq: made by the first cuSPARSE factorization (an mpi<fmt>'s A_d has its own, as a seq<fmt>).
   GFShadow shadow;
   GFOps aij{}; // the AIJ implementations we wrap or fall back to
 
@@ -126,10 +131,15 @@ struct GFLayerError {
 // defer: where a failure of the format layer goes (the block is then left empty); null: raised here.
 PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, PetscBool want_diag, GFLayerError *defer = nullptr);
 PetscErrorCode GFBlockSpMV(const GFMat &gm, GFBlock &blk, PetscScalar alpha, const PetscScalar *x, PetscScalar beta, PetscScalar *y);
+// The block's A^T made (or its values refreshed) for the synced block of `aij`, cuda backend.
+// defer: as GFBlockSync's.
+PetscErrorCode GFBlockTransposeReady(const GFMat &gm, GFBlock &blk, Mat aij, GFLayerError *defer = nullptr);
+// y = A^T x + beta y on the device, after GFBlockTransposeReady.
+PetscErrorCode GFBlockTransposedSpMV(GFBlock &blk, const PetscScalar *x, PetscScalar beta, PetscScalar *y);
 PetscErrorCode GFBlockGetDiagonal(GFBlock &blk, PetscScalar *d, PetscInt n);
 // -mat_view ::ascii_info lines of one block; all_ranks: every rank prints (synchronized viewer).
 PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *label, PetscViewer viewer, PetscBool all_ranks);
-// The device memory of a block's cuSPARSE view (GFShadow), where one exists.
+// The device memory of a block's cuSPARSE view (GFShadow) for factorizations, where one exists.
 PetscErrorCode GFShadowView(const GFShadow &sh, const GFBlock &blk, const char *label, PetscViewer viewer, PetscBool all_ranks);
 // Upload and device seconds of the matrix's last build and last values-only refresh: each the sum
 // over the blocks that ran it in the latest round that ran it in any; -1 where none was measured,
@@ -176,10 +186,6 @@ PetscErrorCode GFRegisterFactors(const char *seq_type); // MATSOLVERCUSPARSE LU/
 // seq, cuda backend: GFMat::shadow with device values equal to A's current values (gathered from
 // the up-to-date format when A changed since the last gather).
 PetscErrorCode GFShadowOnDevice(Mat A, Mat *S);
-// The shadow of `aij` whose format block `blk` the caller has synced.
-PetscErrorCode GFShadowOfBlock(Mat aij, GFBlock &blk, GFShadow &sh, Mat *S);
-// S ready for transposed products, in the way -mat_gpuformats_explicit_transpose asks.
-PetscErrorCode GFShadowForTranspose(const GFMat &gm, Mat S);
 
 } // namespace gpuformats
 

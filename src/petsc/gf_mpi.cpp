@@ -29,8 +29,7 @@ static PetscErrorCode GetBlocks(Mat A, Mat *Ad, Mat *Ao)
   PetscCheck(ld.ops == gm.ops, PETSC_COMM_SELF, PETSC_ERR_SUP, "gpuformats: the local block of a %s matrix is %s", ((PetscObject)A)->type_name, ((PetscObject)*Ad)->type_name);
   ld.diag           = gm.diag;
   ld.params         = gm.params;
-  ld.upload_threads     = gm.upload_threads;
-  ld.explicit_transpose = gm.explicit_transpose;
+  ld.upload_threads = gm.upload_threads;
   if (ld.backend_option != gm.backend_option) {
     ld.backend_option = gm.backend_option;
     PetscCall(MatSetVecType(*Ad, resolve_backend(gm) == Backend::cuda ? VECCUDA : VECSTANDARD));
@@ -90,16 +89,14 @@ static PetscErrorCode SyncBlocks(Mat A, GFMat &gm, Backend backend, PetscBool wa
 // Both blocks, and the halo when asked. Collective: called from the first product after an assembly,
 // conversion, MatGPUFormatsSync/GetBytes and the diagonal, where the layouts are (re)built; a
 // failure on one rank fails every rank with the first failing rank's message.
-PetscErrorCode GFMPISync(Mat A, Backend backend, PetscBool want_diag, PetscBool with_halo)
+// Collective: a failure held in e on any rank fails every rank with the first failing rank's
+// message (after `cleanup` on every rank).
+template <class Cleanup>
+static PetscErrorCode CollectiveCheck(MPI_Comm comm, const GFLayerError &e, Cleanup cleanup)
 {
-  GFMat       &gm = gf(A);
-  MPI_Comm     comm = PetscObjectComm((PetscObject)A);
-  GFLayerError e;
-  PetscMPIInt  mine, any = 0;
+  PetscMPIInt mine = (PetscMPIInt)e.cls, any = 0;
 
   PetscFunctionBegin;
-  PetscCall(SyncBlocks(A, gm, backend, want_diag, &e));
-  mine = (PetscMPIInt)e.cls;
   PetscCallMPI(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm));
   if (any) {
     PetscMPIInt rank, who, len;
@@ -111,10 +108,24 @@ PetscErrorCode GFMPISync(Mat A, Backend backend, PetscBool want_diag, PetscBool 
     PetscCallMPI(MPI_Bcast(&len, 1, MPI_INT, who, comm));
     msg.resize((size_t)len);
     PetscCallMPI(MPI_Bcast(msg.data(), len, MPI_CHAR, who, comm));
-    gm.diag->reset();
-    gm.offd.reset();
+    cleanup();
     SETERRQ(PETSC_COMM_SELF, (PetscErrorCode)(mine ? mine : any), "gpuformats: %s; the AIJ matrix is unchanged", msg.c_str());
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GFMPISync(Mat A, Backend backend, PetscBool want_diag, PetscBool with_halo)
+{
+  GFMat       &gm = gf(A);
+  GFLayerError e;
+
+  PetscFunctionBegin;
+  PetscCall(SyncBlocks(A, gm, backend, want_diag, &e));
+  gm.collective_syncs++;
+  PetscCall(CollectiveCheck(PetscObjectComm((PetscObject)A), e, [&] {
+    gm.diag->reset();
+    gm.offd.reset();
+  }));
   gm.pending = false;
   if (with_halo) PetscCall(EnsureHalo(A, gm, backend));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -156,27 +167,42 @@ PetscErrorCode GFMPIProduct(Mat A, Backend backend, Vec x, PetscScalar beta, Vec
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// z = A^T x (+ y), cuda backend, device vectors: each block's transposed product by cuSPARSE on its
-// shadow (A_d's own as a seq<fmt>, A_o's ours), the off-process part sent back by the reverse halo
+// z = A^T x (+ y), cuda backend, device vectors: each block's A^T (transpose/), the off-process part
+// sent back by the reverse halo
 // scatter, as mpiaijcusparse does (A_o^T x first, so the messages travel during A_d^T x).
 PetscErrorCode GFMPITransposedProduct(Mat A, Vec x, Vec y, Vec z)
 {
-  GFMat &gm = gf(A);
-  Mat    Ad, Ao, Sd, So;
+  GFMat             &gm = gf(A);
+  Mat                Ad, Ao;
+  GFLayerError       e;
+  const PetscScalar *xa;
+  PetscScalar       *la, *za;
 
   PetscFunctionBegin;
   PetscCall(ReadyForProduct(A, gm, Backend::cuda));
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL)); // A_d adopted by the sync above
-  PetscCall(GFShadowOfBlock(Ad, *gm.diag, gf(Ad).shadow, &Sd));
-  PetscCall(GFShadowForTranspose(gm, Sd));
+  // The first transposed product after a collective sync may build both A^T: a failure there (out of
+  // memory) fails every rank, as a sync does. Later ones only gather values, like ReadyForProduct.
+  const bool collective = gm.transposed_checked != gm.collective_syncs;
+  PetscCall(GFBlockTransposeReady(gm, *gm.diag, Ad, collective ? &e : nullptr));
+  if (!e.cls) PetscCall(GFBlockTransposeReady(gm, gm.offd, Ao, collective ? &e : nullptr));
+  if (collective) {
+    PetscCall(CollectiveCheck(PetscObjectComm((PetscObject)A), e, [&] {
+      gm.diag->transposed.reset();
+      gm.offd.transposed.reset();
+    }));
+    gm.transposed_checked = gm.collective_syncs;
+  }
   // A rank without off-process entries (no ghosts) still takes part in the scatter: others send to it.
-  if (gm.offd.fmt->nnz > 0) {
-    PetscCall(GFShadowOfBlock(Ao, gm.offd, gm.shadow, &So));
-    PetscCall(GFShadowForTranspose(gm, So));
-    PetscCall((*So->ops->multtranspose)(So, x, gm.lvec));
-  } else PetscCall(VecSet(gm.lvec, 0.0));
-  if (y) PetscCall((*Sd->ops->multtransposeadd)(Sd, x, y, z));
-  else PetscCall((*Sd->ops->multtranspose)(Sd, x, z));
+  if (y && y != z) PetscCall(VecCopy(y, z));
+  if (gm.offd.fmt->ncols > 0) {
+    PetscCall(GFGetArrays(Backend::cuda, x, &xa, gm.lvec, PETSC_FALSE, &la));
+    PetscCall(GFBlockTransposedSpMV(gm.offd, xa, 0.0, la));
+    PetscCall(GFRestoreArrays(Backend::cuda, x, &xa, gm.lvec, PETSC_FALSE, &la));
+  }
+  PetscCall(GFGetArrays(Backend::cuda, x, &xa, z, y ? PETSC_TRUE : PETSC_FALSE, &za));
+  PetscCall(GFBlockTransposedSpMV(*gm.diag, xa, y ? 1.0 : 0.0, za));
+  PetscCall(GFRestoreArrays(Backend::cuda, x, &xa, z, y ? PETSC_TRUE : PETSC_FALSE, &za));
   PetscCall(VecScatterBegin(gm.halo, gm.lvec, z, ADD_VALUES, SCATTER_REVERSE));
   PetscCall(VecScatterEnd(gm.halo, gm.lvec, z, ADD_VALUES, SCATTER_REVERSE));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -200,7 +226,6 @@ PetscErrorCode GFMPIView(Mat A, PetscViewer viewer)
   }
   PetscCall(PetscSNPrintf(label, sizeof(label), "[%d] gpuformats off-process block", rank));
   PetscCall(GFBlockView(gm, gm.offd, label, viewer, PETSC_TRUE));
-  PetscCall(GFShadowView(gm.shadow, gm.offd, label, viewer, PETSC_TRUE));
   PetscCall(PetscViewerFlush(viewer));
   PetscCall(PetscViewerASCIIPopSynchronized(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -8,7 +8,7 @@
 
 using namespace gpuformats;
 
-PetscLogEvent      MAT_GPUFormatsBuild, MAT_GPUFormatsRefresh, MAT_GPUFormatsSpMV, MAT_GPUFormatsViewFill;
+PetscLogEvent      MAT_GPUFormatsBuild, MAT_GPUFormatsRefresh, MAT_GPUFormatsSpMV, MAT_GPUFormatsViewFill, MAT_GPUFormatsTransposeFill;
 const char *const  MatGPUFormatsBackends[] = {"auto", "host", "cuda", "MatGPUFormatsBackend", "MAT_GPUFORMATS_BACKEND_", NULL};
 static PetscBool   GPUFormatsPackageInitialized = PETSC_FALSE;
 static constexpr int kMaxFormats             = 8; // create functions are instantiated per slot
@@ -166,8 +166,7 @@ PetscErrorCode GPUFormatsFinalizePackage(void)
    Options Database Keys (every type):
 +  -mat_type <type> - the root name (e.g. `evchyb`, or `aijevchyb`, the name a `DM` takes as AIJ for its interpolation)
 .  -mat_gpuformats_backend <auto,host,cuda> - where products run; auto: cuda when a device is present
-.  -mat_gpuformats_upload_threads <n> - host threads staging the AIJ arrays into pinned buffers for their upload
--  -mat_gpuformats_explicit_transpose <bool> - transposed products on an explicit device transpose of the cuSPARSE view
+-  -mat_gpuformats_upload_threads <n> - host threads staging the AIJ arrays into pinned buffers for their upload
 
    Options Database Keys (this type):
 +  -mat_evchyb_ell_max_row <128> - rows up to this length go to the ELL part
@@ -279,7 +278,8 @@ PetscErrorCode GPUFormatsInitializePackage(void)
   PetscCall(PetscLogEventRegister("GFBuild", MAT_CLASSID, &MAT_GPUFormatsBuild));
   PetscCall(PetscLogEventRegister("GFRefresh", MAT_CLASSID, &MAT_GPUFormatsRefresh));
   PetscCall(PetscLogEventRegister("GFSpMV", MAT_CLASSID, &MAT_GPUFormatsSpMV));
-  PetscCall(PetscLogEventRegister("GFViewFill", MAT_CLASSID, &MAT_GPUFormatsViewFill)); // values of a cuSPARSE view (factor, transposed product) from the format
+  PetscCall(PetscLogEventRegister("GFViewFill", MAT_CLASSID, &MAT_GPUFormatsViewFill)); // values of the factorizations' cuSPARSE view from the format
+  PetscCall(PetscLogEventRegister("GFTransposeFill", MAT_CLASSID, &MAT_GPUFormatsTransposeFill)); // the transposed layout made, or its values gathered from the format
   for (int i = 0; i < n; ++i) {
     seq_names[i]   = std::string(MATSEQAIJ) + all[i]->root;
     mpi_names[i]   = std::string(MATMPIAIJ) + all[i]->root;

@@ -138,15 +138,13 @@ static PetscErrorCode MatMultAdd_GF(Mat A, Vec x, Vec y, Vec z)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// Transposed products on the cuda backend with device vectors: cuSPARSE's transposed SpMV
-// (aijcusparse's own product) on shadow seqaijcusparse matrices whose device values come from the
-// format (GFShadow), made at the first transposed product, so a matrix never transposed spends
-// nothing on them. Elsewhere AIJ's. z = A^T x (+ y).
+// Transposed products on the cuda backend with device vectors: each block's A^T (transpose/), made
+// by the first transposed product, its values gathered from the format after a change, so a matrix
+// never transposed spends nothing on it. Elsewhere AIJ's. z = A^T x (+ y).
 static PetscErrorCode TransposedProduct(Mat A, Vec x, Vec y, Vec z)
 {
   Backend   backend;
   PetscBool use;
-  Mat       S;
 
   PetscFunctionBegin;
   PetscCall(GFUseFormat(A, gf(A), x, z, &backend, &use));
@@ -155,10 +153,15 @@ static PetscErrorCode TransposedProduct(Mat A, Vec x, Vec y, Vec z)
     else PetscCall(gf(A).aij.multtranspose(A, x, z));
   } else if (gf(A).mpi) PetscCall(GFMPITransposedProduct(A, x, y, z));
   else {
-    PetscCall(GFShadowOnDevice(A, &S));
-    PetscCall(GFShadowForTranspose(gf(A), S));
-    if (y) PetscCall((*S->ops->multtransposeadd)(S, x, y, z));
-    else PetscCall((*S->ops->multtranspose)(S, x, z));
+    GFMat             &gm = gf(A);
+    const PetscScalar *xa;
+    PetscScalar       *za;
+    PetscCall(GFSeqSync(A, Backend::cuda, PETSC_FALSE));
+    PetscCall(GFBlockTransposeReady(gm, *gm.diag, A));
+    if (y && y != z) PetscCall(VecCopy(y, z));
+    PetscCall(GFGetArrays(Backend::cuda, x, &xa, z, y ? PETSC_TRUE : PETSC_FALSE, &za));
+    PetscCall(GFBlockTransposedSpMV(*gm.diag, xa, y ? 1.0 : 0.0, za));
+    PetscCall(GFRestoreArrays(Backend::cuda, x, &xa, z, y ? PETSC_TRUE : PETSC_FALSE, &za));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -297,10 +300,9 @@ static PetscErrorCode MatDuplicate_GF(Mat A, MatDuplicateOption op, Mat *B)
 {
   PetscFunctionBegin;
   PetscCall(gf(A).aij.duplicate(A, op, B)); // creates a matrix of A's type, then copies the AIJ data
-  gf(*B).params             = gf(A).params;
-  gf(*B).backend_option     = gf(A).backend_option;
-  gf(*B).upload_threads     = gf(A).upload_threads;
-  gf(*B).explicit_transpose = gf(A).explicit_transpose;
+  gf(*B).params         = gf(A).params;
+  gf(*B).backend_option = gf(A).backend_option;
+  gf(*B).upload_threads = gf(A).upload_threads;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
