@@ -1,6 +1,8 @@
 #include "host_upload.hpp"
 #include "device_buffer.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cstring>
 #include <mutex>
@@ -77,7 +79,14 @@ UploadThreadsScope::UploadThreadsScope(int threads) : previous_(upload_threads) 
 UploadThreadsScope::~UploadThreadsScope() { upload_threads = previous_; }
 int UploadThreadsScope::current() { return upload_threads; }
 
-int default_upload_threads() { return (int)std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, 4); }
+int usable_cpus()
+{
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(CPU_COUNT(&set), 1);
+  return (int)std::max(std::thread::hardware_concurrency(), 1u);
+}
+
+int default_upload_threads() { return std::clamp(usable_cpus(), 1, 4); }
 
 void release_upload_staging()
 {

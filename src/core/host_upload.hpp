@@ -37,7 +37,12 @@ constexpr std::size_t kUploadChunkBytes = std::size_t(2) << 20;
 void host_to_device(void *dst, const void *src, std::size_t bytes, cudaStream_t stream);
 
 // Host threads per staged upload unless told otherwise: 4 (28 GB/s above; 8 gave 36 GB/s but takes
-// more of the cores that MPI ranks sharing a node also use), fewer on a machine with fewer cores.
+// more of the cores that MPI ranks sharing a node also use), fewer where the process may run on
+// fewer cores. mpiexec binds a rank to one core by default (Open MPI, up to 2 ranks): the threads
+// then share it and a staged upload ran at 6-7 GB/s in SNES ex14 256^3 (H100, s18), the speed of a
+// pageable copy; so with one usable core the copy is direct. Give each rank cores for them
+// (`mpiexec --bind-to none`, or `--map-by slot:PE=4`).
+int           usable_cpus(); // in this process's CPU affinity mask
 int           default_upload_threads();
 constexpr int kMaxUploadThreads = 64;
 

@@ -3,6 +3,8 @@
 #include "common/check.hpp"
 #include "common/test_matrices.hpp"
 #include "core/host_upload.hpp"
+
+#include <thread>
 #include "core/row_permutation.hpp"
 #include "core/row_stats.hpp"
 
@@ -117,6 +119,8 @@ void test_upload_scope()
   check(UploadThreadsScope::current() == 1, "upload.scope_restores");
   const int d = default_upload_threads();
   check(d >= 1 && d <= 4 && d <= kMaxUploadThreads, "upload.default_threads", std::to_string(d));
+  const int cpus = usable_cpus(); // the affinity mask: 1 under `taskset -c 0` or an mpiexec bound to one core
+  check(cpus >= 1 && cpus <= (int)std::max(std::thread::hardware_concurrency(), 1u) && d == std::min(cpus, 4), "upload.default_threads_follow_affinity", std::to_string(cpus) + " cpus, " + std::to_string(d) + " threads");
   release_upload_staging(); // nothing staged: frees nothing and touches no device (a crash fails the program)
 }
 
