@@ -40,7 +40,13 @@ CUDA_HOME   := $(patsubst %/bin/nvcc,%,$(CUDAC))
 INCLUDES    := -Iinclude -Isrc $(PETSC_CC_INCLUDES)
 GF_CXXFLAGS := -std=gnu++20 -O2 -fPIC -Wall -Wno-unknown-pragmas $(INCLUDES)
 GF_CUFLAGS  := -ccbin $(CXX) -std=c++20 -O3 $(GENCODE) -Xcompiler -fPIC --expt-relaxed-constexpr $(INCLUDES)
-GF_LDLIBS   := $(PETSC_LIB) -L$(CUDA_HOME)/lib64 -lcudadevrt -lcudart -Wl,-rpath,$(CURDIR)/lib
+# The library's objects hide every symbol but the PETSC_EXTERN API of include/gpuformats.h (and
+# PETSc's entry point PetscDLLibraryRegister_gpuformats): the plugin exports nothing else.
+GF_HIDDEN   := -fvisibility=hidden -fvisibility-inlines-hidden
+GF_LDLIBS   := $(PETSC_LIB) -L$(CUDA_HOME)/lib64 -lcudadevrt -lcudart
+# Executables find the plugin next to them, wherever the tree is (bin/, bin/test/ -> lib/).
+RPATH_BIN   := -Wl,-rpath,'$$ORIGIN/../lib'
+RPATH_TEST  := -Wl,-rpath,'$$ORIGIN/../../lib'
 
 SRC_CXX   := $(shell find src -name '*.cpp' | sort)
 SRC_CU    := $(shell find src -name '*.cu' ! -name '*_rdc.cu' | sort)
@@ -49,6 +55,11 @@ OBJ       := $(SRC_CXX:%.cpp=build/%.o) $(SRC_CU:%.cu=build/%.o) $(SRC_RDC:%.cu=
 RDC_OBJ   := $(SRC_RDC:%.cu=build/%.o)
 DLINK_OBJ := $(if $(SRC_RDC),build/device_link.o)
 LIB       := lib/libgpuformats.so
+# The plugin: everything but the matrix generators. The internal archive, for the tests and the
+# benchmark (which call the layers below PETSc): everything but the PETSc glue.
+LIB_OBJ      := $(filter-out build/src/matgen/%,$(OBJ))
+INTERNAL_OBJ := $(filter-out build/src/petsc/%,$(OBJ))
+INTERNAL     := lib/libgpuformats_internal.a
 
 EXAMPLES  := $(patsubst examples/%.cpp,bin/%,$(wildcard examples/*.cpp))
 UNIT      := $(patsubst test/unit/%.cpp,bin/test/%,$(wildcard test/unit/*.cpp)) $(patsubst test/unit/%.cu,bin/test/%,$(wildcard test/unit/*.cu))
@@ -56,7 +67,7 @@ GPUTESTS  := $(patsubst test/gpu/%.cpp,bin/test/%,$(wildcard test/gpu/*.cpp))
 PETSCTESTS:= $(patsubst test/petsc/%.cpp,bin/test/%,$(wildcard test/petsc/*.cpp))
 TUTORIALS := bin/petsc/snes_ex14 bin/petsc/ksp_ex2 bin/petsc/ksp_ex45
 
-all: check-petsc $(LIB) $(EXAMPLES) $(UNIT) $(GPUTESTS) $(PETSCTESTS) $(TUTORIALS)
+all: check-petsc $(LIB) $(INTERNAL) $(EXAMPLES) $(UNIT) $(GPUTESTS) $(PETSCTESTS) $(TUTORIALS)
 lib: check-petsc $(LIB)
 
 check-petsc: build/petsc-ok
@@ -65,37 +76,44 @@ build/petsc-ok: config/check-petsc.sh
 
 build/%.o: %.cpp
 	@mkdir -p $(dir $@)
-	$(CXX) $(GF_CXXFLAGS) -MMD -MP -c $< -o $@
+	$(CXX) $(GF_CXXFLAGS) $(GF_HIDDEN) -MMD -MP -c $< -o $@
 build/%.o: %.cu
 	@mkdir -p $(dir $@)
-	$(CUDAC) $(GF_CUFLAGS) $(if $(filter %_rdc.cu,$<),-rdc=true) -MMD -MP -c $< -o $@
+	$(CUDAC) $(GF_CUFLAGS) -Xcompiler "$(GF_HIDDEN)" $(if $(filter %_rdc.cu,$<),-rdc=true) -MMD -MP -c $< -o $@
 # Dynamic parallelism (SURAA) needs relocatable device code, linked here into the library.
 build/device_link.o: $(RDC_OBJ)
 	$(CUDAC) $(GENCODE) -Xcompiler -fPIC -dlink $^ -o $@ -lcudadevrt
 
-$(LIB): $(OBJ) $(DLINK_OBJ)
-	@mkdir -p lib
-	$(CXX) -shared -o $@ $^ $(GF_LDLIBS)
+# The flags live here: a changed makefile rebuilds the library's objects.
+$(OBJ): makefile
 
-bin/%: examples/%.cpp $(LIB) $(wildcard examples/%_kernels.cu)
+$(LIB): $(LIB_OBJ) $(DLINK_OBJ) config/exports.map
+	@mkdir -p lib
+	$(CXX) -shared -o $@ $(LIB_OBJ) $(DLINK_OBJ) -Wl,--version-script=config/exports.map $(GF_LDLIBS)
+$(INTERNAL): $(INTERNAL_OBJ) $(DLINK_OBJ)
+	@mkdir -p lib
+	rm -f $@ && ar rcs $@ $^
+
+# Tests and the benchmark: the layers below PETSc from the archive, the PETSc types from the plugin.
+bin/%: examples/%.cpp $(LIB) $(INTERNAL) $(wildcard examples/%_kernels.cu)
 	@mkdir -p bin
 	$(if $(wildcard examples/$*_kernels.cu),$(CUDAC) $(GF_CUFLAGS) -c examples/$*_kernels.cu -o build/$*_kernels.o)
-	$(CXX) $(GF_CXXFLAGS) $< $(if $(wildcard examples/$*_kernels.cu),build/$*_kernels.o) -o $@ -Llib -lgpuformats $(GF_LDLIBS)
+	$(CXX) $(GF_CXXFLAGS) $< $(if $(wildcard examples/$*_kernels.cu),build/$*_kernels.o) -o $@ $(INTERNAL) -Llib -lgpuformats $(GF_LDLIBS) $(RPATH_BIN)
 
-bin/test/%: test/unit/%.cpp $(LIB) $(wildcard test/common/*.hpp)
+bin/test/%: test/unit/%.cpp $(INTERNAL) $(wildcard test/common/*.hpp)
 	@mkdir -p bin/test
-	$(CXX) $(GF_CXXFLAGS) -Itest $< -o $@ -Llib -lgpuformats $(GF_LDLIBS)
+	$(CXX) $(GF_CXXFLAGS) -Itest $< -o $@ $(INTERNAL) $(GF_LDLIBS)
 # Unit tests in CUDA C++ run device-builder code on thrust::host: compiled by nvcc, no GPU needed.
-bin/test/%: test/unit/%.cu $(LIB) $(wildcard test/common/*.hpp)
+bin/test/%: test/unit/%.cu $(INTERNAL) $(wildcard test/common/*.hpp)
 	@mkdir -p bin/test build/test
 	$(CUDAC) $(GF_CUFLAGS) -Itest -c $< -o build/test/$*.o
-	$(CXX) build/test/$*.o -o $@ -Llib -lgpuformats $(GF_LDLIBS)
-bin/test/%: test/gpu/%.cpp $(LIB) $(wildcard test/common/*.hpp)
+	$(CXX) build/test/$*.o -o $@ $(INTERNAL) $(GF_LDLIBS)
+bin/test/%: test/gpu/%.cpp $(LIB) $(INTERNAL) $(wildcard test/common/*.hpp)
 	@mkdir -p bin/test
-	$(CXX) $(GF_CXXFLAGS) -Itest $< -o $@ -Llib -lgpuformats $(GF_LDLIBS)
-bin/test/%: test/petsc/%.cpp $(LIB) $(wildcard test/common/*.hpp)
+	$(CXX) $(GF_CXXFLAGS) -Itest $< -o $@ $(INTERNAL) -Llib -lgpuformats $(GF_LDLIBS) $(RPATH_TEST)
+bin/test/%: test/petsc/%.cpp $(LIB) $(INTERNAL) $(wildcard test/common/*.hpp)
 	@mkdir -p bin/test
-	$(CXX) $(GF_CXXFLAGS) -Itest $< -o $@ -Llib -lgpuformats $(GF_LDLIBS)
+	$(CXX) $(GF_CXXFLAGS) -Itest $< -o $@ $(INTERNAL) -Llib -lgpuformats $(GF_LDLIBS) $(RPATH_TEST)
 
 # PETSc's own tutorials, compiled unmodified from PETSc's source (they never link our library:
 # it comes in at run time through -dll_append).

@@ -51,6 +51,15 @@ run_checks() {
 
 TYPES=${GPUFORMATS_TEST_TYPES:-$(bin/test/list_types 2>/dev/null)}
 
+# --- the plugin exports its API and nothing else: every dynamic symbol is a name that
+# include/gpuformats.h declares (PETSC_EXTERN), and every such name is exported ---
+exported=$(nm -D --defined-only lib/libgpuformats.so | awk '{print $3}' | sort)
+declared=$(grep -oE 'PETSC_EXTERN [^;]*' include/gpuformats.h | sed -E 's/\([^)]*\)//g; s/\[\]//g; s/^PETSC_EXTERN //' | tr ',' '\n' | awk '{print $NF}' | tr -d '*' | grep . | sort -u)
+extra=$(comm -23 <(echo "$exported") <(echo "$declared") | tr '\n' ' ')
+missing=$(comm -13 <(echo "$exported") <(echo "$declared") | tr '\n' ' ')
+if [ -n "$exported" ] && [ -z "$extra" ] && [ -z "$missing" ]; then pass "plugin.exports_only_the_api # $(echo "$exported" | wc -l) symbols"
+else fail plugin.exports_only_the_api "exported but not declared: ${extra:-none}; declared but not exported: ${missing:-none}"; fi
+
 # --- unit ---
 run_checks unit.core bin/test/test_core
 run_checks unit.matgen bin/test/test_matgen
