@@ -16,7 +16,7 @@
 //            it (the build; the scatter through the slot map), the latter also in SpMV units
 //   transp.  with -transpose, MatMultTranspose: the first one (it may build a transposed layout),
 //            then timed like the SpMV (x fixed), checked against the host A^T x
-//   bytes    device bytes of the stored format (MatGPUFormatsGetBytes_C for ours) vs CSR bytes
+//   bytes    device bytes of the stored format (MatGPUFormatsGetBytes for ours) vs CSR bytes
 //            12*nnz + 4*(nrows+1)
 // Rates: GFLOP/s = 2*nnz/t; GB/s under the minimal CSR traffic model
 // 12*nnz + 4*(nrows+1) + 8*ncols + 8*nrows; % of a copy kernel's bandwidth measured in the same run.
@@ -554,12 +554,12 @@ PetscErrorCode sync_all(const Settings &S)
 // or not a gpuformats type).
 PetscErrorCode device_times(Mat B, double *build_upload, double *build_device, double *refresh_upload, double *refresh_device)
 {
-  PetscErrorCode (*f)(Mat, PetscReal *, PetscReal *, PetscReal *, PetscReal *) = nullptr;
-  PetscReal t[4]                                                              = {-1, -1, -1, -1};
+  PetscReal t[4] = {-1, -1, -1, -1};
+  PetscBool ours;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatGPUFormatsGetLastTimes_C", &f));
-  if (f) PetscCall(MatGPUFormatsGetLastTimes(B, &t[0], &t[1], &t[2], &t[3]));
+  PetscCall(MatGPUFormatsIsType(B, &ours));
+  if (ours) PetscCall(MatGPUFormatsGetLastTimes(B, &t[0], &t[1], &t[2], &t[3]));
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, t, 4, MPIU_REAL, MPI_MAX, PetscObjectComm((PetscObject)B)));
   double *out[4] = {build_upload, build_device, refresh_upload, refresh_device};
   for (int i = 0; i < 4; ++i)
@@ -571,15 +571,15 @@ PetscErrorCode device_times(Mat B, double *build_upload, double *build_device, d
 // then MatSeqAIJGetArray/RestoreArray is the cheapest values-only change.
 PetscErrorCode is_seqaij_like(Mat B, PetscBool *flg)
 {
-  PetscErrorCode (*f)(Mat, PetscInt64 *) = nullptr;
   const char *name;
   PetscMPIInt size;
+  PetscBool   ours;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)B), &size));
   PetscCall(MatGetType(B, &name));
-  PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatGPUFormatsGetBytes_C", &f));
-  *flg = (size == 1 && (starts_with(name, "seqaij") || f)) ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(MatGPUFormatsIsType(B, &ours));
+  *flg = (size == 1 && (starts_with(name, "seqaij") || ours)) ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -717,12 +717,12 @@ PetscErrorCode measure_type(const Settings &S, HostMatrix &M, const TypeEntry &T
 
   // --- bytes the product reads ---
   {
-    PetscErrorCode (*f)(Mat, PetscInt64 *) = nullptr;
-    const double csr                       = 12.0 * (double)M.nnz + 4.0 * (double)(M.nrows + 1);
-    PetscCall(PetscObjectQueryFunction((PetscObject)o.B, "MatGPUFormatsGetBytes_C", &f));
-    if (f) {
+    const double csr = 12.0 * (double)M.nnz + 4.0 * (double)(M.nrows + 1);
+    PetscBool    ours;
+    PetscCall(MatGPUFormatsIsType(o.B, &ours));
+    if (ours) {
       PetscInt64 b, g;
-      PetscCall((*f)(o.B, &b));
+      PetscCall(MatGPUFormatsGetBytes(o.B, &b));
       PetscCallMPI(MPIU_Allreduce(&b, &g, 1, MPIU_INT64, MPI_SUM, PETSC_COMM_WORLD));
       R.bytes        = (double)g;
       R.bytes_source = "MatGPUFormatsGetBytes";

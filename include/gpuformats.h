@@ -42,6 +42,8 @@ PETSC_EXTERN PetscErrorCode MatGPUFormatsGetBackend(Mat, MatGPUFormatsBackend *)
 /* Brings the format up to date with the host AIJ data now (rebuild or values-only refresh), as
    MatMult would; for timing conversion apart from the first product. */
 PETSC_EXTERN PetscErrorCode MatGPUFormatsSync(Mat);
+/* PETSC_TRUE when the matrix is of a gpuformats type (any format, seq or mpi). */
+PETSC_EXTERN PetscErrorCode MatGPUFormatsIsType(Mat, PetscBool *);
 /* Bytes the product reads from the stored format(s) on this rank (values, indices, metadata). */
 PETSC_EXTERN PetscErrorCode MatGPUFormatsGetBytes(Mat, PetscInt64 *);
 /* Seconds of the last build and of the last values-only refresh on this rank, each split into the

@@ -2,7 +2,7 @@
 #include "gf_mat.hpp"
 
 #include "core/row_stats.hpp"
-#include "core/slot_map.hpp"
+#include "formats/slot_map.hpp"
 
 #include <petscdevice_cuda.h>
 

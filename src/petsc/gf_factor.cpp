@@ -17,7 +17,7 @@
 // MATSEQAIJ they are (their names begin with "seqaij").
 #include "gf_mat.hpp"
 
-#include "core/slot_map.hpp"
+#include "formats/slot_map.hpp"
 
 #include <petscdevice_cuda.h>
 

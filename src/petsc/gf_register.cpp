@@ -387,6 +387,33 @@ PetscErrorCode MatGPUFormatsSync(Mat A)
 }
 
 /*@
+  MatGPUFormatsIsType - whether a matrix is of a gpuformats type (any format, seq or mpi)
+
+  Not Collective
+
+  Input Parameter:
+. A - a matrix
+
+  Output Parameter:
+. flg - `PETSC_TRUE` for `MATEVCHYB`, `MATPJDS`, `MATPELLR`, `MATSURAA` and their seq/mpi types
+
+  Level: beginner
+
+  Note:
+  The other `MatGPUFormats` functions need such a matrix; a program that may hold others asks first.
+
+.seealso: `MATEVCHYB`, `MatGPUFormatsGetBytes()`, `MatGPUFormatsGetLastTimes()`
+@*/
+PetscErrorCode MatGPUFormatsIsType(Mat A, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscAssertPointer(flg, 2);
+  *flg = ((PetscObject)A)->type_name && format_of_type(((PetscObject)A)->type_name) && A->spptr ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
   MatGPUFormatsGetBytes - bytes one product reads from the stored format(s) on this rank
 
   Not Collective

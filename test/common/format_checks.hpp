@@ -4,7 +4,7 @@
 #pragma once
 #include "check.hpp"
 #include "core/row_stats.hpp"
-#include "core/slot_map.hpp"
+#include "formats/slot_map.hpp"
 #include "formats/format.hpp"
 #include "test_matrices.hpp"
 

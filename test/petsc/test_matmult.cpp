@@ -222,6 +222,12 @@ static PetscErrorCode test_type(const char *type, const NamedMatrix &m)
     PetscCall(ierr);
   }
   {
+    PetscBool ours_b, ours_a;
+    PetscCall(MatGPUFormatsIsType(B, &ours_b));
+    PetscCall(MatGPUFormatsIsType(A, &ours_a));
+    PetscCall(report(ours_b && !ours_a ? PETSC_TRUE : PETSC_FALSE, name + ".is_type"));
+  }
+  {
     PetscBool same;
     PetscCall(PetscObjectTypeCompare((PetscObject)B, size > 1 ? (std::string(MATMPIAIJ) + type).c_str() : (std::string(MATSEQAIJ) + type).c_str(), &same));
     PetscCall(report(same, name + ".convert_type"));

@@ -1,10 +1,11 @@
 // Generic operations on a FormatBlock's (values, slot_of_csr) pair: the values-only refresh that
 // replaces a rebuild when only the values of an assembled matrix changed (every Newton step), and
-// the diagonal. No format-specific code.
+// the diagonal. No format-specific code; it sits beside the contract it works on (format.hpp), so
+// core/ depends on nothing above it.
 #pragma once
-#include "../formats/format.hpp"
-#include "device_buffer.hpp"
-#include "stage_timer.hpp"
+#include "../core/device_buffer.hpp"
+#include "../core/stage_timer.hpp"
+#include "format.hpp"
 
 namespace gpuformats {
 
