@@ -235,7 +235,10 @@ static PetscErrorCode MatGetBlockDiagonal_GF(Mat A, Mat *D)
     PetscCall(MatRestoreRow(A, i, &nc, &cols, &vals));
   }
   PetscCall(MatAssemblyBegin(*D, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(*D, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscOptionsPushCreateViewerOff(PETSC_TRUE)); // internal: the user's -mat_view is not for it
+  PetscErrorCode ierr = MatAssemblyEnd(*D, MAT_FINAL_ASSEMBLY);
+  PetscCall(PetscOptionsPopCreateViewerOff());
+  PetscCall(ierr);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
