@@ -29,16 +29,10 @@
 //   slot(p, j) = col_start[diag_base[s] + j] + (p - s*S),   s = p / S
 // With w = 0 (global sort, the paper's format) there is one segment, diag_base = [0].
 //
-// Auto (-mat_pjds_sort_window -1): the first of kPjdsAutoWindows (1024, 8192, 65536 rows) whose
-// layout stores at most kPjdsAutoExtraPadding of the nonzeros more than the global sort's, else the
-// global sort (a few huge rows scattered over many windows, e.g. R-MAT, pad every window). Why,
-// measured on an H100: the global sort scatters the y writes and x reads of matrices whose natural
-// order is local (scaled real matrices, FEM, circuits) and lost 1.5-2.4x there
-// (bench/results/2026-11-23-h100/); larger windows keep most of that locality and pad less, as a
-// window's few longest rows share fewer blocks: on a scaled collaboration graph (80% empty rows)
-// windows of 1024 / 8192 / 65536 stored 2.19 / 1.17 / 1.02x the nonzeros and ran 107 / 134 / 143
-// GFLOP/s, and 65536 was the fastest or within 2% on R-MAT, circuit and power-grid matrices too
-// (bench/results/2026-11-23-h100-s11/). Auto is the default. Its count runs in Thrust
+// Auto (-mat_pjds_sort_window -1, the default): the first of kPjdsAutoWindows (1024, 8192, 65536
+// rows) whose layout stores at most kPjdsAutoExtraPadding of the nonzeros more than the global
+// sort's, else the global sort. Why: the global sort lost 1.5-2.4x on matrices whose natural order
+// is local, and larger windows pad less (docs/formats/pjds.md). Its count runs in Thrust
 // (pjds_window.cuh) and is checked on thrust::host against the host builder's.
 //
 // Invariants (host and cuda builders produce identical arrays):

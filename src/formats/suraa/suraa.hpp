@@ -30,13 +30,9 @@
 //
 //     block_first[b], block_info[b] = rows << 10 | T (or Y; 0: empty rows): one launch runs every
 //     tile block at its T or Y (suraa_tiles: persistent blocks taking tile blocks from a counter).
-//     Why: in the sorted order, rows of one length come from all over the matrix, so a launch per
-//     T sweeps x and y once per length class: a class holds 1/k of the rows, so each 32-byte
-//     sector of y is written (and of x read) k times, partly, from DRAM. Measured on an H100 (ncu):
-//     the sorted-order G3 launches moved 1.7-2.9x the bytes of EVC-HYB on the scaled power grid
-//     and the circuit, and G2's vector launches 1.5 GB for 0.4 GB of matrix on the scaled LP
-//     matrix ship04l. Inside a window, the rows of all T and Y run back to back, so a window's x
-//     and y stay in L2. Rows of Y > 256 (mean >= ~480) keep their vector launches.
+//     Why: a launch per T over the sorted order sweeps x and y once per length class (1.7-2.9x
+//     EVC-HYB's bytes, docs/formats/suraa.md); inside a window x and y stay in L2. Rows of
+//     Y > 256 (mean >= ~480) keep their vector launches.
 //   G1 metadata: g1_chunk_start[r] (g1_end + 1 entries): row r of G1 is cut into
 //     g1_chunks(length) chunks of kG1ChunkEntries entries, one thread block each; its chunks'
 //     partial sums live in g1_partial[g1_chunk_start[r] ..], g1_count[r] counts finished chunks
@@ -84,16 +80,14 @@
 //     Without dynamic parallelism (-mat_suraa_dynamic 0): one host-launched kernel with one block
 //     of kG1BlockThreads per chunk of every G1 row, same chunks, same partials.
 //   * G3 threads per row: a documented modernisation of the paper. Its G3 is a scalar kernel (Alg.
-//     5, one thread per row): the 32 lanes of a warp read 32 different rows, so every load of the
-//     matrix is its own memory transaction; stencils (7-27 entries per row, all in G3) ran at
-//     0.21-0.43x of aijcusparse/sellcuda on an H100. Here each G3 segment runs T consecutive
+//     5, one thread per row), uncoalesced (stencils 0.21-0.43x of aijcusparse, docs/formats/suraa.md).
+//     Here each G3 segment runs T consecutive
 //     lanes of a warp per row: lane t reads entries rs + t, rs + t + T, ... (consecutive lanes,
 //     consecutive addresses: coalesced), a width-T shuffle butterfly inside the lane group adds
 //     the T partials, lane 0 of the group stores y[perm[p]]. The rule is G2's (Alg. 1 l.7-9: ~2 entries
 //     per thread) on powers of two instead of multiples of 32:
 //         T = subwarp_threads(nnz(s), rows(s)) = smallest power of two with 2 T >= mean(s)
-//     (2 = E, -mat_suraa_subwarp_entries; measured on an H100, stencils and a scaled FEM matrix,
-//     E = 2 beat E = 1, 4 and 8 by 1.05-1.8x: bench/results/2026-11-23-h100-s8/spmv-h100-suraa-e*),
+//     (2 = E, -mat_suraa_subwarp_entries, measured best: docs/formats/suraa.md),
 //     clamped to [1, 32] (G3's mean < 32 gives T <= 16). A power of two dividing 32 keeps a row's
 //     lanes inside one warp, aligned on T: the groups a width-T shuffle adds over. For T > 1 the
 //     rule gives T < mean <= 2 T, so a row of the mean length gives each lane 1 or 2 entries: no
