@@ -5,6 +5,7 @@
 #   make demo       the main job: SNES ex14 (Bratu 3D) through each format and aijcusparse
 #   make bundle     pack PETSc + plugin + executables for the GPU machine (bundle/gpuformats-bundle.tar.xz)
 #   make install PREFIX=/path
+#   make experiments  compile the measurements behind tuning choices (bench/experiments/)
 #   make clean, make help (never build or install anything)
 #
 # PETSc: set PETSC_DIR (and PETSC_ARCH) to use your own CUDA-enabled PETSc 3.26; otherwise
@@ -17,9 +18,9 @@ PETSC_ARCH       ?=
 export PETSC_DIR PETSC_ARCH
 
 PETSC_VARIABLES := $(PETSC_DIR)/lib/petsc/conf/variables
-PETSC_GOALS     := all lib test demo bundle install
+PETSC_GOALS     := all lib test demo bundle install experiments
 
-.PHONY: all lib test demo bundle install clean help check-petsc petsc-bootstrap
+.PHONY: all lib test demo bundle install clean help check-petsc petsc-bootstrap experiments
 ifeq ($(wildcard $(PETSC_VARIABLES)),)
 # No PETSc yet. Building it is a target of the goals that need it (never of clean, help or make -n):
 # bootstrap, then run make again for the goal, which then reads PETSc's variables.
@@ -128,6 +129,13 @@ bin/petsc/ksp_ex45: $(call TUTORIAL_SRC,ksp/ksp/tutorials/ex45.c)
 	@mkdir -p bin/petsc
 	$(PCC_LINKER) $(PETSC_CC_INCLUDES) -O2 $< -o $@ $(PETSC_LIB)
 
+# Experiments behind tuning choices (bench/experiments/<name>/, each with a README): built, not run.
+EXPERIMENTS := $(patsubst bench/experiments/%.cu,%,$(wildcard bench/experiments/*/*.cu))
+experiments: $(INTERNAL)
+	@mkdir -p bin/experiments build/experiments
+	$(foreach e,$(EXPERIMENTS),$(CUDAC) $(GF_CUFLAGS) -c bench/experiments/$(e).cu -o build/experiments/$(notdir $(e)).o && \
+	  $(CXX) build/experiments/$(notdir $(e)).o -o bin/experiments/$(notdir $(e)) $(INTERNAL) $(GF_LDLIBS) &&) true
+
 test: all
 	@test/run.sh
 
@@ -151,4 +159,4 @@ clean:
 	rm -rf build lib bin bundle
 
 help:
-	@sed -n '3,12p' makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,13p' makefile | sed 's/^# \{0,1\}//'
