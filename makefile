@@ -130,11 +130,17 @@ bin/petsc/ksp_ex45: $(call TUTORIAL_SRC,ksp/ksp/tutorials/ex45.c)
 	$(PCC_LINKER) $(PETSC_CC_INCLUDES) -O2 $< -o $@ $(PETSC_LIB)
 
 # Experiments behind tuning choices (bench/experiments/<name>/, each with a README): built, not run.
-EXPERIMENTS := $(patsubst bench/experiments/%.cu,%,$(wildcard bench/experiments/*/*.cu))
+# A variant of another experiment is kept as a patch to it (<name>.patch against ../<base>/<base>.cu,
+# named on the patch's first line) and built from the patched source.
+EXP_CU    := $(wildcard bench/experiments/*/*.cu)
+EXP_PATCH := $(wildcard bench/experiments/*/*.patch)
 experiments: $(INTERNAL)
 	@mkdir -p bin/experiments build/experiments
-	$(foreach e,$(EXPERIMENTS),$(CUDAC) $(GF_CUFLAGS) -c bench/experiments/$(e).cu -o build/experiments/$(notdir $(e)).o && \
-	  $(CXX) build/experiments/$(notdir $(e)).o -o bin/experiments/$(notdir $(e)) $(INTERNAL) $(GF_LDLIBS) &&) true
+	$(foreach p,$(EXP_PATCH),patch -s -o build/experiments/$(basename $(notdir $(p))).cu \
+	  bench/experiments/$(basename $(word 2,$(shell head -1 $(p))))/$(word 2,$(shell head -1 $(p))) $(p) &&) true
+	$(foreach c,$(EXP_CU) $(foreach p,$(EXP_PATCH),build/experiments/$(basename $(notdir $(p))).cu),\
+	  $(CUDAC) $(GF_CUFLAGS) -c $(c) -o build/experiments/$(basename $(notdir $(c))).o && \
+	  $(CXX) build/experiments/$(basename $(notdir $(c))).o -o bin/experiments/$(basename $(notdir $(c))) $(INTERNAL) $(GF_LDLIBS) &&) true
 
 test: all
 	@test/run.sh
