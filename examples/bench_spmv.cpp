@@ -717,7 +717,7 @@ PetscErrorCode measure_type(const Settings &S, HostMatrix &M, const TypeEntry &T
 
   // --- bytes the product reads ---
   {
-    const double csr = 12.0 * (double)M.nnz + 4.0 * (double)(M.nrows + 1);
+    const double csr = gpuformats::csr_bytes(M.nnz, M.nrows);
     PetscBool    ours;
     PetscCall(MatGPUFormatsIsType(o.B, &ours));
     if (ours) {
@@ -732,7 +732,7 @@ PetscErrorCode measure_type(const Settings &S, HostMatrix &M, const TypeEntry &T
     } else if (strstr(R.type_name.c_str(), "sell")) {
       MatInfo info;
       PetscCall(MatGetInfo(o.B, MAT_GLOBAL_SUM, &info)); // nz_used counts SELL's padded slots
-      R.bytes        = 12.0 * info.nz_used + 4.0 * (double)(M.nrows + 1);
+      R.bytes        = gpuformats::csr_bytes((int64_t)info.nz_used, M.nrows);
       R.bytes_source = "estimate: 12 B x stored slots (MatGetInfo, padding included) + 4 B x (rows+1)";
     } else R.bytes_source = "unknown";
   }
@@ -816,7 +816,7 @@ struct Figures {
 };
 Figures figures(const Settings &S, const HostMatrix &M, const TypeResult &R)
 {
-  const double traffic = 12.0 * (double)M.nnz + 4.0 * (double)(M.nrows + 1) + 8.0 * (double)M.ncols + 8.0 * (double)M.nrows;
+  const double traffic = gpuformats::csr_bytes(M.nnz, M.nrows) + 8.0 * (double)M.ncols + 8.0 * (double)M.nrows;
   Figures      f;
   f.gflops        = 2.0 * (double)M.nnz / R.spmv_median_s / 1e9;
   f.gbs           = traffic / R.spmv_median_s / 1e9;
@@ -835,7 +835,7 @@ std::string result_json(const Settings &S, const HostMatrix &M, const TypeEntry 
   o.add("options", opts + "}");
   if (R.status != "n/a") {
     const Figures f   = figures(S, M, R);
-    const double  csr = 12.0 * (double)M.nnz + 4.0 * (double)(M.nrows + 1);
+    const double  csr = gpuformats::csr_bytes(M.nnz, M.nrows);
     o.add("where", jstr(R.where)).add("reps", jint(R.reps));
     o.add("relerr", jnum(R.relerr)).add("relerr_refresh", jnum(R.relerr_refresh));
     o.add("spmv_median_s", jnum(R.spmv_median_s)).add("spmv_min_s", jnum(R.spmv_min_s)).add("spmv_max_s", jnum(R.spmv_max_s)).add("spmv_mean_s", jnum(R.spmv_mean_s)).add("spmv_back_to_back_mean_s", jnum(R.b2b_mean_s));
@@ -872,7 +872,7 @@ void print_result(const Settings &S, const HostMatrix &M, const TypeEntry &T, co
     return;
   }
   const Figures f   = figures(S, M, R);
-  const double  csr = 12.0 * (double)M.nnz + 4.0 * (double)(M.nrows + 1);
+  const double  csr = gpuformats::csr_bytes(M.nnz, M.nrows);
   char          bytes[16];
   if (std::isfinite(R.bytes)) std::snprintf(bytes, sizeof bytes, "%.3f", R.bytes / csr);
   else std::snprintf(bytes, sizeof bytes, "?");
@@ -1161,7 +1161,7 @@ int main(int argc, char **argv)
       ++wrong;
       continue;
     }
-    const double csr = 12.0 * (double)M.nnz + 4.0 * (double)(M.nrows + 1);
+    const double csr = gpuformats::csr_bytes(M.nnz, M.nrows);
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %lld x %lld, %lld nonzeros, rows %lld..%lld (mean %.1f, std %.1f); CSR %s; %s in %.2f s, AIJ assembled in %.2f s\n", (long long)M.nrows, (long long)M.ncols, (long long)M.nnz, (long long)M.row_min, (long long)M.row_max, M.row_mean, M.row_std,
                           human_bytes(csr).c_str(), M.source.c_str(), M.load_s, M.assemble_s));
     print_header();

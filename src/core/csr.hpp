@@ -23,6 +23,10 @@ struct CsrView {
   int32_t row_length(int32_t i) const { return rowptr[i + 1] - rowptr[i]; }
 };
 
+// Device bytes of a CSR with 32-bit indices and double values: 12 per nonzero, 4 per row pointer.
+// The yardstick every "bytes vs CSR" figure divides by.
+inline double csr_bytes(int64_t nnz, int64_t nrows) { return 12.0 * (double)nnz + 4.0 * (double)(nrows + 1); }
+
 // An owning host CSR (readers, generators and tests produce these).
 struct CsrMatrix {
   int32_t              nrows = 0, ncols = 0;

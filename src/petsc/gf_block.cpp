@@ -185,7 +185,7 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
     PetscCall(PetscTime(&t1));
     PetscCall(PetscLogEventEnd(MAT_GPUFormatsBuild, aij, 0, 0, 0));
     if (ok) {
-      PetscCall(InfoStage(aij, gm, "build", csr, t1 - t0, blk.last_build, 12.0 * (double)csr.nnz + 4.0 * (double)(csr.nrows + 1)));
+      PetscCall(InfoStage(aij, gm, "build", csr, t1 - t0, blk.last_build, csr_bytes(csr.nnz, csr.nrows)));
       PetscCheck(fmt, comm, PETSC_ERR_LIB, "gpuformats: format %s returned no layout", gm.ops->root);
       blk.fmt     = std::move(fmt);
       blk.backend = backend;
@@ -381,8 +381,6 @@ static PetscErrorCode ViewLine(PetscViewer viewer, PetscBool all, const char *fm
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// Device bytes of a CSR with 32-bit indices.
-static double CsrBytes(int64_t nnz, int64_t rows) { return 12.0 * (double)nnz + 4.0 * (double)(rows + 1); }
 
 PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *label, PetscViewer viewer, PetscBool all_ranks)
 {
@@ -392,10 +390,10 @@ PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *labe
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   const FormatBlock &f         = *blk.fmt;
-  const double       csr_bytes = CsrBytes(f.nnz, f.nrows);
+  const double       csr_b     = csr_bytes(f.nnz, f.nrows);
   PetscCall(ViewLine(viewer, all_ranks, "%s: %s on %s, %d x %d, %" PetscInt64_FMT " nonzeros, %" PetscInt64_FMT " stored slots (%.1f%% padding)\n", label, gm.ops->root, blk.backend == Backend::cuda ? "cuda" : "host", f.nrows, f.ncols, (PetscInt64)f.nnz, (PetscInt64)f.nslots,
                                    f.nslots ? 100.0 * (double)(f.nslots - f.nnz) / (double)f.nslots : 0.0));
-  PetscCall(ViewLine(viewer, all_ranks, "%s: %zu bytes read per product (%.3fx CSR), %zu bytes slot map for values-only refresh; %" PetscInt_FMT " builds, %" PetscInt_FMT " values-only refreshes, %" PetscInt_FMT " products\n", label, f.bytes(), csr_bytes > 0 ? (double)f.bytes() / csr_bytes : 0.0, f.map_bytes(), blk.builds, blk.refreshes, blk.products));
+  PetscCall(ViewLine(viewer, all_ranks, "%s: %zu bytes read per product (%.3fx CSR), %zu bytes slot map for values-only refresh; %" PetscInt_FMT " builds, %" PetscInt_FMT " values-only refreshes, %" PetscInt_FMT " products\n", label, f.bytes(), csr_b > 0 ? (double)f.bytes() / csr_b : 0.0, f.map_bytes(), blk.builds, blk.refreshes, blk.products));
   if (blk.backend == Backend::cuda) {
     char build[96], refresh[96];
     PetscCall(StageText(blk.last_build, build, sizeof(build)));
@@ -413,7 +411,7 @@ PetscErrorCode GFShadowView(const GFShadow &sh, const GFBlock &blk, const char *
 {
   PetscFunctionBegin;
   if (!sh.S || !sh.on_device || !blk.fmt) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(ViewLine(viewer, all_ranks, "%s: cuSPARSE view for factorizations: %.0f bytes on the device (a CSR)\n", label, CsrBytes(blk.fmt->nnz, blk.fmt->nrows)));
+  PetscCall(ViewLine(viewer, all_ranks, "%s: cuSPARSE view for factorizations: %.0f bytes on the device (a CSR)\n", label, csr_bytes(blk.fmt->nnz, blk.fmt->nrows)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -247,7 +247,7 @@ void describe_shape(const Shape &sh, std::vector<LayoutStat> &out)
     std::snprintf(buf, sizeof buf, "%.2f%%", b > 0 ? 100.0 * a / b : 0.0);
     return std::string(buf);
   };
-  const int64_t csr_bytes = 12 * sh.nnz + 4 * ((int64_t)sh.nrows + 1);
+  const int64_t csr_b = (int64_t)csr_bytes(sh.nnz, sh.nrows);
   const int64_t ell_pad = sh.ell_slots - sh.ell_nnz, csr_pad = sh.csr_slots - sh.csr_nnz;
   out.push_back({"layout", "EVC-HYB: rows sorted shortest first; ELL " + std::to_string(sh.prm.slice_rows) + "-row slices for lengths <= " + std::to_string(sh.prm.ell_max_row) + ", vectorized CSR above"});
   out.push_back({"empty rows", sh.window > 0 ? std::to_string(sh.ell_empty) + " (ELL rows of their windows: y written beside their neighbours; a zero-width slice is skipped when y is only added to)" : std::to_string(sh.nempty) + " (no storage)"});
@@ -279,7 +279,7 @@ void describe_shape(const Shape &sh, std::vector<LayoutStat> &out)
     bands += " @" + std::to_string(b.first_block);
   }
   out.push_back({"launch", std::to_string(sh.nblocks) + " blocks of " + std::to_string(sh.prm.block_threads) + " threads in one launch; bands: " + (bands.empty() ? "none" : bands)});
-  out.push_back({"bytes", std::to_string(shape_bytes(sh)) + " (CSR " + std::to_string(csr_bytes) + ", ratio " + pct((double)shape_bytes(sh), (double)std::max<int64_t>(csr_bytes, 1)) + ")"});
+  out.push_back({"bytes", std::to_string(shape_bytes(sh)) + " (CSR " + std::to_string(csr_b) + ", ratio " + pct((double)shape_bytes(sh), (double)std::max<int64_t>(csr_b, 1)) + ")"});
 }
 
 LayoutView HostBlock::view() const { return {slice_ptr.data(), csr_row_start.data(), sh.ell_first, sh.csr_first, sh.prm.log2_slice}; }

@@ -141,7 +141,7 @@ std::size_t pellr_bytes(const PellrInfo &in, int32_t nrows, int64_t nslots)
 void pellr_describe(const PellrInfo &in, const FormatBlock &blk, std::vector<LayoutStat> &out)
 {
   const double  bytes   = (double)pellr_bytes(in, blk.nrows, blk.nslots);
-  const double  csr     = 12.0 * (double)blk.nnz + 4.0 * ((double)blk.nrows + 1);
+  const double  csr     = csr_bytes(blk.nnz, blk.nrows);
   const int64_t padding = blk.nslots - blk.nnz;
   out.push_back({"rows", std::to_string(blk.nrows)});
   out.push_back({"columns", std::to_string(blk.ncols)});

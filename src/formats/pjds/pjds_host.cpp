@@ -271,7 +271,7 @@ void pjds_describe(const PjdsInfo &in, const FormatBlock &blk, std::vector<Layou
 {
   const PjdsPlan &pl      = in.plan;
   const double    bytes   = (double)pjds_bytes(in, blk.nrows, blk.nslots);
-  const double    csr     = 12.0 * (double)blk.nnz + 4.0 * ((double)blk.nrows + 1);
+  const double    csr     = csr_bytes(blk.nnz, blk.nrows);
   // ELLPACK-R as the paper counts it: N padded to a multiple of the warp size, times the longest
   // row, values + column indices, plus rowmax[] (4 bytes per row).
   const double    n32     = (double)(((int64_t)blk.nrows + 31) / 32 * 32);

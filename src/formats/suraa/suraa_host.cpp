@@ -307,7 +307,7 @@ std::size_t bytes(const Plan &pl)
 
 void describe(const Plan &pl, std::vector<LayoutStat> &out)
 {
-  const double csr = 12.0 * (double)pl.nnz + 4.0 * ((double)pl.nrows + 1);
+  const double csr = csr_bytes(pl.nnz, pl.nrows);
   const double b   = (double)bytes(pl);
   out.push_back({"rows", std::to_string(pl.nrows)});
   out.push_back({"columns", std::to_string(pl.ncols)});
