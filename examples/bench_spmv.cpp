@@ -75,6 +75,8 @@ double mean(const std::vector<double> &v)
   for (double x : v) s += x;
   return v.empty() ? NAN : s / (double)v.size();
 }
+// The larger of two errors, NaN if either is (a NaN result must not hide behind a good one).
+double worst(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); }
 
 std::string trim(const std::string &s)
 {
@@ -540,6 +542,28 @@ private:
   double           t0_ = 0;
 };
 
+// reps products timed one by one (times), then reps back to back (*b2b_mean: their mean).
+// product(r) runs the r-th product.
+template <class Product>
+PetscErrorCode time_products(Timer &timer, int reps, Product product, std::vector<double> &times, double *b2b_mean)
+{
+  double t;
+
+  PetscFunctionBegin;
+  times.clear();
+  for (int r = 0; r < reps; ++r) {
+    PetscCall(timer.start());
+    PetscCall(product(r));
+    PetscCall(timer.stop(&t));
+    times.push_back(t);
+  }
+  PetscCall(timer.start());
+  for (int r = 0; r < reps; ++r) PetscCall(product(r));
+  PetscCall(timer.stop(&t));
+  *b2b_mean = t / reps;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // Waits until everything queued on the device is done (all streams), and for all ranks.
 PetscErrorCode sync_all(const Settings &S)
 {
@@ -661,24 +685,15 @@ PetscErrorCode measure_type(const Settings &S, HostMatrix &M, const TypeEntry &T
   PetscCall(sync_all(S));
   R.reps = device_vecs ? S.reps : S.host_reps;
   std::vector<double> times;
-  for (int r = 0; r < R.reps; ++r) {
-    PetscCall(timer.start());
-    PetscCall(MatMult(o.B, o.x[r % S.nx], o.y));
-    PetscCall(timer.stop(&t));
-    times.push_back(t);
-  }
+  PetscCall(time_products(timer, R.reps, [&](int r) { return MatMult(o.B, o.x[r % S.nx], o.y); }, times, &R.b2b_mean_s));
   R.spmv_median_s = median(times);
   R.spmv_min_s    = *std::min_element(times.begin(), times.end());
   R.spmv_max_s    = *std::max_element(times.begin(), times.end());
   R.spmv_mean_s   = mean(times);
-  PetscCall(timer.start());
-  for (int r = 0; r < R.reps; ++r) PetscCall(MatMult(o.B, o.x[r % S.nx], o.y));
-  PetscCall(timer.stop(&t));
-  R.b2b_mean_s = t / R.reps;
   {
     double e; // the last product used x[(reps-1) % nx]: check it too (a format that drifts after many products)
     PetscCall(rel_error(o.y, M.yref[(R.reps - 1) % S.nx], &e));
-    R.relerr = std::isnan(e) || std::isnan(R.relerr) ? NAN : std::max(R.relerr, e);
+    R.relerr = worst(R.relerr, e);
   }
 
   // --- MatMultTranspose (-transpose): the first one (which may build a transposed layout), then
@@ -697,20 +712,11 @@ PetscErrorCode measure_type(const Settings &S, HostMatrix &M, const TypeEntry &T
     PetscCall(rel_error(yt, M.ytref, &R.relerr_t));
     for (int r = 0; r < S.warmup; ++r) PetscCall(MatMultTranspose(o.B, xt, yt));
     std::vector<double> tt;
-    for (int r = 0; r < R.reps; ++r) {
-      PetscCall(timer.start());
-      PetscCall(MatMultTranspose(o.B, xt, yt));
-      PetscCall(timer.stop(&t));
-      tt.push_back(t);
-    }
+    PetscCall(time_products(timer, R.reps, [&](int) { return MatMultTranspose(o.B, xt, yt); }, tt, &R.t_b2b_mean_s));
     R.t_median_s = median(tt);
-    PetscCall(timer.start());
-    for (int r = 0; r < R.reps; ++r) PetscCall(MatMultTranspose(o.B, xt, yt));
-    PetscCall(timer.stop(&t));
-    R.t_b2b_mean_s = t / R.reps;
     double e;
     PetscCall(rel_error(yt, M.ytref, &e));
-    R.relerr_t = std::isnan(e) || std::isnan(R.relerr_t) ? NAN : std::max(R.relerr_t, e);
+    R.relerr_t = worst(R.relerr_t, e);
     PetscCall(VecDestroy(&xt));
     PetscCall(VecDestroy(&yt));
   }
@@ -767,7 +773,7 @@ PetscErrorCode measure_type(const Settings &S, HostMatrix &M, const TypeEntry &T
     }
     double e;
     PetscCall(rel_error(o.y, changed ? M.yref_refreshed : M.yref[0], &e));
-    R.relerr_refresh = r == 0 ? e : (std::isnan(e) || std::isnan(R.relerr_refresh) ? NAN : std::max(R.relerr_refresh, e));
+    R.relerr_refresh = r == 0 ? e : worst(R.relerr_refresh, e);
   }
   if (!rtimes.empty()) {
     R.refresh_total_s = median(rtimes);

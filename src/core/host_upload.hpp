@@ -12,9 +12,10 @@
 // Why: cudaMemcpyAsync from pageable memory stages through the driver's own pinned buffer with one
 // host thread; on the H100 machine that is 7-8 GB/s, while a pinned source copies at 54 GB/s. With
 // T threads filling pinned 8 MB chunks a 400 MB upload ran at 15 (T = 2), 28 (4) and 36 (8) GB/s
-// (bench/experiments/staged-upload, output bench/results/2026-11-24-h100-s15/explore/staged-output.txt). The user's memory is never
-// pinned or registered: only the ring is pinned, allocated at the first staged copy and kept for
-// the process (release_upload_staging frees it; the glue calls it at PetscFinalize).
+// (bench/experiments/staged-upload, output bench/results/2026-11-24-h100-s15/explore/
+// staged-output.txt). The user's memory is never pinned or registered: only the ring is pinned,
+// allocated at the first staged copy and kept for the process (release_upload_staging frees it;
+// the glue calls it at PetscFinalize).
 #pragma once
 #include <cstddef>
 #include <cuda_runtime_api.h>

@@ -303,17 +303,21 @@ PetscErrorCode GFBlockTransposeReady(const GFMat &gm, GFBlock &blk, Mat aij, GFL
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode GFBlockTransposedSpMV(GFBlock &blk, const PetscScalar *x, PetscScalar beta, PetscScalar *y)
+PetscErrorCode GFBlockTransposedProduct(GFBlock &blk, Vec x, PetscBool add, Vec y)
 {
-  cudaStream_t s;
+  const PetscScalar *xa;
+  PetscScalar       *ya;
+  cudaStream_t       s;
 
   PetscFunctionBegin;
   PetscCheck(blk.transposed && blk.transposed_state == blk.state, PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpuformats: transposed layout not ready");
   PetscCall(current_stream(&s));
+  PetscCall(GFGetArrays(Backend::cuda, x, &xa, y, add, &ya));
   PetscCall(PetscLogGpuTimeBegin());
-  GF_TRY(PETSC_COMM_SELF, blk.transposed->spmv(1.0, x, beta, y, s));
+  GF_TRY(PETSC_COMM_SELF, blk.transposed->spmv(1.0, xa, add ? 1.0 : 0.0, ya, s));
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops(2.0 * (double)blk.fmt->nnz + (beta != 0.0 ? (double)blk.fmt->ncols : 0.0)));
+  PetscCall(GFRestoreArrays(Backend::cuda, x, &xa, y, add, &ya));
+  PetscCall(PetscLogGpuFlops(2.0 * (double)blk.fmt->nnz + (add ? (double)blk.fmt->ncols : 0.0)));
   blk.transposed_products++;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -380,7 +384,6 @@ static PetscErrorCode ViewLine(PetscViewer viewer, PetscBool all, const char *fm
   else PetscCall(PetscViewerASCIIPrintf(viewer, "%s", line.c_str()));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-
 
 PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *label, PetscViewer viewer, PetscBool all_ranks)
 {

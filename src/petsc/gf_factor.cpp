@@ -91,12 +91,11 @@ PetscErrorCode GetShadow(Mat aij, GFShadow &sh, Mat *S)
   PetscCall(MatDestroy(&sh.S));
   sh.on_device = false;
   sh.state     = -1;
-  // An internal matrix: the user's -mat_view is not for it (its assembly would print it).
-  PetscCall(PetscOptionsPushCreateViewerOff(PETSC_TRUE));
-  PetscErrorCode ierr = MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, aij->rmap->n, aij->cmap->n, const_cast<PetscInt *>(ai), const_cast<PetscInt *>(aj), aa, &sh.S);
-  if (!ierr) ierr = MatConvert(sh.S, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &sh.S);
-  PetscCall(PetscOptionsPopCreateViewerOff());
-  PetscCall(ierr);
+  PetscCall(GFInternalMatrix([&] {
+    PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, aij->rmap->n, aij->cmap->n, const_cast<PetscInt *>(ai), const_cast<PetscInt *>(aj), aa, &sh.S));
+    PetscCall(MatConvert(sh.S, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &sh.S));
+    return PETSC_SUCCESS;
+  }));
   sh.nzstate = nz;
   std::copy(arrays, arrays + 3, sh.arrays);
   *S = sh.S;

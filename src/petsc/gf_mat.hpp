@@ -134,8 +134,8 @@ PetscErrorCode GFBlockSpMV(const GFMat &gm, GFBlock &blk, PetscScalar alpha, con
 // The block's A^T made (or its values refreshed) for the synced block of `aij`, cuda backend.
 // defer: as GFBlockSync's.
 PetscErrorCode GFBlockTransposeReady(const GFMat &gm, GFBlock &blk, Mat aij, GFLayerError *defer = nullptr);
-// y = A^T x + beta y on the device, after GFBlockTransposeReady.
-PetscErrorCode GFBlockTransposedSpMV(GFBlock &blk, const PetscScalar *x, PetscScalar beta, PetscScalar *y);
+// y = A^T x (add: y += A^T x) with device vectors, after GFBlockTransposeReady.
+PetscErrorCode GFBlockTransposedProduct(GFBlock &blk, Vec x, PetscBool add, Vec y);
 PetscErrorCode GFBlockGetDiagonal(GFBlock &blk, PetscScalar *d, PetscInt n);
 // -mat_view ::ascii_info lines of one block; all_ranks: every rank prints (synchronized viewer).
 PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *label, PetscViewer viewer, PetscBool all_ranks);
@@ -180,6 +180,19 @@ const char      *mpi_type_name(const FormatOps *ops);
 const char      *seq_alias_name(const FormatOps *ops); // the short names of earlier releases: seqevchyb
 const char      *mpi_alias_name(const FormatOps *ops);
 PetscErrorCode   GFComposeCommon(Mat B, PetscBool compose); // the MatGPUFormats*_C functions
+
+// Runs make (PETSc calls that make or assemble an internal matrix: the factorizations' view,
+// PBJacobi's block diagonal) with the options' viewers off: the user's -mat_view is not for it.
+template <class Make>
+PetscErrorCode GFInternalMatrix(Make &&make)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsPushCreateViewerOff(PETSC_TRUE));
+  const PetscErrorCode ierr = make();
+  PetscCall(PetscOptionsPopCreateViewerOff());
+  PetscCall(ierr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 // --- gf_factor.cpp ---
 PetscErrorCode GFRegisterFactors(const char *seq_type); // MATSOLVERCUSPARSE LU/Cholesky/ILU/ICC of a seq type

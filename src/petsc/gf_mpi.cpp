@@ -168,15 +168,13 @@ PetscErrorCode GFMPIProduct(Mat A, Backend backend, Vec x, PetscScalar beta, Vec
 }
 
 // z = A^T x (+ y), cuda backend, device vectors: each block's A^T (transpose/), the off-process part
-// sent back by the reverse halo
-// scatter, as mpiaijcusparse does (A_o^T x first, so the messages travel during A_d^T x).
+// sent back by the reverse halo scatter, as mpiaijcusparse does (A_o^T x first, so the messages
+// travel during A_d^T x).
 PetscErrorCode GFMPITransposedProduct(Mat A, Vec x, Vec y, Vec z)
 {
-  GFMat             &gm = gf(A);
-  Mat                Ad, Ao;
-  GFLayerError       e;
-  const PetscScalar *xa;
-  PetscScalar       *la, *za;
+  GFMat       &gm = gf(A);
+  Mat          Ad, Ao;
+  GFLayerError e;
 
   PetscFunctionBegin;
   PetscCall(ReadyForProduct(A, gm, Backend::cuda));
@@ -195,14 +193,8 @@ PetscErrorCode GFMPITransposedProduct(Mat A, Vec x, Vec y, Vec z)
   }
   // A rank without off-process entries (no ghosts) still takes part in the scatter: others send to it.
   if (y && y != z) PetscCall(VecCopy(y, z));
-  if (gm.offd.fmt->ncols > 0) {
-    PetscCall(GFGetArrays(Backend::cuda, x, &xa, gm.lvec, PETSC_FALSE, &la));
-    PetscCall(GFBlockTransposedSpMV(gm.offd, xa, 0.0, la));
-    PetscCall(GFRestoreArrays(Backend::cuda, x, &xa, gm.lvec, PETSC_FALSE, &la));
-  }
-  PetscCall(GFGetArrays(Backend::cuda, x, &xa, z, y ? PETSC_TRUE : PETSC_FALSE, &za));
-  PetscCall(GFBlockTransposedSpMV(*gm.diag, xa, y ? 1.0 : 0.0, za));
-  PetscCall(GFRestoreArrays(Backend::cuda, x, &xa, z, y ? PETSC_TRUE : PETSC_FALSE, &za));
+  if (gm.offd.fmt->ncols > 0) PetscCall(GFBlockTransposedProduct(gm.offd, x, PETSC_FALSE, gm.lvec));
+  PetscCall(GFBlockTransposedProduct(*gm.diag, x, y ? PETSC_TRUE : PETSC_FALSE, z));
   PetscCall(VecScatterBegin(gm.halo, gm.lvec, z, ADD_VALUES, SCATTER_REVERSE));
   PetscCall(VecScatterEnd(gm.halo, gm.lvec, z, ADD_VALUES, SCATTER_REVERSE));
   PetscFunctionReturn(PETSC_SUCCESS);

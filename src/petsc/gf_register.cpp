@@ -180,8 +180,9 @@ PetscErrorCode GPUFormatsFinalizePackage(void)
    Notes:
    The host AIJ data stays the master copy: the first use after an assembly brings the layout up to
    date (a values-only refresh when the nonzero pattern is unchanged). Factorizations use the
-   `MATSOLVERCUSPARSE` package on the cuda backend; `MatMultTranspose()` runs by cuSPARSE on a view of
-   the matrix. `-mat_view ::ascii_info` prints the layout statistics.
+   `MATSOLVERCUSPARSE` package on the cuda backend; `MatMultTranspose()` runs by cuSPARSE on each
+   block's transpose, built on the device at the first transposed product. `-mat_view ::ascii_info`
+   prints the layout statistics.
 
 .seealso: [](ch_matrices), `Mat`, `MATPJDS`, `MATPELLR`, `MATSURAA`, `MATAIJCUSPARSE`, `MATSELLCUDA`, `GPUFormatsInitializePackage()`
 M*/

@@ -153,15 +153,11 @@ static PetscErrorCode TransposedProduct(Mat A, Vec x, Vec y, Vec z)
     else PetscCall(gf(A).aij.multtranspose(A, x, z));
   } else if (gf(A).mpi) PetscCall(GFMPITransposedProduct(A, x, y, z));
   else {
-    GFMat             &gm = gf(A);
-    const PetscScalar *xa;
-    PetscScalar       *za;
+    GFMat &gm = gf(A);
     PetscCall(GFSeqSync(A, Backend::cuda, PETSC_FALSE));
     PetscCall(GFBlockTransposeReady(gm, *gm.diag, A));
     if (y && y != z) PetscCall(VecCopy(y, z));
-    PetscCall(GFGetArrays(Backend::cuda, x, &xa, z, y ? PETSC_TRUE : PETSC_FALSE, &za));
-    PetscCall(GFBlockTransposedSpMV(*gm.diag, xa, y ? 1.0 : 0.0, za));
-    PetscCall(GFRestoreArrays(Backend::cuda, x, &xa, z, y ? PETSC_TRUE : PETSC_FALSE, &za));
+    PetscCall(GFBlockTransposedProduct(*gm.diag, x, y ? PETSC_TRUE : PETSC_FALSE, z));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -235,10 +231,7 @@ static PetscErrorCode MatGetBlockDiagonal_GF(Mat A, Mat *D)
     PetscCall(MatRestoreRow(A, i, &nc, &cols, &vals));
   }
   PetscCall(MatAssemblyBegin(*D, MAT_FINAL_ASSEMBLY));
-  PetscCall(PetscOptionsPushCreateViewerOff(PETSC_TRUE)); // internal: the user's -mat_view is not for it
-  PetscErrorCode ierr = MatAssemblyEnd(*D, MAT_FINAL_ASSEMBLY);
-  PetscCall(PetscOptionsPopCreateViewerOff());
-  PetscCall(ierr);
+  PetscCall(GFInternalMatrix([&] { return MatAssemblyEnd(*D, MAT_FINAL_ASSEMBLY); }));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
