@@ -66,7 +66,8 @@ EXAMPLES  := $(patsubst examples/%.cpp,bin/%,$(wildcard examples/*.cpp))
 UNIT      := $(patsubst test/unit/%.cpp,bin/test/%,$(wildcard test/unit/*.cpp)) $(patsubst test/unit/%.cu,bin/test/%,$(wildcard test/unit/*.cu))
 GPUTESTS  := $(patsubst test/gpu/%.cpp,bin/test/%,$(wildcard test/gpu/*.cpp))
 PETSCTESTS:= $(patsubst test/petsc/%.cpp,bin/test/%,$(wildcard test/petsc/*.cpp))
-TUTORIALS := bin/petsc/snes_ex14 bin/petsc/ksp_ex2 bin/petsc/ksp_ex45
+# PETSc tutorials the tests and the demo run (test/conformance/tutorials.txt names most of them).
+TUTORIALS := $(addprefix bin/petsc/,snes_ex14 snes_ex3 snes_ex5 snes_ex19 ksp_ex2 ksp_ex7 ksp_ex29 ksp_ex43 ksp_ex45 ksp_ex49 ksp_ex50 ts_ex2 ts_ex4)
 
 all: check-petsc $(LIB) $(INTERNAL) $(EXAMPLES) $(UNIT) $(GPUTESTS) $(PETSCTESTS) $(TUTORIALS)
 lib: check-petsc $(LIB)
@@ -119,13 +120,14 @@ bin/test/%: test/petsc/%.cpp $(LIB) $(INTERNAL) $(wildcard test/common/*.hpp)
 # PETSc's own tutorials, compiled unmodified from PETSc's source (they never link our library:
 # it comes in at run time through -dll_append).
 TUTORIAL_SRC = $(firstword $(wildcard $(PETSC_DIR)/share/petsc/examples/src/$(1) $(PETSC_DIR)/src/$(1)))
-bin/petsc/snes_ex14: $(call TUTORIAL_SRC,snes/tutorials/ex14.c)
+.SECONDEXPANSION:
+bin/petsc/ksp_%: $$(call TUTORIAL_SRC,ksp/ksp/tutorials/$$*.c)
 	@mkdir -p bin/petsc
 	$(PCC_LINKER) $(PETSC_CC_INCLUDES) -O2 $< -o $@ $(PETSC_LIB)
-bin/petsc/ksp_ex2: $(call TUTORIAL_SRC,ksp/ksp/tutorials/ex2.c)
+bin/petsc/snes_%: $$(call TUTORIAL_SRC,snes/tutorials/$$*.c)
 	@mkdir -p bin/petsc
 	$(PCC_LINKER) $(PETSC_CC_INCLUDES) -O2 $< -o $@ $(PETSC_LIB)
-bin/petsc/ksp_ex45: $(call TUTORIAL_SRC,ksp/ksp/tutorials/ex45.c)
+bin/petsc/ts_%: $$(call TUTORIAL_SRC,ts/tutorials/$$*.c)
 	@mkdir -p bin/petsc
 	$(PCC_LINKER) $(PETSC_CC_INCLUDES) -O2 $< -o $@ $(PETSC_LIB)
 

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 export OUT=${OUT:-$PWD/build/gpu-out}
 mkdir -p "$OUT" build/gpu-lib
 tar -xJf bundle/gpuformats-bundle.tar.xz -C . ./bin ./lib 2>/dev/null || tar -xJf bundle/gpuformats-bundle.tar.xz -C .
-mkdir -p build/fallback && tar -xJf bundle/gpuformats-bundle.tar.xz -C build ./fallback
+mkdir -p build/fallback && tar -xJf bundle/gpuformats-bundle.tar.xz -C build ./fallback ./petsc-output
 # Fallback libraries only where the machine has none of that name.
 for f in build/fallback/*; do
   n=$(basename "$f")

@@ -17,6 +17,11 @@ petsc=$(readlink -f "$PETSC_DIR/${PETSC_ARCH:-}/lib/libpetsc.so")
 cp "$petsc" "$stage/lib/"
 ln -sf "$(basename "$petsc")" "$stage/lib/libpetsc.so.3.26"
 strip --strip-unneeded "$stage/lib/"*.so* 2>/dev/null || true
+# PETSc's expected outputs that the conformance suite compares with (its source is not there).
+awk '!/^#/ && NF > 4 && $4 != "-" {print $4}' test/conformance/tutorials.txt | while read -r f; do
+  src=$PETSC_DIR/share/petsc/examples/src/$f; [ -f "$src" ] || src=$PETSC_DIR/src/$f
+  mkdir -p "$stage/petsc-output/$(dirname "$f")" && cp "$src" "$stage/petsc-output/$f"
+done
 # Libraries the machine may lack (MPI, LAPACK, gfortran runtime...): gpu-run.sh links in only the
 # ones its loader cannot find, so the machine's own MPI is used where it has one.
 skip='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|libpthread\.|librt\.|libstdc\+\+|libgcc_s|libcuda\.|libcudart|libcublas|libcusparse|libcufft|libcusolver|libcurand|libnvJitLink|libnvtx3interop|libpetsc|libgpuformats)'

@@ -212,6 +212,42 @@ if [ -n "$TYPES" ]; then
   done
 fi
 
+# The conformance suite (test/conformance/tutorials.txt): a dozen PETSc tutorials, each with every
+# type against AIJ (aijcusparse with CUDA vectors on a GPU), in $OUTDIR (some write files). Our
+# type must give the reference's solver history, run its products in the format (no fewer GFSpMV
+# events than MatMult events: AIJ's fallback has none), and print PETSc's expected output where named.
+conformance() { # name np refused out tutorial args...
+  local name=$1 np=$2 refused=$3 out=$4 bin=$ROOT/bin/petsc/$5; shift 5
+  local vec="" ref=aij src # PETSc's expected outputs: its source, or what the GPU bundle carries
+  for src in "${PETSC_DIR:-/nonexistent}/share/petsc/examples/src" "${PETSC_DIR:-/nonexistent}/src" "$ROOT/build/petsc-output"; do [ -d "$src/ksp" ] && break; done
+  [ $has_gpu = 1 ] && vec="-vec_type cuda -dm_vec_type cuda" && ref=aijcusparse
+  for t in $TYPES; do
+    local a=$OUTDIR/conf.$name.$t.log b=$OUTDIR/conf.$name.ref.log
+    (cd "$OUTDIR" && $MPIEXEC -n "$np" "$bin" "$@" -dll_append "$LIB" -mat_type "$t" -dm_mat_type "aij$t" $vec -options_left 0 -log_view </dev/null >"$a" 2>&1); local rc=$?
+    if [[ ",$refused," == *",$t,"* ]]; then
+      [ $rc != 0 ] && grep -q "Formats that fit" "$a" && pass "conformance.$name.$t # refused, naming formats that fit" || fail "conformance.$name.$t" "expected a refusal naming formats that fit (exit $rc)"
+      continue
+    fi
+    [ $rc = 0 ] || { fail "conformance.$name.$t" "exit $rc (log $a)"; tail -5 "$a"; continue; }
+    [ -f "$b" ] || (cd "$OUTDIR" && $MPIEXEC -n "$np" "$bin" "$@" -mat_type $ref -dm_mat_type $ref $vec -options_left 0 </dev/null >"$b" 2>&1)
+    local msg spmv mult
+    msg=$(python3 test/petsc/compare_runs.py "$a" "$b") && pass "conformance.$name.$t # $msg" || fail "conformance.$name.$t" "$msg"
+    spmv=$(awk '$1 == "GFSpMV" {print $2}' "$a"); mult=$(awk '$1 == "MatMult" {print $2}' "$a")
+    [ "${spmv:-0}" -gt 0 ] && [ "${spmv:-0}" -ge "${mult:-0}" ] && pass "conformance.$name.$t.in_format # GFSpMV $spmv, MatMult $mult" || fail "conformance.$name.$t.in_format" "GFSpMV ${spmv:-0}, MatMult ${mult:-0}"
+    if [ "$out" != - ]; then
+      (cd "$OUTDIR" && $MPIEXEC -n "$np" "$bin" "$@" -dll_append "$LIB" -mat_type "$t" -dm_mat_type "aij$t" $vec -options_left 0 </dev/null >"$a.out" 2>&1)
+      msg=$(python3 test/conformance/compare_out.py "$a.out" "$src/$out") && pass "conformance.$name.$t.petsc_output # $msg" || fail "conformance.$name.$t.petsc_output" "$msg"
+    fi
+  done
+}
+if [ -n "$TYPES" ]; then
+  while read -r name np refused out args; do
+    [[ -z "$name" || "$name" == \#* ]] && continue
+    [[ " $RANKS " == *" $np "* ]] || continue
+    conformance "$name" "$np" "$refused" "$out" $args
+  done <test/conformance/tutorials.txt
+fi
+
 # The upload option (all types): shown by -help, and a value out of range is a clear PETSc error
 if [ -n "$TYPES" ]; then
   t=$(echo $TYPES | cut -d' ' -f1)

@@ -30,3 +30,22 @@ void gather_diagonal_host(const FormatBlock &blk, const int32_t *diag_pos, int32
 void gather_diagonal_cuda(const FormatBlock &blk, const int32_t *d_diag_pos, int32_t n, double *d_out, cudaStream_t stream);
 
 } // namespace gpuformats
+
+namespace gpuformats {
+
+// In-place value edits, for a matrix whose layout is current: the layout's values change as the
+// CSR's did on the host (MatScale, MatShift, MatDiagonalSet, MatDiagonalScale, MatAXPY with the
+// same pattern), with no upload. Pointers are in the block's backend memory; asynchronous on
+// `stream` (ignored on the host backend). Padding slots stay 0 (callers keep `a` finite).
+
+// values[s] *= a for every slot; zero_values: = 0 (MatZeroEntries: an Inf or NaN becomes 0 too).
+void scale_values(FormatBlock &blk, double a, cudaStream_t stream);
+void zero_values(FormatBlock &blk, cudaStream_t stream);
+// For pos[i] >= 0 (i < n): values[slot_of_csr[pos[i]]] = (add ? itself : 0) + (v ? v[i] : c).
+void set_at_positions(FormatBlock &blk, const int32_t *pos, int32_t n, const double *v, double c, bool add, cudaStream_t stream);
+// CSR entry (i, cols[k]) times l[i] * r[cols[k]] (l or r null: 1), rowptr/cols the block's pattern.
+void scale_rows_cols(FormatBlock &blk, const int32_t *rowptr, const int32_t *cols, const double *l, const double *r, cudaStream_t stream);
+// Y's CSR entry k += a * X's CSR entry k, for two layouts of the same nonzero pattern (any formats).
+void axpy_values(FormatBlock &Y, double a, const FormatBlock &X, cudaStream_t stream);
+
+} // namespace gpuformats

@@ -1,7 +1,10 @@
 #include "slot_map.hpp"
 
+#include <algorithm>
 #include <thrust/execution_policy.h>
+#include <thrust/for_each.h>
 #include <thrust/gather.h>
+#include <thrust/iterator/counting_iterator.h>
 #include <thrust/scatter.h>
 
 namespace gpuformats {
@@ -39,6 +42,94 @@ void gather_diagonal_cuda(const FormatBlock &blk, const int32_t *d_diag_pos, int
   constexpr int threads = 256;
   gather_diagonal_kernel<<<(n + threads - 1) / threads, threads, 0, stream>>>(blk.values, blk.slot_of_csr, d_diag_pos, n, d_out);
   GPUFORMATS_CUDA(cudaGetLastError());
+}
+
+} // namespace gpuformats
+
+// --- in-place value edits: one functor per edit, run by thrust on the block's backend ---
+
+namespace gpuformats {
+namespace {
+
+template <class F>
+void for_each_index(const FormatBlock &blk, int64_t n, cudaStream_t stream, F f)
+{
+  if (n <= 0) return;
+  thrust::counting_iterator<int64_t> first(0);
+  if (blk.backend == Backend::cuda) {
+    thrust::for_each(thrust::cuda::par.on(stream), first, first + n, f);
+    GPUFORMATS_CUDA(cudaGetLastError());
+  } else thrust::for_each(thrust::host, first, first + n, f);
+}
+
+struct Scale {
+  double *values;
+  double  a;
+  __host__ __device__ void operator()(int64_t s) const { values[s] *= a; }
+};
+
+struct SetAt {
+  double        *values;
+  const int32_t *slot, *pos;
+  const double  *v;
+  double         c;
+  bool           add;
+  __host__ __device__ void operator()(int64_t i) const
+  {
+    const int32_t p = pos[i];
+    if (p < 0) return;
+    double &x = values[slot[p]];
+    x         = (add ? x : 0.0) + (v ? v[i] : c);
+  }
+};
+
+struct ScaleRow {
+  double        *values;
+  const int32_t *slot, *rowptr, *cols;
+  const double  *l, *r;
+  __host__ __device__ void operator()(int64_t i) const
+  {
+    for (int32_t k = rowptr[i]; k < rowptr[i + 1]; ++k) { // rows first, then columns, as AIJ rounds
+      double &v = values[slot[k]];
+      if (l) v *= l[i];
+      if (r) v *= r[cols[k]];
+    }
+  }
+};
+
+struct Axpy {
+  double        *y;
+  const double  *x;
+  const int32_t *ys, *xs;
+  double         a;
+  __host__ __device__ void operator()(int64_t k) const { y[ys[k]] += a * x[xs[k]]; }
+};
+
+} // namespace
+
+void scale_values(FormatBlock &blk, double a, cudaStream_t stream) { for_each_index(blk, blk.nslots, stream, Scale{blk.values, a}); }
+
+void zero_values(FormatBlock &blk, cudaStream_t stream)
+{
+  if (blk.nslots <= 0) return;
+  if (blk.backend == Backend::cuda) GPUFORMATS_CUDA(cudaMemsetAsync(blk.values, 0, (size_t)blk.nslots * sizeof(double), stream));
+  else std::fill(blk.values, blk.values + blk.nslots, 0.0);
+}
+
+void set_at_positions(FormatBlock &blk, const int32_t *pos, int32_t n, const double *v, double c, bool add, cudaStream_t stream)
+{
+  for_each_index(blk, n, stream, SetAt{blk.values, blk.slot_of_csr, pos, v, c, add});
+}
+
+void scale_rows_cols(FormatBlock &blk, const int32_t *rowptr, const int32_t *cols, const double *l, const double *r, cudaStream_t stream)
+{
+  for_each_index(blk, blk.nrows, stream, ScaleRow{blk.values, blk.slot_of_csr, rowptr, cols, l, r});
+}
+
+void axpy_values(FormatBlock &Y, double a, const FormatBlock &X, cudaStream_t stream)
+{
+  if (X.nnz != Y.nnz || X.backend != Y.backend) throw Error(ErrorKind::internal, "axpy_values: the two layouts differ in pattern or backend");
+  for_each_index(Y, Y.nnz, stream, Axpy{Y.values, X.values, Y.slot_of_csr, X.slot_of_csr, a});
 }
 
 } // namespace gpuformats

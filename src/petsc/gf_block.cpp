@@ -48,6 +48,9 @@ void GFBlock::reset()
   fmt.reset();
   staging.release();
   d_diag_pos.release();
+  d_rowptr.release();
+  d_cols.release();
+  pattern_build = -1;
   last_build.timer.forget();
   last_refresh.timer.forget();
   state = nzstate = -1;
@@ -132,6 +135,20 @@ static PetscErrorCode BlockCsr(Mat aij, CsrView *csr)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// The CSR position of each diagonal entry, once per build (and on the device for the cuda backend).
+static PetscErrorCode DiagPositions(GFBlock &blk, const CsrView &csr)
+{
+  PetscFunctionBegin;
+  if (blk.diag_pos.size() == (size_t)csr.nrows) PetscFunctionReturn(PETSC_SUCCESS);
+  blk.diag_pos = diagonal_positions(csr);
+  if (blk.backend == Backend::cuda) {
+    cudaStream_t s;
+    PetscCall(current_stream(&s));
+    GF_TRY(PETSC_COMM_SELF, blk.d_diag_pos.resize(blk.diag_pos.size()); blk.d_diag_pos.upload(blk.diag_pos.data(), blk.diag_pos.size(), s); GPUFORMATS_CUDA(cudaStreamSynchronize(s)));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // A failure of the layers below: held in *defer where given, else raised.
 static PetscErrorCode Fail(const GFLayerError &err, GFLayerError *defer)
 {
@@ -151,10 +168,10 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
   PetscCall(PetscObjectStateGet((PetscObject)aij, &state));
   PetscCall(MatGetNonzeroState(aij, &nzstate));
   const bool rebuild = !blk.fmt || blk.backend != backend || nzstate != blk.nzstate || ((PetscObject)aij)->id != blk.src;
-  // MatConvert raises the state of the matrix it returns after our converter built the layout
-  // (GFConvert): that step changed no value, and costs a whole upload of them if taken as a change.
-  if (blk.convert_step && !rebuild && state == blk.state + 1) blk.state = state;
-  blk.convert_step = false;
+  // The caller raises the state once more after we made the layout match (MatConvert after our
+  // converter; the public MatScale, MatShift, ... after an in-place edit): that step changed no value.
+  if (blk.caller_step && !rebuild && state == blk.state + 1) blk.state = state;
+  blk.caller_step = false;
   if (!rebuild && state == blk.state && (!want_diag || blk.diag_pos.size() == (size_t)aij->rmap->n)) PetscFunctionReturn(PETSC_SUCCESS);
 
   CsrView csr;
@@ -223,15 +240,59 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   blk.state = state;
+  if (want_diag) PetscCall(DiagPositions(blk, csr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
-  if (want_diag && blk.diag_pos.size() != (size_t)csr.nrows) {
-    blk.diag_pos = diagonal_positions(csr);
-    if (backend == Backend::cuda) {
-      cudaStream_t s;
-      PetscCall(current_stream(&s));
-      GF_TRY(comm, blk.d_diag_pos.resize(blk.diag_pos.size()); blk.d_diag_pos.upload(blk.diag_pos.data(), blk.diag_pos.size(), s); GPUFORMATS_CUDA(cudaStreamSynchronize(s)));
-    }
+PetscErrorCode GFBlockCurrent(GFBlock &blk, Mat aij, Backend backend, PetscBool *current)
+{
+  PetscObjectState state, nzstate;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)aij, &state));
+  PetscCall(MatGetNonzeroState(aij, &nzstate));
+  const bool same = blk.fmt && blk.backend == backend && nzstate == blk.nzstate && ((PetscObject)aij)->id == blk.src;
+  if (blk.caller_step && same && state == blk.state + 1) blk.state = state;
+  blk.caller_step = false;
+  *current = same && state == blk.state ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GFBlockDiagPositions(GFBlock &blk, Mat aij)
+{
+  CsrView csr;
+
+  PetscFunctionBegin;
+  PetscCall(BlockCsr(aij, &csr));
+  PetscCall(DiagPositions(blk, csr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GFBlockPattern(GFBlock &blk, Mat aij, const int32_t **rowptr, const int32_t **cols)
+{
+  CsrView csr;
+
+  PetscFunctionBegin;
+  PetscCall(BlockCsr(aij, &csr));
+  if (blk.backend == Backend::host) {
+    *rowptr = csr.rowptr;
+    *cols   = csr.colidx;
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
+  if (blk.pattern_build != blk.builds) {
+    cudaStream_t s;
+    PetscCall(current_stream(&s));
+    GF_TRY(PETSC_COMM_SELF, {
+      blk.d_rowptr.resize((size_t)csr.nrows + 1);
+      blk.d_cols.resize((size_t)csr.nnz);
+      blk.d_rowptr.upload(csr.rowptr, (size_t)csr.nrows + 1, s);
+      blk.d_cols.upload(csr.colidx, (size_t)csr.nnz, s);
+      GPUFORMATS_CUDA(cudaStreamSynchronize(s));
+    });
+    blk.pattern_build = blk.builds;
+  }
+  *rowptr = blk.d_rowptr.data();
+  *cols   = blk.d_cols.data();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -49,13 +49,15 @@ struct GFBlock {
   PetscObjectState             state    = -1; // AIJ block state when fmt was last synced
   PetscObjectState             nzstate  = -1;
   PetscObjectId                src      = 0;  // the AIJ block it was built from (MPIAIJ replaces its blocks)
-  bool                         convert_step = false; // built by a converter: MatConvert raises the state once more (same values)
+  bool                         caller_step = false; // layout made current inside a Mat call that raises the state once more on return (same values)
   DeviceBuffer<double>         staging;       // host CSR values uploaded for a refresh
   std::vector<int32_t>         diag_pos;      // CSR position of each diagonal entry (-1: none)
   DeviceBuffer<int32_t>        d_diag_pos;
+  DeviceBuffer<int32_t>        d_rowptr, d_cols; // the CSR pattern on the device, for MatDiagonalScale's edit
+  PetscInt                     pattern_build = -1; // build number d_rowptr / d_cols belong to
   std::vector<cudaStream_t>    extra_streams; // created once per block, used by multi-stream formats
   std::vector<cudaEvent_t>     events;        // [0] fork, [1..] joins
-  PetscInt                     builds = 0, refreshes = 0, products = 0;
+  PetscInt                     builds = 0, refreshes = 0, products = 0, edits = 0; // edits: in-place value changes (gf_edit.cpp)
   GFStageTime                  last_build, last_refresh;
   // A^T for transposed products (cuda backend), made by the first one: of build number
   // transposed_build, with the values of state transposed_state.
@@ -81,6 +83,14 @@ struct GFOps {
   PetscErrorCode (*duplicate)(Mat, MatDuplicateOption, Mat *);
   PetscErrorCode (*multtranspose)(Mat, Vec, Vec);
   PetscErrorCode (*multtransposeadd)(Mat, Vec, Vec, Vec);
+  PetscErrorCode (*scale)(Mat, PetscScalar);
+  PetscErrorCode (*shift)(Mat, PetscScalar);
+  PetscErrorCode (*diagonalset)(Mat, Vec, InsertMode);
+  PetscErrorCode (*diagonalscale)(Mat, Vec, Vec);
+  PetscErrorCode (*axpy)(Mat, PetscScalar, Mat, MatStructure);
+  PetscErrorCode (*zeroentries)(Mat);
+  PetscErrorCode (*createsubmatrix)(Mat, IS, IS, MatReuse, Mat *);
+  PetscErrorCode (*createsubmatrices)(Mat, PetscInt, const IS[], const IS[], MatReuse, Mat *[]);
 };
 
 // A seqaijcusparse matrix on a SeqAIJ block's host CSR arrays (no host copy), for cuSPARSE's
@@ -100,6 +110,7 @@ struct GFMat {
   MatGPUFormatsBackend backend_option = MAT_GPUFORMATS_BACKEND_AUTO;
   PetscInt             upload_threads = default_upload_threads(); // -mat_gpuformats_upload_threads
   bool                 mpi            = false; // mpi<fmt>: diag + offd + halo; seq<fmt>: diag only
+  bool                 adopted        = false; // seq<fmt> that is an mpi<fmt>'s local block: the parent edits the shared diag block
   std::shared_ptr<GFBlock> diag = std::make_shared<GFBlock>(); // shared with an mpi<fmt>'s adopted A_d
   GFBlock              offd;
   bool                 pending = false; // mpi: final assembly since the last sync; the next product syncs collectively
@@ -137,6 +148,12 @@ PetscErrorCode GFBlockTransposeReady(const GFMat &gm, GFBlock &blk, Mat aij, GFL
 // y = A^T x (add: y += A^T x) with device vectors, after GFBlockTransposeReady.
 PetscErrorCode GFBlockTransposedProduct(GFBlock &blk, Vec x, PetscBool add, Vec y);
 PetscErrorCode GFBlockGetDiagonal(GFBlock &blk, PetscScalar *d, PetscInt n);
+// Whether the block's layout holds the AIJ block's current values (no sync needed), for the backend.
+PetscErrorCode GFBlockCurrent(GFBlock &blk, Mat aij, Backend backend, PetscBool *current);
+// blk.diag_pos (and d_diag_pos on the cuda backend) for the synced block of `aij`.
+PetscErrorCode GFBlockDiagPositions(GFBlock &blk, Mat aij);
+// The synced block's CSR row pointers and columns in its backend's memory (device: uploaded once per build).
+PetscErrorCode GFBlockPattern(GFBlock &blk, Mat aij, const int32_t **rowptr, const int32_t **cols);
 // -mat_view ::ascii_info lines of one block; all_ranks: every rank prints (synchronized viewer).
 PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *label, PetscViewer viewer, PetscBool all_ranks);
 // The device memory of a block's cuSPARSE view (GFShadow) for factorizations, where one exists.
@@ -168,6 +185,13 @@ PetscErrorCode GFMPIProduct(Mat A, Backend backend, Vec x, PetscScalar beta, Vec
 PetscErrorCode GFMPITransposedProduct(Mat A, Vec x, Vec y, Vec z); // z = A^T x (+ y): cuda backend, device vectors
 PetscErrorCode GFMPIView(Mat A, PetscViewer viewer);
 PetscErrorCode GFMPIDestroy(Mat A);
+PetscErrorCode GFMPIAdoptLocalBlock(Mat A, Mat *Ad, Mat *Ao); // the blocks, A_d made our seq type sharing the diag block
+PetscErrorCode GFMPIGhostValues(Mat A, Backend backend, Vec r, Vec *ghosts); // r's values at the off-process block's columns (GFMat::lvec)
+
+// --- gf_edit.cpp: in-place value changes and derived matrices ---
+void           GFInstallEdits(Mat B); // MatScale, MatShift, MatDiagonalSet, MatDiagonalScale, MatAXPY, MatZeroEntries
+void           GFInstallDerived(Mat B); // MatCreateSubMatrix(ces): of our type, with B's options
+PetscErrorCode GFInherit(Mat from, Mat to); // to (a gpuformats matrix) takes from's format options
 PetscErrorCode MatConvert_SeqAIJ_SeqGF(Mat A, MatType type, MatReuse reuse, Mat *newmat);
 PetscErrorCode MatConvert_MPIAIJ_MPIGF(Mat A, MatType type, MatReuse reuse, Mat *newmat);
 PetscErrorCode MatCreate_SeqGF(Mat B, const FormatOps *ops);

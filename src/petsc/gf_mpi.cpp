@@ -12,12 +12,15 @@ namespace gpuformats {
 
 // The SeqAIJ blocks of the MPIAIJ data (MatMPIAIJGetSeqAIJ() takes our mpiaij<fmt> names as MPIAIJ),
 // the local one adopted as a seq<fmt> sharing our diag block (gf_mat.hpp): MPIAIJ makes a new plain
-// seqaij one at each preallocation. Its options follow ours at every sync.
-static PetscErrorCode GetBlocks(Mat A, Mat *Ad, Mat *Ao)
+// seqaij one at each preallocation, adopted at the final assembly. Its options follow ours at every sync.
+PetscErrorCode GFMPIAdoptLocalBlock(Mat A, Mat *Ad, Mat *Ao)
 {
   GFMat &gm = gf(A);
+  Mat    d, o;
 
   PetscFunctionBegin;
+  if (!Ad) Ad = &d;
+  if (!Ao) Ao = &o;
   PetscCall(MatMPIAIJGetSeqAIJ(A, Ad, Ao, NULL));
   if (!(*Ad)->spptr) {
     PetscBool plain;
@@ -27,6 +30,7 @@ static PetscErrorCode GetBlocks(Mat A, Mat *Ad, Mat *Ao)
   }
   GFMat &ld = gf(*Ad);
   PetscCheck(ld.ops == gm.ops, PETSC_COMM_SELF, PETSC_ERR_SUP, "gpuformats: the local block of a %s matrix is %s", ((PetscObject)A)->type_name, ((PetscObject)*Ad)->type_name);
+  ld.adopted        = true;
   ld.diag           = gm.diag;
   ld.params         = gm.params;
   ld.upload_threads = gm.upload_threads;
@@ -68,13 +72,25 @@ static PetscErrorCode EnsureHalo(Mat A, GFMat &gm, Backend backend)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode GFMPIGhostValues(Mat A, Backend backend, Vec r, Vec *ghosts)
+{
+  GFMat &gm = gf(A);
+
+  PetscFunctionBegin;
+  PetscCall(EnsureHalo(A, gm, backend));
+  PetscCall(VecScatterBegin(gm.halo, r, gm.lvec, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(gm.halo, r, gm.lvec, INSERT_VALUES, SCATTER_FORWARD));
+  *ghosts = gm.lvec;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // Both blocks. defer null: a failure is raised on this rank; else it is held in *defer, naming the block.
 static PetscErrorCode SyncBlocks(Mat A, GFMat &gm, Backend backend, PetscBool want_diag, GFLayerError *defer)
 {
   Mat Ad, Ao;
 
   PetscFunctionBegin;
-  PetscCall(GetBlocks(A, &Ad, &Ao));
+  PetscCall(GFMPIAdoptLocalBlock(A, &Ad, &Ao));
   gm.syncs++; // the blocks built or refreshed here count as one build or refresh (MatGPUFormatsGetLastTimes)
   PetscCall(GFBlockSync(gm, *gm.diag, Ad, backend, want_diag, defer));
   if (defer && defer->cls) {

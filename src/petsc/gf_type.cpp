@@ -239,6 +239,9 @@ static PetscErrorCode MatAssemblyEnd_GF(Mat A, MatAssemblyType mode)
 {
   PetscFunctionBegin;
   PetscCall(gf(A).aij.assemblyend(A, mode));
+  // An mpi<fmt>'s local block is our seq type from its first final assembly on, so that what PETSc
+  // takes from it before any product (block Jacobi's block, sub-matrices of its type) is ours too.
+  if (mode == MAT_FINAL_ASSEMBLY && gf(A).mpi) PetscCall(GFMPIAdoptLocalBlock(A, NULL, NULL));
   // No device work here: the first use after it (product, diagonal, factorization, explicit sync)
   // syncs once, however many assemblies came before (SNES assembles more often than it multiplies;
   // a seq<fmt> finds the new state at that use). An mpi<fmt> marks its next product to sync
@@ -296,9 +299,7 @@ static PetscErrorCode MatDuplicate_GF(Mat A, MatDuplicateOption op, Mat *B)
 {
   PetscFunctionBegin;
   PetscCall(gf(A).aij.duplicate(A, op, B)); // creates a matrix of A's type, then copies the AIJ data
-  gf(*B).params         = gf(A).params;
-  gf(*B).backend_option = gf(A).backend_option;
-  gf(*B).upload_threads = gf(A).upload_threads;
+  PetscCall(GFInherit(A, *B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -310,7 +311,8 @@ PetscErrorCode GFInstall(Mat B, const FormatOps *ops, PetscBool mpi, GFConvertFn
   gm->ops   = ops;
   gm->mpi   = mpi;
   for (int p = 0; p < ops->nparams; ++p) gm->params.push_back(ops->params[p].default_value);
-  gm->aij  = GFOps{B->ops->assemblyend, B->ops->mult, B->ops->multadd, B->ops->getdiagonal, B->ops->destroy, B->ops->setfromoptions, B->ops->view, B->ops->duplicate, B->ops->multtranspose, B->ops->multtransposeadd};
+  gm->aij  = GFOps{B->ops->assemblyend, B->ops->mult, B->ops->multadd, B->ops->getdiagonal, B->ops->destroy, B->ops->setfromoptions, B->ops->view, B->ops->duplicate, B->ops->multtranspose, B->ops->multtransposeadd,
+                   B->ops->scale, B->ops->shift, B->ops->diagonalset, B->ops->diagonalscale, B->ops->axpy, B->ops->zeroentries, B->ops->createsubmatrix, B->ops->createsubmatrices};
   B->spptr = gm;
   B->ops->assemblyend      = MatAssemblyEnd_GF;
   B->ops->mult             = MatMult_GF;
@@ -323,6 +325,8 @@ PetscErrorCode GFInstall(Mat B, const FormatOps *ops, PetscBool mpi, GFConvertFn
   B->ops->multtranspose    = MatMultTranspose_GF;
   B->ops->multtransposeadd = MatMultTransposeAdd_GF;
   B->ops->getblockdiagonal = MatGetBlockDiagonal_GF;
+  GFInstallEdits(B);
+  GFInstallDerived(B);
 
   PetscCall(ComposeConverters(B, ops, mpi, self));
   PetscCall(GFComposeCommon(B, PETSC_TRUE));
@@ -355,7 +359,7 @@ PetscErrorCode GFConvert(Mat A, MatType type, MatReuse reuse, Mat *newmat, Petsc
   // Only MatConvert calls a converter on an assembled matrix (MatCreate_SeqGF converts an empty
   // one), and it raises B's state right after: the seq block then skips that one step (GFBlockSync).
   // The MPI blocks are mpiaij's own matrices, whose states MatConvert leaves alone.
-  if (!mpi && gf(B).diag->fmt) gf(B).diag->convert_step = true;
+  if (!mpi && gf(B).diag->fmt) gf(B).diag->caller_step = true;
   *newmat = B;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,0 +1,382 @@
+// What PETSc does to our matrices besides products: in-place value changes, and the matrices it
+// derives from them.
+//
+// In-place changes (MatScale, MatShift, MatDiagonalSet, MatDiagonalScale, MatAXPY with the same
+// nonzero pattern, MatZeroEntries; TS shifts and scales its Jacobian every step): AIJ's operation
+// changes the host values, which stay the master copy; a block whose layout held the values before
+// gets the same change on its layout (formats/slot_map.hpp edits: one pass over the values, no
+// upload) and stays current. Where it was not current, or the pattern changed (a missing diagonal
+// entry inserted), the next use syncs as after any assembly.
+//
+// Which Mat edits which block: a seq<fmt> its block; an mpi<fmt> both of its blocks, after
+// MPIAIJ's operation has changed them through the public Mat calls on its blocks (their states are
+// then final); its adopted local block (GFMat::adopted) leaves the shared block to it, because
+// MPIAIJ calls some block operations directly, without the state increase a public call adds.
+//
+// Derived matrices (MatCreateSubMatrix, MatCreateSubMatrices: fieldsplit's, ASM's and Schur
+// complements' blocks) are of our type, with the parent's format options.
+#include "gf_mat.hpp"
+
+#include "formats/slot_map.hpp"
+
+#include <petscdevice_cuda.h>
+
+#include <cmath>
+#include <cstring>
+
+namespace gpuformats {
+
+namespace {
+
+// One block an operation may edit: its AIJ matrix, and whether its layout was current before.
+struct Target {
+  GFBlock  *blk = nullptr;
+  Mat       aij = nullptr;
+  PetscBool current = PETSC_FALSE;
+};
+
+PetscErrorCode Before(GFBlock &blk, Mat aij, Backend backend, Target *t)
+{
+  PetscFunctionBegin;
+  t->blk = &blk;
+  t->aij = aij;
+  PetscCall(GFBlockCurrent(blk, aij, backend, &t->current));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// After the AIJ operation: applies `edit(FormatBlock &, cudaStream_t)` where the block was current and
+// kept its pattern. exact: the block's state is final now (an mpi<fmt>'s blocks); else the public
+// Mat call that called us raises it once more (a seq<fmt>).
+template <class Edit>
+PetscErrorCode After(Target &t, bool exact, Edit &&edit)
+{
+  PetscObjectState state, nzstate;
+  cudaStream_t     s = nullptr;
+  GFLayerError     err;
+
+  PetscFunctionBegin;
+  if (!t.current) PetscFunctionReturn(PETSC_SUCCESS);
+  GFBlock &blk = *t.blk;
+  PetscCall(PetscObjectStateGet((PetscObject)t.aij, &state));
+  PetscCall(MatGetNonzeroState(t.aij, &nzstate));
+  if (nzstate != blk.nzstate) PetscFunctionReturn(PETSC_SUCCESS); // a new pattern: the next use rebuilds
+  if (blk.backend == Backend::cuda) PetscCall(PetscGetCurrentCUDAStream(&s));
+  PetscCall(PetscLogEventBegin(MAT_GPUFormatsEdit, t.aij, 0, 0, 0));
+  PetscErrorCode ierr = PETSC_SUCCESS;
+  const bool     ok   = run_layer([&] { ierr = edit(*blk.fmt, s); }, err);
+  PetscCall(PetscLogEventEnd(MAT_GPUFormatsEdit, t.aij, 0, 0, 0));
+  if (!ok || ierr) {
+    blk.reset(); // values half-changed: rebuilt at the next use
+    PetscCall(ierr);
+    SETERRQ(PETSC_COMM_SELF, err.cls, "gpuformats: in-place change of the layout: %s", err.msg.c_str());
+  }
+  blk.state       = state;
+  blk.caller_step = !exact;
+  blk.edits++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// A vector's local array in the backend's memory (a host array is uploaded into `buf` for the cuda
+// backend: n values, once per edit).
+class BackendArray {
+public:
+  PetscErrorCode get(Vec v, Backend backend)
+  {
+    PetscMemType mt;
+    PetscInt     n;
+
+    PetscFunctionBegin;
+    v_ = v;
+    if (!v) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(VecGetArrayReadAndMemType(v, &a_, &mt));
+    ptr_ = a_;
+    if (backend == Backend::cuda && !PetscMemTypeDevice(mt)) {
+      cudaStream_t s;
+      PetscCall(VecGetLocalSize(v, &n));
+      PetscCall(PetscGetCurrentCUDAStream(&s));
+      GF_TRY(PETSC_COMM_SELF, buf_.resize((size_t)n); buf_.upload(a_, (size_t)n, s));
+      ptr_ = buf_.data();
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode restore()
+  {
+    PetscFunctionBegin;
+    if (v_) PetscCall(VecRestoreArrayReadAndMemType(v_, &a_));
+    v_ = nullptr;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  const double *data() const { return v_ ? ptr_ : nullptr; }
+
+private:
+  Vec                  v_   = nullptr;
+  const PetscScalar   *a_   = nullptr;
+  const double        *ptr_ = nullptr;
+  DeviceBuffer<double> buf_;
+};
+
+// The blocks an operation on A may edit: a seq<fmt>'s own (none for an adopted local block),
+// an mpi<fmt>'s two. exact tells After() whose state is final.
+PetscErrorCode Targets(Mat A, Target t[2], int *n, bool *exact)
+{
+  GFMat  &gm      = gf(A);
+  Backend backend = resolve_backend(gm);
+
+  PetscFunctionBegin;
+  *n     = 0;
+  *exact = gm.mpi;
+  if (A->boundtocpu || !A->assembled || gm.adopted) PetscFunctionReturn(PETSC_SUCCESS);
+  if (gm.mpi) {
+    Mat Ad, Ao;
+    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+    if (!Ad->spptr || gf(Ad).diag != gm.diag) PetscFunctionReturn(PETSC_SUCCESS); // not adopted yet: nothing was synced
+    PetscCall(Before(*gm.diag, Ad, backend, &t[0]));
+    PetscCall(Before(gm.offd, Ao, backend, &t[1]));
+    *n = 2;
+  } else {
+    PetscCall(Before(*gm.diag, A, backend, &t[0]));
+    *n = 1;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Runs the AIJ operation, then `edit(i, FormatBlock &, cudaStream_t)` on each target i that was current.
+// caller_raises: the public Mat call raises A's state after its operation (MatScale, MatShift,
+// MatDiagonalSet, MatDiagonalScale, MatZeroEntries; not MatAXPY).
+template <class Op, class Edit>
+PetscErrorCode EditAll(Mat A, bool caller_raises, Op &&aij_op, Edit &&edit)
+{
+  Target t[2];
+  int    n;
+  bool   exact;
+
+  PetscFunctionBegin;
+  PetscCall(Targets(A, t, &n, &exact));
+  exact = exact || !caller_raises;
+  PetscCall(aij_op());
+  for (int i = 0; i < n; ++i) PetscCall(After(t[i], exact, [&](FormatBlock &f, cudaStream_t s) { return edit(i, f, s); }));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatScale_GF(Mat A, PetscScalar a)
+{
+  PetscFunctionBegin;
+  if (!std::isfinite(PetscRealPart(a))) { // the padding would turn NaN: AIJ's change, then a refresh
+    PetscCall(gf(A).aij.scale(A, a));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(EditAll(A, true, [&] { return gf(A).aij.scale(A, a); }, [&](int, FormatBlock &f, cudaStream_t s) { scale_values(f, a, s); return PETSC_SUCCESS; }));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatZeroEntries_GF(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(EditAll(A, true, [&] { return gf(A).aij.zeroentries(A); }, [&](int, FormatBlock &f, cudaStream_t s) { zero_values(f, s); return PETSC_SUCCESS; }));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The diagonal lies in the local block (target 0) of a square layout; AIJ inserts missing diagonal
+// entries (a new pattern: no edit).
+PetscErrorCode EditDiagonal(Mat A, Vec D, PetscScalar c, bool add, PetscErrorCode (*aij_op)(Mat, Vec, PetscScalar, InsertMode), InsertMode mode)
+{
+  PetscBool   cong;
+  BackendArray d;
+
+  PetscFunctionBegin;
+  PetscCall(MatHasCongruentLayouts(A, &cong));
+  auto op = [&] { return aij_op(A, D, c, mode); };
+  if (!cong) {
+    PetscCall(op());
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(EditAll(A, true, op, [&](int i, FormatBlock &f, cudaStream_t s) -> PetscErrorCode {
+    PetscFunctionBegin;
+    if (i != 0) PetscFunctionReturn(PETSC_SUCCESS);
+    GFBlock &blk = *gf(A).diag;
+    Mat      Ad  = A;
+    if (gf(A).mpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
+    PetscCall(GFBlockDiagPositions(blk, Ad));
+    PetscCall(d.get(D, blk.backend));
+    set_at_positions(f, blk.backend == Backend::cuda ? blk.d_diag_pos.data() : blk.diag_pos.data(), (int32_t)blk.diag_pos.size(), d.data(), c, add, s);
+    PetscCall(d.restore());
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatShift_GF(Mat A, PetscScalar a)
+{
+  PetscFunctionBegin;
+  PetscCall(EditDiagonal(A, NULL, a, true, [](Mat M, Vec, PetscScalar c, InsertMode) { return gf(M).aij.shift(M, c); }, ADD_VALUES));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatDiagonalSet_GF(Mat A, Vec D, InsertMode mode)
+{
+  PetscFunctionBegin;
+  PetscCall(EditDiagonal(A, D, 0.0, mode == ADD_VALUES, [](Mat M, Vec v, PetscScalar, InsertMode m) { return gf(M).aij.diagonalset(M, v, m); }, mode));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// A_ij *= l_i r_j: the local block with r's local values, the off-process block with r's ghosts.
+PetscErrorCode MatDiagonalScale_GF(Mat A, Vec l, Vec r)
+{
+  BackendArray la, ra;
+  Vec          ghosts = nullptr;
+
+  PetscFunctionBegin;
+  PetscCall(EditAll(A, true, [&] { return gf(A).aij.diagonalscale(A, l, r); }, [&](int i, FormatBlock &f, cudaStream_t s) -> PetscErrorCode {
+    GFBlock       &blk = i == 0 ? *gf(A).diag : gf(A).offd;
+    Mat            aij = A;
+    const int32_t *rowptr, *cols;
+
+    PetscFunctionBegin;
+    if (gf(A).mpi) PetscCall(MatMPIAIJGetSeqAIJ(A, i == 0 ? &aij : NULL, i == 0 ? NULL : &aij, NULL));
+    if (i == 1 && r && !ghosts) PetscCall(GFMPIGhostValues(A, blk.backend, r, &ghosts));
+    PetscCall(GFBlockPattern(blk, aij, &rowptr, &cols));
+    PetscCall(la.get(l, blk.backend));
+    PetscCall(ra.get(i == 0 ? r : (r ? ghosts : NULL), blk.backend));
+    scale_rows_cols(f, rowptr, cols, la.data(), ra.data(), s);
+    PetscCall(la.restore());
+    PetscCall(ra.restore());
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Whether two AIJ blocks have the same nonzero pattern (what MatAXPY_SeqAIJ checks for UNKNOWN).
+bool SameBlockPattern(Mat X, Mat Y)
+{
+  const PetscInt *xi, *xj, *yi, *yj;
+  PetscScalar    *xa, *ya;
+  PetscMemType    mx, my;
+  if (X->rmap->n != Y->rmap->n || X->cmap->n != Y->cmap->n) return false;
+  if (MatSeqAIJGetCSRAndMemType(X, &xi, &xj, &xa, &mx) || MatSeqAIJGetCSRAndMemType(Y, &yi, &yj, &ya, &my)) return false;
+  const PetscInt m = X->rmap->n;
+  return xi[m] == yi[m] && !std::memcmp(xi, yi, sizeof(PetscInt) * (m + 1)) && !std::memcmp(xj, yj, sizeof(PetscInt) * xi[m]);
+}
+
+// SAME_NONZERO_PATTERN, or UNKNOWN where the patterns are the same (both blocks, the off-process
+// columns, on every rank): MPIAIJ makes a new matrix for UNKNOWN (a rebuild at each TS step).
+PetscErrorCode KnownSame(Mat Y, Mat X, MatStructure str, PetscBool *same)
+{
+  PetscFunctionBegin;
+  *same = str == SAME_NONZERO_PATTERN ? PETSC_TRUE : PETSC_FALSE;
+  if (str != UNKNOWN_NONZERO_PATTERN) PetscFunctionReturn(PETSC_SUCCESS);
+  if (gf(Y).mpi) {
+    Mat             xd, xo, yd, yo;
+    const PetscInt *xg, *yg;
+    PetscCall(MatMPIAIJGetSeqAIJ(X, &xd, &xo, &xg));
+    PetscCall(MatMPIAIJGetSeqAIJ(Y, &yd, &yo, &yg));
+    PetscBool mine = SameBlockPattern(xd, yd) && SameBlockPattern(xo, yo) && !std::memcmp(xg, yg, sizeof(PetscInt) * xo->cmap->n) ? PETSC_TRUE : PETSC_FALSE;
+    PetscCallMPI(MPIU_Allreduce(&mine, same, 1, MPI_C_BOOL, MPI_LAND, PetscObjectComm((PetscObject)Y)));
+  } else *same = SameBlockPattern(X, Y) ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Y += a X with the same pattern, X a gpuformats matrix on Y's backend (synced first: a constant X,
+// TS's right-hand-side Jacobian, is built once): each Y block's entries plus a times X's (through both
+// slot maps, any two formats). Else AIJ's, and Y refreshes at its next use.
+PetscErrorCode MatAXPY_GF(Mat Y, PetscScalar a, Mat X, MatStructure str)
+{
+  Target    tx[2];
+  int       nx = 0;
+  bool      exact;
+  PetscBool ours, same = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUFormatsIsType(X, &ours));
+  if (ours && gf(X).mpi == gf(Y).mpi && resolve_backend(gf(X)) == resolve_backend(gf(Y)) && !X->boundtocpu && !Y->boundtocpu) PetscCall(KnownSame(Y, X, str, &same));
+  if (same) {
+    PetscCall(GFSyncNow(X));
+    PetscCall(Targets(X, tx, &nx, &exact));
+    str = SAME_NONZERO_PATTERN;
+  }
+  bool usable = nx > 0;
+  for (int i = 0; i < nx; ++i) { // a SAME_NONZERO_PATTERN that is not: AIJ's (and a rebuild)
+    Mat     yb = Y;
+    MatInfo info;
+    if (gf(Y).mpi) PetscCall(MatMPIAIJGetSeqAIJ(Y, i == 0 ? &yb : NULL, i == 0 ? NULL : &yb, NULL));
+    PetscCall(MatGetInfo(yb, MAT_LOCAL, &info));
+    usable = usable && tx[i].current && (int64_t)info.nz_used == tx[i].blk->fmt->nnz;
+  }
+  if (!usable) {
+    PetscCall(gf(Y).aij.axpy(Y, a, X, str));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(EditAll(Y, false, [&] { return gf(Y).aij.axpy(Y, a, X, str); }, [&](int i, FormatBlock &f, cudaStream_t s) {
+    axpy_values(f, a, *tx[i].blk->fmt, s);
+    return PETSC_SUCCESS;
+  }));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// A derived matrix that came back plain AIJ (a path of PETSc's that names MATMPIAIJ / MATSEQAIJ) is
+// made ours in place; one of our types takes the parent's options.
+PetscErrorCode MakeOurs(Mat parent, Mat M)
+{
+  PetscBool plain, ours;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)M, &plain, MATSEQAIJ, MATMPIAIJ, ""));
+  if (plain) {
+    PetscMPIInt size;
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)M), &size));
+    const FormatOps *ops = gf(parent).ops;
+    PetscCall(MatConvert(M, size > 1 ? mpi_type_name(ops) : seq_type_name(ops), MAT_INPLACE_MATRIX, &M));
+  }
+  PetscCall(MatGPUFormatsIsType(M, &ours));
+  if (ours) PetscCall(GFInherit(parent, M));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCreateSubMatrix_GF(Mat A, IS isrow, IS iscol, MatReuse reuse, Mat *B)
+{
+  PetscFunctionBegin;
+  PetscCall(gf(A).aij.createsubmatrix(A, isrow, iscol, reuse, B));
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MakeOurs(A, *B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCreateSubMatrices_GF(Mat A, PetscInt n, const IS isrow[], const IS iscol[], MatReuse reuse, Mat *B[])
+{
+  PetscFunctionBegin;
+  PetscCall(gf(A).aij.createsubmatrices(A, n, isrow, iscol, reuse, B));
+  if (reuse == MAT_INITIAL_MATRIX)
+    for (PetscInt i = 0; i < n; ++i) PetscCall(MakeOurs(A, (*B)[i]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+} // namespace
+
+PetscErrorCode GFInherit(Mat from, Mat to)
+{
+  PetscFunctionBegin;
+  GFMat &f = gf(from), &t = gf(to);
+  if (f.ops == t.ops) t.params = f.params;
+  t.upload_threads = f.upload_threads;
+  if (t.backend_option != f.backend_option) {
+    t.backend_option = f.backend_option;
+    PetscCall(MatSetVecType(to, resolve_backend(t) == Backend::cuda ? VECCUDA : VECSTANDARD));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+void GFInstallEdits(Mat B)
+{
+  B->ops->scale         = MatScale_GF;
+  B->ops->shift         = MatShift_GF;
+  B->ops->diagonalset   = MatDiagonalSet_GF;
+  B->ops->diagonalscale = MatDiagonalScale_GF;
+  B->ops->axpy          = MatAXPY_GF;
+  B->ops->zeroentries   = MatZeroEntries_GF;
+}
+
+void GFInstallDerived(Mat B)
+{
+  if (B->ops->createsubmatrix) B->ops->createsubmatrix = MatCreateSubMatrix_GF;
+  if (B->ops->createsubmatrices) B->ops->createsubmatrices = MatCreateSubMatrices_GF;
+}
+
+} // namespace gpuformats
