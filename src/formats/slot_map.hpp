@@ -45,7 +45,10 @@ void zero_values(FormatBlock &blk, cudaStream_t stream);
 void set_at_positions(FormatBlock &blk, const int32_t *pos, int32_t n, const double *v, double c, bool add, cudaStream_t stream);
 // CSR entry (i, cols[k]) times l[i] * r[cols[k]] (l or r null: 1), rowptr/cols the block's pattern.
 void scale_rows_cols(FormatBlock &blk, const int32_t *rowptr, const int32_t *cols, const double *l, const double *r, cudaStream_t stream);
-// Y's CSR entry k += a * X's CSR entry k, for two layouts of the same nonzero pattern (any formats).
-void axpy_values(FormatBlock &Y, double a, const FormatBlock &X, cudaStream_t stream);
+// Y's CSR entry k += a * X's CSR entry k, for two layouts of the same nonzero pattern (any formats);
+// same_layout (same_slot_map() said so): slot by slot, without reading the slot maps.
+void axpy_values(FormatBlock &Y, double a, const FormatBlock &X, bool same_layout, cudaStream_t stream);
+// Whether two layouts of one pattern put every entry in the same slot (and have as many): synchronises.
+bool same_slot_map(const FormatBlock &X, const FormatBlock &Y, cudaStream_t stream);
 
 } // namespace gpuformats

@@ -1,6 +1,7 @@
 #include "slot_map.hpp"
 
 #include <algorithm>
+#include <thrust/equal.h>
 #include <thrust/execution_policy.h>
 #include <thrust/for_each.h>
 #include <thrust/gather.h>
@@ -97,6 +98,13 @@ struct ScaleRow {
   }
 };
 
+struct AxpySlots {
+  double       *y;
+  const double *x;
+  double        a;
+  __host__ __device__ void operator()(int64_t s) const { y[s] += a * x[s]; }
+};
+
 struct Axpy {
   double        *y;
   const double  *x;
@@ -126,10 +134,21 @@ void scale_rows_cols(FormatBlock &blk, const int32_t *rowptr, const int32_t *col
   for_each_index(blk, blk.nrows, stream, ScaleRow{blk.values, blk.slot_of_csr, rowptr, cols, l, r});
 }
 
-void axpy_values(FormatBlock &Y, double a, const FormatBlock &X, cudaStream_t stream)
+void axpy_values(FormatBlock &Y, double a, const FormatBlock &X, bool same_layout, cudaStream_t stream)
 {
-  if (X.nnz != Y.nnz || X.backend != Y.backend) throw Error(ErrorKind::internal, "axpy_values: the two layouts differ in pattern or backend");
-  for_each_index(Y, Y.nnz, stream, Axpy{Y.values, X.values, Y.slot_of_csr, X.slot_of_csr, a});
+  if (X.nnz != Y.nnz || X.backend != Y.backend || (same_layout && X.nslots != Y.nslots)) throw Error(ErrorKind::internal, "axpy_values: the two layouts differ in pattern or backend");
+  if (same_layout) for_each_index(Y, Y.nslots, stream, AxpySlots{Y.values, X.values, a}); // padding: 0 + a * 0
+  else for_each_index(Y, Y.nnz, stream, Axpy{Y.values, X.values, Y.slot_of_csr, X.slot_of_csr, a});
+}
+
+bool same_slot_map(const FormatBlock &X, const FormatBlock &Y, cudaStream_t stream)
+{
+  if (X.nnz != Y.nnz || X.nslots != Y.nslots || X.backend != Y.backend) return false;
+  if (X.nnz == 0) return true;
+  if (X.backend == Backend::host) return std::equal(X.slot_of_csr, X.slot_of_csr + X.nnz, Y.slot_of_csr);
+  const bool same = thrust::equal(thrust::cuda::par.on(stream), X.slot_of_csr, X.slot_of_csr + X.nnz, Y.slot_of_csr);
+  GPUFORMATS_CUDA(cudaGetLastError());
+  return same;
 }
 
 } // namespace gpuformats

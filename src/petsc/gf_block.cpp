@@ -51,6 +51,7 @@ void GFBlock::reset()
   d_rowptr.release();
   d_cols.release();
   pattern_build = -1;
+  axpy_peer     = -1;
   last_build.timer.forget();
   last_refresh.timer.forget();
   state = nzstate = -1;
@@ -210,6 +211,8 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
       blk.src     = ((PetscObject)aij)->id;
       blk.diag_pos.clear();
       blk.builds++;
+      static PetscInt64 serials = 0;
+      blk.serial = ++serials;
     }
   } else if (state != blk.state) {
     PetscCall(PetscLogEventBegin(MAT_GPUFormatsRefresh, aij, 0, 0, 0));

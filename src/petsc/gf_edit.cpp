@@ -306,7 +306,14 @@ PetscErrorCode MatAXPY_GF(Mat Y, PetscScalar a, Mat X, MatStructure str)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(EditAll(Y, false, [&] { return gf(Y).aij.axpy(Y, a, X, str); }, [&](int i, FormatBlock &f, cudaStream_t s) {
-    axpy_values(f, a, *tx[i].blk->fmt, s);
+    // Y made by MatDuplicate of X (TS's Jacobians) has X's layout: slot by slot, once the two slot
+    // maps were found equal for this pair of builds.
+    GFBlock &yb = i == 0 ? *gf(Y).diag : gf(Y).offd, &xb = *tx[i].blk;
+    if (yb.axpy_peer != xb.serial) {
+      yb.axpy_same_layout = same_slot_map(*xb.fmt, f, s);
+      yb.axpy_peer        = xb.serial;
+    }
+    axpy_values(f, a, *xb.fmt, yb.axpy_same_layout, s);
     return PETSC_SUCCESS;
   }));
   PetscFunctionReturn(PETSC_SUCCESS);

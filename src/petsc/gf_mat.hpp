@@ -58,6 +58,9 @@ struct GFBlock {
   std::vector<cudaStream_t>    extra_streams; // created once per block, used by multi-stream formats
   std::vector<cudaEvent_t>     events;        // [0] fork, [1..] joins
   PetscInt                     builds = 0, refreshes = 0, products = 0, edits = 0; // edits: in-place value changes (gf_edit.cpp)
+  PetscInt64                   serial = -1; // of the current layout: unique over all blocks' builds
+  PetscInt64                   axpy_peer = -1; // serial of the last MatAXPY X layout compared with this one ...
+  bool                         axpy_same_layout = false; // ... and whether its slot map is this one's
   GFStageTime                  last_build, last_refresh;
   // A^T for transposed products (cuda backend), made by the first one: of build number
   // transposed_build, with the values of state transposed_state.

@@ -241,6 +241,13 @@ static PetscErrorCode test_edits(Mat A, Mat B, const char *type, const std::stri
   PetscCall(step("diagonalscale_left", [&](Mat Y, Mat) { return MatDiagonalScale(Y, l, NULL); }));
   PetscCall(step("axpy_same", [](Mat Y, Mat X) { return MatAXPY(Y, 0.25, X, SAME_NONZERO_PATTERN); }));
   PetscCall(step("axpy_unknown", [](Mat Y, Mat X) { return MatAXPY(Y, -1.5, X, UNKNOWN_NONZERO_PATTERN); }));
+  { // X in another format: the two layouts differ, entries meet through both slot maps
+    Mat         X2;
+    const char *other = std::strcmp(type, "evchyb") ? "evchyb" : "pjds";
+    PetscCall(MatConvert(Ca, other, MAT_INITIAL_MATRIX, &X2));
+    PetscCall(step("axpy_other_format", [&](Mat Y, Mat X) { return MatAXPY(Y, 0.5, X == Ca ? Ca : X2, SAME_NONZERO_PATTERN); }));
+    PetscCall(MatDestroy(&X2));
+  }
   if (M == N && has_full_diagonal(A)) { // (a missing diagonal entry is inserted: a new pattern, a rebuild)
     PetscCall(MatCreateVecs(B, &d, NULL));
     PetscCall(VecSetRandom(d, NULL));
