@@ -35,8 +35,16 @@ else
 include $(PETSC_VARIABLES)
 
 # ---------------------------------------------------------------------------------------------
-CUDA_ARCH   ?= 90
-GENCODE     := -gencode arch=compute_$(CUDA_ARCH),code=sm_$(CUDA_ARCH)
+# CUDA architectures: CUDA_ARCH="80 90" overrides; else the ones the PETSc in use was built for (its
+# -gencode flags); else a fat binary for sm_80, sm_90 and sm_100, with PTX for newer GPUs.
+PETSC_GENCODE := $(filter arch=%,$(CUDAC_FLAGS))
+ifdef CUDA_ARCH
+GENCODE     := $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a))
+else ifneq ($(PETSC_GENCODE),)
+GENCODE     := $(addprefix -gencode ,$(PETSC_GENCODE))
+else
+GENCODE     := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_100,code=[sm_100,compute_100]
+endif
 CUDA_HOME   := $(patsubst %/bin/nvcc,%,$(CUDAC))
 INCLUDES    := -Iinclude -Isrc $(PETSC_CC_INCLUDES)
 GF_CXXFLAGS := -std=gnu++20 -O2 -fPIC -Wall -Wno-unknown-pragmas $(INCLUDES)

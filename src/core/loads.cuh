@@ -4,16 +4,12 @@
 //                x, which stencil, FEM and power-law rows re-read.
 //   load_ro:     x and small metadata through the read-only (non-coherent) path, __ldg.
 #pragma once
-#if defined(__CUDACC__)
-#define GPUFORMATS_HD __host__ __device__
-#else
-#define GPUFORMATS_HD
-#endif
+#include "hd.hpp"
 
 namespace gpuformats {
 
 template <class T>
-GPUFORMATS_HD inline T load_stream(const T *p)
+GPUFORMATS_HD T load_stream(const T *p)
 {
 #ifdef __CUDA_ARCH__
   return __ldcs(p);
@@ -23,7 +19,7 @@ GPUFORMATS_HD inline T load_stream(const T *p)
 }
 
 template <class T>
-GPUFORMATS_HD inline T load_ro(const T *p)
+GPUFORMATS_HD T load_ro(const T *p)
 {
 #ifdef __CUDA_ARCH__
   return __ldg(p);

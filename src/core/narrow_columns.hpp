@@ -10,19 +10,15 @@
 // Each format keeps its own span limit and padding mark; what is shared is the encoding and the
 // rule for when mixed layouts pay.
 #pragma once
-#include <cstdint>
+#include "hd.hpp"
 
-#ifdef __CUDACC__
-#define NARROW_HD __host__ __device__ __forceinline__
-#else
-#define NARROW_HD inline
-#endif
+#include <cstdint>
 
 namespace gpuformats {
 
-NARROW_HD uint16_t narrow_column_lo(int32_t col, int32_t base) { return base >= 0 ? (uint16_t)(col - base) : (uint16_t)((uint32_t)col & 0xFFFFu); }
-NARROW_HD uint16_t narrow_column_hi(int32_t col) { return (uint16_t)((uint32_t)col >> 16); }
-NARROW_HD int32_t  narrow_column_split(uint16_t lo, uint16_t hi) { return (int32_t)(((uint32_t)hi << 16) | lo); } // 0xFFFF:0xFFFF = -1
+GPUFORMATS_HD uint16_t narrow_column_lo(int32_t col, int32_t base) { return base >= 0 ? (uint16_t)(col - base) : (uint16_t)((uint32_t)col & 0xFFFFu); }
+GPUFORMATS_HD uint16_t narrow_column_hi(int32_t col) { return (uint16_t)((uint32_t)col >> 16); }
+GPUFORMATS_HD int32_t  narrow_column_split(uint16_t lo, uint16_t hi) { return (int32_t)(((uint32_t)hi << 16) | lo); } // 0xFFFF:0xFFFF = -1
 
 // The share of the slots the fitting groups must hold for a narrow layout with split groups.
 // Split groups cost more than their bytes say (two column loads for one). Measured on an H100

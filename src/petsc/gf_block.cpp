@@ -460,7 +460,7 @@ PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *labe
   const double       csr_b     = csr_bytes(f.nnz, f.nrows);
   PetscCall(ViewLine(viewer, all_ranks, "%s: %s on %s, %d x %d, %" PetscInt64_FMT " nonzeros, %" PetscInt64_FMT " stored slots (%.1f%% padding)\n", label, gm.ops->root, blk.backend == Backend::cuda ? "cuda" : "host", f.nrows, f.ncols, (PetscInt64)f.nnz, (PetscInt64)f.nslots,
                                    f.nslots ? 100.0 * (double)(f.nslots - f.nnz) / (double)f.nslots : 0.0));
-  PetscCall(ViewLine(viewer, all_ranks, "%s: %zu bytes read per product (%.3fx CSR), %zu bytes slot map for values-only refresh; %" PetscInt_FMT " builds, %" PetscInt_FMT " values-only refreshes, %" PetscInt_FMT " products\n", label, f.bytes(), csr_b > 0 ? (double)f.bytes() / csr_b : 0.0, f.map_bytes(), blk.builds, blk.refreshes, blk.products));
+  PetscCall(ViewLine(viewer, all_ranks, "%s: %zu bytes read per product (%.3fx CSR), %zu bytes slot map for values-only refresh; %" PetscInt_FMT " builds, %" PetscInt_FMT " values-only refreshes, %" PetscInt_FMT " in-place edits, %" PetscInt_FMT " products\n", label, f.bytes(), csr_b > 0 ? (double)f.bytes() / csr_b : 0.0, f.map_bytes(), blk.builds, blk.refreshes, blk.edits, blk.products));
   if (blk.backend == Backend::cuda) {
     char build[96], refresh[96];
     PetscCall(StageText(blk.last_build, build, sizeof(build)));

@@ -30,14 +30,9 @@ PetscErrorCode GFMPIAdoptLocalBlock(Mat A, Mat *Ad, Mat *Ao)
   }
   GFMat &ld = gf(*Ad);
   PetscCheck(ld.ops == gm.ops, PETSC_COMM_SELF, PETSC_ERR_SUP, "gpuformats: the local block of a %s matrix is %s", ((PetscObject)A)->type_name, ((PetscObject)*Ad)->type_name);
-  ld.adopted        = true;
-  ld.diag           = gm.diag;
-  ld.params         = gm.params;
-  ld.upload_threads = gm.upload_threads;
-  if (ld.backend_option != gm.backend_option) {
-    ld.backend_option = gm.backend_option;
-    PetscCall(MatSetVecType(*Ad, resolve_backend(gm) == Backend::cuda ? VECCUDA : VECSTANDARD));
-  }
+  ld.adopted = true;
+  ld.diag    = gm.diag;
+  PetscCall(GFInherit(A, *Ad));
   (*Ad)->boundtocpu = A->boundtocpu;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -181,8 +181,11 @@ PetscErrorCode GPUFormatsFinalizePackage(void)
    The host AIJ data stays the master copy: the first use after an assembly brings the layout up to
    date (a values-only refresh when the nonzero pattern is unchanged). Factorizations use the
    `MATSOLVERCUSPARSE` package on the cuda backend; `MatMultTranspose()` runs by cuSPARSE on each
-   block's transpose, built on the device at the first transposed product. `-mat_view ::ascii_info`
-   prints the layout statistics.
+   block's transpose, built on the device at the first transposed product. `MatScale()`,
+   `MatShift()`, `MatDiagonalSet()`, `MatDiagonalScale()`, `MatZeroEntries()` and `MatAXPY()` with
+   the same pattern change the host values and, in place, a layout that held them (no upload; the
+   `GFEdit` event). `MatCreateSubMatrix()` and `MatCreateSubMatrices()` return matrices of this type
+   with these options. `-mat_view ::ascii_info` prints the layout statistics.
 
 .seealso: [](ch_matrices), `Mat`, `MATPJDS`, `MATPELLR`, `MATSURAA`, `MATAIJCUSPARSE`, `MATSELLCUDA`, `GPUFormatsInitializePackage()`
 M*/

@@ -102,18 +102,13 @@
 // nslots <= INT32_MAX; host and cuda builders produce identical perm/slice_ptr/csr_row_start/
 // colidx/values/slot_of_csr and the same plan (they share plan_* below and slot_of()).
 #pragma once
+#include "../../core/hd.hpp"
 #include "../../core/narrow_columns.hpp"
 #include "../format.hpp"
 
 #include <cstdint>
 #include <utility>
 #include <vector>
-
-#ifdef __CUDACC__
-#define EVCHYB_HD __host__ __device__ __forceinline__
-#else
-#define EVCHYB_HD inline
-#endif
 
 namespace gpuformats {
 
@@ -258,15 +253,15 @@ int team_threshold_index(const Params &prm, int32_t tpr);
 int split_threshold_index(const Params &prm);
 
 // Per-row helpers used by both builders (and the device scatter).
-EVCHYB_HD int64_t csr_padded(int64_t len) { return (len + kCsrAlign - 1) / kCsrAlign * kCsrAlign; }
-EVCHYB_HD int64_t split_chunks(int64_t len, int32_t chunk) { return (csr_padded(len) + chunk - 1) / chunk; }
-EVCHYB_HD bool    is_split_row(int64_t len, int32_t chunk) { return csr_padded(len) > chunk; }
+GPUFORMATS_HD int64_t csr_padded(int64_t len) { return (len + kCsrAlign - 1) / kCsrAlign * kCsrAlign; }
+GPUFORMATS_HD int64_t split_chunks(int64_t len, int32_t chunk) { return (csr_padded(len) + chunk - 1) / chunk; }
+GPUFORMATS_HD bool    is_split_row(int64_t len, int32_t chunk) { return csr_padded(len) > chunk; }
 
 // Width of ELL slice s: its longest row. In the global layout that is the group's width (a group's
 // carried rows come first and are fewer than S, so every slice holds a row of the group's length);
 // in the windowed layout the rows of a slice may come from two windows. len: row lengths by permuted
 // position; ell_rows: the last slice may be partial.
-EVCHYB_HD int32_t slice_width(const int32_t *len, int32_t ell_first, int32_t ell_rows, int32_t S, int32_t s)
+GPUFORMATS_HD int32_t slice_width(const int32_t *len, int32_t ell_first, int32_t ell_rows, int32_t S, int32_t s)
 {
   int32_t       w   = 0;
   const int32_t end = (s + 1) * S < ell_rows ? (s + 1) * S : ell_rows;
@@ -275,7 +270,7 @@ EVCHYB_HD int32_t slice_width(const int32_t *len, int32_t ell_first, int32_t ell
 }
 
 // Slot of entry j of ELL row r (0..S-1) of a slice at `base` of width w (see the picture).
-EVCHYB_HD int32_t ell_slot(int32_t base, int32_t w, int32_t S, int32_t r, int32_t j)
+GPUFORMATS_HD int32_t ell_slot(int32_t base, int32_t w, int32_t S, int32_t r, int32_t j)
 {
   return j < (w & ~1) ? base + (j >> 1) * 2 * S + 2 * r + (j & 1) : base + j * S + r;
 }
@@ -287,7 +282,7 @@ struct LayoutView {
   const int32_t *csr_row_start = nullptr; // csr_rows + 1
   int32_t        ell_first = 0, csr_first = 0, log2_slice = 0;
 
-  EVCHYB_HD int32_t slot_of(int32_t pos, int32_t j) const
+  GPUFORMATS_HD int32_t slot_of(int32_t pos, int32_t j) const
   {
     if (pos < csr_first) {
       const int32_t e = pos - ell_first, s = e >> log2_slice, r = e & ((1 << log2_slice) - 1);
@@ -296,7 +291,7 @@ struct LayoutView {
     }
     return csr_row_start[pos - csr_first] + j;
   }
-  EVCHYB_HD int32_t padded_length(int32_t pos) const
+  GPUFORMATS_HD int32_t padded_length(int32_t pos) const
   {
     if (pos < csr_first) {
       const int32_t s = (pos - ell_first) >> log2_slice;
@@ -318,7 +313,7 @@ void plan_csr_columns(Shape &sh, int32_t span);
 struct ColumnRange {
   int32_t lo, hi;
 };
-EVCHYB_HD ColumnRange slice_columns(const int32_t *row_lo, const int32_t *row_hi, int32_t ell_rows, int32_t S, int32_t s)
+GPUFORMATS_HD ColumnRange slice_columns(const int32_t *row_lo, const int32_t *row_hi, int32_t ell_rows, int32_t S, int32_t s)
 {
   ColumnRange   c{INT32_MAX, -1};
   const int32_t end = (s + 1) * S < ell_rows ? (s + 1) * S : ell_rows;
@@ -328,10 +323,10 @@ EVCHYB_HD ColumnRange slice_columns(const int32_t *row_lo, const int32_t *row_hi
   }
   return c;
 }
-EVCHYB_HD int32_t slice_span(ColumnRange c) { return c.hi >= c.lo ? c.hi - c.lo : -1; }
+GPUFORMATS_HD int32_t slice_span(ColumnRange c) { return c.hi >= c.lo ? c.hi - c.lo : -1; }
 // slice_col_base of a slice with columns c: its smallest column, 0 without entries, kSplitSlice
 // when the span does not fit.
-EVCHYB_HD int32_t slice_base(ColumnRange c) { return c.hi < c.lo ? 0 : c.hi - c.lo <= kNarrowSpan ? c.lo : kSplitSlice; }
+GPUFORMATS_HD int32_t slice_base(ColumnRange c) { return c.hi < c.lo ? 0 : c.hi - c.lo <= kNarrowSpan ? c.lo : kSplitSlice; }
 
 // Bytes the product reads: values, column indices, perm, slice_ptr, csr_row_start, split table.
 std::size_t shape_bytes(const Shape &sh);

@@ -105,27 +105,27 @@ inline KernelArgs make_kernel_args(const Shape &sh, const LayoutArrays &arr, dou
 // every batch: FEM rows 503 -> 483 GFLOP/s).
 struct EllColumns32 {
   const int32_t *col;
-  EVCHYB_HD int2    pair(int32_t pair_index) const { return load_stream(reinterpret_cast<const int2 *>(col) + pair_index); }
-  EVCHYB_HD int32_t single(int32_t slot) const { return load_stream(col + slot); }
+  GPUFORMATS_HD int2    pair(int32_t pair_index) const { return load_stream(reinterpret_cast<const int2 *>(col) + pair_index); }
+  GPUFORMATS_HD int32_t single(int32_t slot) const { return load_stream(col + slot); }
 };
 struct EllColumns16 {
   const uint16_t *col;
   int32_t         base;
-  EVCHYB_HD int2 pair(int32_t pair_index) const
+  GPUFORMATS_HD int2 pair(int32_t pair_index) const
   {
     const ushort2 c = load_stream(reinterpret_cast<const ushort2 *>(col) + pair_index);
     return int2{base + c.x, base + c.y};
   }
-  EVCHYB_HD int32_t single(int32_t slot) const { return base + load_stream(col + slot); }
+  GPUFORMATS_HD int32_t single(int32_t slot) const { return base + load_stream(col + slot); }
 };
 struct EllColumnsSplit {
   const uint16_t *lo, *hi;
-  EVCHYB_HD int2 pair(int32_t pair_index) const
+  GPUFORMATS_HD int2 pair(int32_t pair_index) const
   {
     const ushort2 l = load_stream(reinterpret_cast<const ushort2 *>(lo) + pair_index), h = load_stream(reinterpret_cast<const ushort2 *>(hi) + pair_index);
     return int2{narrow_column_split(l.x, h.x), narrow_column_split(l.y, h.y)};
   }
-  EVCHYB_HD int32_t single(int32_t slot) const { return narrow_column_split(load_stream(lo + slot), load_stream(hi + slot)); }
+  GPUFORMATS_HD int32_t single(int32_t slot) const { return narrow_column_split(load_stream(lo + slot), load_stream(hi + slot)); }
 };
 
 // One ELL row, S >= 2: pairs (double2 + int2 or ushort2, 16 and 8 or 4 bytes per lane, a warp
@@ -133,7 +133,7 @@ struct EllColumnsSplit {
 // compile time (the default 32): the pair strides become immediate offsets, which frees the
 // registers that keep a whole batch of loads in flight; SC = 0 reads S at run time.
 template <int SC, class Cols>
-EVCHYB_HD double ell_row_paired(const KernelArgs &a, const Cols &cols, int32_t base, int32_t w, int32_t S_rt, int32_t r)
+GPUFORMATS_HD double ell_row_paired(const KernelArgs &a, const Cols &cols, int32_t base, int32_t w, int32_t S_rt, int32_t r)
 {
   const int32_t  S     = SC ? SC : S_rt;
   constexpr int  NB    = SC ? kPairBatch : kPairBatch / 2; // run-time strides cost address registers
@@ -173,7 +173,7 @@ EVCHYB_HD double ell_row_paired(const KernelArgs &a, const Cols &cols, int32_t b
 
 // One ELL row, S == 1 (each row its own slice, entries contiguous, slots maybe odd: scalar loads).
 template <class Cols>
-EVCHYB_HD double ell_row_scalar(const KernelArgs &a, const Cols &cols, int32_t base, int32_t w)
+GPUFORMATS_HD double ell_row_scalar(const KernelArgs &a, const Cols &cols, int32_t base, int32_t w)
 {
   double s0 = 0.0;
 #pragma unroll 1 // the batch is the unit; unrolling further only costs registers
@@ -197,14 +197,14 @@ EVCHYB_HD double ell_row_scalar(const KernelArgs &a, const Cols &cols, int32_t b
 // smallest column, whose load is issued with the row's first loads (its address is the row's).
 struct CsrColumns32 {
   const int2 *ip; // pair p at ip[p]
-  EVCHYB_HD CsrColumns32(const KernelArgs &a, int32_t) : ip(reinterpret_cast<const int2 *>(a.colidx) - (a.colidx_first >> 1)) {} // colidx_first: 0 or csr_base (even)
-  EVCHYB_HD int2 pair(int32_t p) const { return load_stream(ip + p); }
+  GPUFORMATS_HD CsrColumns32(const KernelArgs &a, int32_t) : ip(reinterpret_cast<const int2 *>(a.colidx) - (a.colidx_first >> 1)) {} // colidx_first: 0 or csr_base (even)
+  GPUFORMATS_HD int2 pair(int32_t p) const { return load_stream(ip + p); }
 };
 struct CsrColumns16 {
   const ushort2 *ip;
   int32_t        base;
-  EVCHYB_HD CsrColumns16(const KernelArgs &a, int32_t c) : ip(reinterpret_cast<const ushort2 *>(a.csr_col16) - (a.csr_base >> 1)), base(load_ro(a.csr_col_base + c)) {} // csr_base: a multiple of 32
-  EVCHYB_HD int2 pair(int32_t p) const
+  GPUFORMATS_HD CsrColumns16(const KernelArgs &a, int32_t c) : ip(reinterpret_cast<const ushort2 *>(a.csr_col16) - (a.csr_base >> 1)), base(load_ro(a.csr_col_base + c)) {} // csr_base: a multiple of 32
+  GPUFORMATS_HD int2 pair(int32_t p) const
   {
     const ushort2 o = load_stream(ip + p);
     return int2{base + o.x, base + o.y};
@@ -215,7 +215,7 @@ struct CsrColumns16 {
 // at pair t. A warp reads 32 consecutive pairs: 512 contiguous bytes of values, 256 (or, narrow,
 // 128) of indices.
 template <bool CSR_NARROW>
-EVCHYB_HD double csr_range(const KernelArgs &a, int32_t row, int32_t start, int32_t end, int32_t t, int32_t stride)
+GPUFORMATS_HD double csr_range(const KernelArgs &a, int32_t row, int32_t start, int32_t end, int32_t t, int32_t stride)
 {
   using Cols = std::conditional_t<CSR_NARROW, CsrColumns16, CsrColumns32>;
   const Cols     ip(a, row);
@@ -253,7 +253,7 @@ EVCHYB_HD double csr_range(const KernelArgs &a, int32_t row, int32_t start, int3
 // padding reads x[0]; 0.0 * Inf would be NaN, hence the discard). With beta == 1 an all-empty
 // slice (width 0) is skipped before perm is read: an off-process block is mostly such slices.
 template <int MODE, bool NARROW, class Sink>
-EVCHYB_HD void ell_lane(const KernelArgs &a, int32_t e, Sink &sink)
+GPUFORMATS_HD void ell_lane(const KernelArgs &a, int32_t e, Sink &sink)
 {
   const int32_t log2S = a.log2_slice, S = 1 << log2S;
   const int32_t s = e >> log2S, r = e & (S - 1);
@@ -272,7 +272,7 @@ EVCHYB_HD void ell_lane(const KernelArgs &a, int32_t e, Sink &sink)
 
 // The band of block blk: the paper's gbmark search, here over <= kMaxBands entries of the
 // parameter block (constant bank, uniform per block: no divergence, no memory traffic).
-EVCHYB_HD int32_t band_of_block(const KernelArgs &a, int32_t blk)
+GPUFORMATS_HD int32_t band_of_block(const KernelArgs &a, int32_t blk)
 {
   int32_t b = 0;
   for (int32_t i = 1; i < a.nbands; ++i)
@@ -280,23 +280,23 @@ EVCHYB_HD int32_t band_of_block(const KernelArgs &a, int32_t blk)
   return b;
 }
 // ELL: first row of the k-th run of 32 rows of warp `warp` (a warp owns band.param consecutive runs).
-EVCHYB_HD int64_t ell_run_first(const Band &band, int32_t blk, int32_t block_threads, int32_t warp, int32_t k)
+GPUFORMATS_HD int64_t ell_run_first(const Band &band, int32_t blk, int32_t block_threads, int32_t warp, int32_t k)
 {
   return band.first + (((int64_t)(blk - band.first_block) * (block_threads / 32) + warp) * band.param + k) * 32;
 }
 // vCSR team band: the row of the team of thread tid.
-EVCHYB_HD int64_t csr_team_row(const Band &band, int32_t blk, int32_t block_threads, int32_t tid)
+GPUFORMATS_HD int64_t csr_team_row(const Band &band, int32_t blk, int32_t block_threads, int32_t tid)
 {
   return band.first + (int64_t)(blk - band.first_block) * (block_threads / band.param) + tid / band.param;
 }
 // Empty band: k-th row position of thread tid.
-EVCHYB_HD int64_t empty_row(const Band &band, int32_t blk, int32_t block_threads, int32_t tid, int32_t k)
+GPUFORMATS_HD int64_t empty_row(const Band &band, int32_t blk, int32_t block_threads, int32_t tid, int32_t k)
 {
   return band.first + ((int64_t)(blk - band.first_block) * kEmptyRowsPerThread + k) * block_threads + tid;
 }
 // Split band: the split-table entry of the block, and its slot range.
-EVCHYB_HD int32_t split_entry(const Band &band, int32_t blk) { return band.first + (blk - band.first_block); }
-EVCHYB_HD void    split_range(const KernelArgs &a, const SplitBlock &sb, int32_t &start, int32_t &end)
+GPUFORMATS_HD int32_t split_entry(const Band &band, int32_t blk) { return band.first + (blk - band.first_block); }
+GPUFORMATS_HD void    split_range(const KernelArgs &a, const SplitBlock &sb, int32_t &start, int32_t &end)
 {
   const int32_t row_end = load_ro(a.csr_row_start + sb.row + 1);
   start                 = load_ro(a.csr_row_start + sb.row) + sb.chunk * a.split_chunk;

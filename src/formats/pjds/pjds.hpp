@@ -154,10 +154,10 @@ constexpr uint16_t kPjdsNarrowPad  = 0xFFFF;
 constexpr int32_t  kPjdsSplitBlock = -1;
 inline bool        pjds_narrow(int64_t enabled, int64_t narrow_slots, int64_t jagged_slots) { return enabled && narrow_share_pays(narrow_slots, jagged_slots); }
 
-NARROW_HD bool    pjds_block_fits(int32_t span) { return span <= kPjdsNarrowSpan; } // span -1: no entries
+GPUFORMATS_HD bool    pjds_block_fits(int32_t span) { return span <= kPjdsNarrowSpan; } // span -1: no entries
 // The column of a jagged slot of a fitting block (offset lo; kPjdsNarrowPad = padding); a split
 // block's column is narrow_column_split(lo, hi), padding 0xFFFF:0xFFFF = -1.
-NARROW_HD int32_t pjds_column_fit(uint16_t lo, int32_t base) { return lo == kPjdsNarrowPad ? -1 : base + lo; }
+GPUFORMATS_HD int32_t pjds_column_fit(uint16_t lo, int32_t base) { return lo == kPjdsNarrowPad ? -1 : base + lo; }
 
 // Parameter order of pjds_ops.params.
 enum PjdsParam { pjds_param_block_rows = 0, pjds_param_sort_window = 1, pjds_param_long_row = 2, pjds_param_narrow = 3, pjds_nparams = 4 };

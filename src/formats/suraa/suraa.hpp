@@ -112,17 +112,12 @@
 //     on the `streams` extra streams (StreamSet.streams[1..]), G1 on PETSc's stream; the glue
 //     joins them.
 #pragma once
+#include "../../core/hd.hpp"
 #include "../format.hpp"
 
 #include <cstdint>
 #include <functional>
 #include <vector>
-
-#ifdef __CUDACC__
-#define SURAA_HD __host__ __device__ __forceinline__
-#else
-#define SURAA_HD inline
-#endif
 
 namespace gpuformats {
 
@@ -226,7 +221,7 @@ inline int32_t subwarp_launch_rows(const Launch &l, int32_t nrows, int32_t empty
 
 // Code of a tile key from the threads per row (a multiple of 32 up to 256, a power of two below
 // 32, or 0 for an empty row); descending threads give ascending codes.
-SURAA_HD int32_t tile_code(int32_t threads)
+GPUFORMATS_HD int32_t tile_code(int32_t threads)
 {
   if (threads == 0) return kEmptyCode;
   if (threads >= kWarp) return 8 - threads / kWarp;
@@ -234,20 +229,20 @@ SURAA_HD int32_t tile_code(int32_t threads)
   while (threads > 1) threads >>= 1, --c;
   return c;
 }
-SURAA_HD int32_t code_threads(int32_t code) { return code < 8 ? (8 - code) * kWarp : code == kEmptyCode ? 0 : 16 >> (code - 8); }
+GPUFORMATS_HD int32_t code_threads(int32_t code) { return code < 8 ? (8 - code) * kWarp : code == kEmptyCode ? 0 : 16 >> (code - 8); }
 // Threads per row of a tile key (its code, the low kTileCodeBits).
-SURAA_HD int32_t key_threads(int32_t key) { return code_threads(key & ((1 << kTileCodeBits) - 1)); }
+GPUFORMATS_HD int32_t key_threads(int32_t key) { return code_threads(key & ((1 << kTileCodeBits) - 1)); }
 // Rows of a full tile block: 256 / threads (Y = 96: 2 rows, 64 threads idle); an empty-row block
 // takes a row per thread.
-SURAA_HD int32_t tile_block_rows(int32_t threads) { return kSubwarpBlockThreads / (threads > 0 ? threads : 1); }
+GPUFORMATS_HD int32_t tile_block_rows(int32_t threads) { return kSubwarpBlockThreads / (threads > 0 ? threads : 1); }
 // Sort key of a tiled row: its window of the original order, then its code (the key order is
 // window, threads descending; ties keep the original row order). W >= kMinWindow keeps it < 2^31.
-SURAA_HD int32_t tile_key(int32_t row, int32_t window, int32_t threads) { return (row / window) << kTileCodeBits | tile_code(threads); }
+GPUFORMATS_HD int32_t tile_key(int32_t row, int32_t window, int32_t threads) { return (row / window) << kTileCodeBits | tile_code(threads); }
 // A tile block: rows [first, first + rows) at `threads` per row, rows <= tile_block_rows(threads);
 // 0 threads: empty rows (y = beta y, or 0 with beta == 0; nothing with beta == 1).
-SURAA_HD int32_t tile_info(int32_t rows, int32_t threads) { return rows << kTileRowsShift | threads; }
-SURAA_HD int32_t tile_info_rows(int32_t info) { return info >> kTileRowsShift; }
-SURAA_HD int32_t tile_info_threads(int32_t info) { return info & ((1 << kTileRowsShift) - 1); }
+GPUFORMATS_HD int32_t tile_info(int32_t rows, int32_t threads) { return rows << kTileRowsShift | threads; }
+GPUFORMATS_HD int32_t tile_info_rows(int32_t info) { return info >> kTileRowsShift; }
+GPUFORMATS_HD int32_t tile_info_threads(int32_t info) { return info & ((1 << kTileRowsShift) - 1); }
 
 // The tiled rows, positions [tile_begin, nrows), in tile order, and their blocks.
 struct Tiles {
@@ -277,15 +272,15 @@ void        describe(const Plan &plan, std::vector<LayoutStat> &out);
 void        check_size(const CsrView &A);
 
 // Threads of a child block for a G1 row of `len` entries (paper Alg. 3 l.8-10, clamped to [32, 1024]).
-SURAA_HD int32_t g1_child_threads(int32_t len)
+GPUFORMATS_HD int32_t g1_child_threads(int32_t len)
 {
   const int32_t t = (((len >> 1) + 31) >> 5) << 5;
   return t < kWarp ? kWarp : (t > kMaxThreadsPerRow ? kMaxThreadsPerRow : t);
 }
 // Chunks (blocks) of a G1 row of `len` entries: at least one (an empty row still writes beta*y).
-SURAA_HD int32_t g1_chunks(int32_t len) { return len <= kG1ChunkEntries ? 1 : (int32_t)(((int64_t)len + kG1ChunkEntries - 1) / kG1ChunkEntries); }
+GPUFORMATS_HD int32_t g1_chunks(int32_t len) { return len <= kG1ChunkEntries ? 1 : (int32_t)(((int64_t)len + kG1ChunkEntries - 1) / kG1ChunkEntries); }
 // G2 threads per row of a segment of mean length `mean` (Alg. 1 l.7-9, capped at a block).
-SURAA_HD int32_t vector_threads(int64_t mean)
+GPUFORMATS_HD int32_t vector_threads(int64_t mean)
 {
   const int64_t t = (((mean >> 1) + 31) >> 5) << 5;
   return (int32_t)(t < kWarp ? kWarp : (t > kMaxThreadsPerRow ? kMaxThreadsPerRow : t));
@@ -293,14 +288,14 @@ SURAA_HD int32_t vector_threads(int64_t mean)
 // G3 threads per row T of a segment of `nnz` entries in `rows` rows: the smallest power of two
 // with E T >= nnz / rows (the exact mean, no rounding), in [1, 32] (rows <= 0: 1). E = 2 (default,
 // -mat_suraa_subwarp_entries): G2's ~2 entries per thread on powers of two (header comment: why).
-SURAA_HD int32_t subwarp_threads(int64_t nnz, int64_t rows, int32_t entries = 2)
+GPUFORMATS_HD int32_t subwarp_threads(int64_t nnz, int64_t rows, int32_t entries = 2)
 {
   int32_t t = 1;
   while (t < kWarp && (int64_t)entries * t * rows < nnz) t <<= 1;
   return t;
 }
 // Sub-warp kernel: blocks of a launch of `rows` rows at T threads per row.
-SURAA_HD int64_t subwarp_blocks(int64_t rows, int32_t T)
+GPUFORMATS_HD int64_t subwarp_blocks(int64_t rows, int32_t T)
 {
   const int32_t per_block = kSubwarpBlockThreads / T;
   return (rows + per_block - 1) / per_block;
@@ -314,7 +309,7 @@ struct SubwarpThread {
   int64_t p;
   int32_t lane;
 };
-SURAA_HD SubwarpThread subwarp_thread(int32_t begin, uint32_t block, uint32_t thread, int32_t T)
+GPUFORMATS_HD SubwarpThread subwarp_thread(int32_t begin, uint32_t block, uint32_t thread, int32_t T)
 {
   return {(int64_t)begin + (int64_t)block * (kSubwarpBlockThreads / T) + (int64_t)(thread / (uint32_t)T), (int32_t)(thread & (uint32_t)(T - 1))};
 }

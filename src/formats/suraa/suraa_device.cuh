@@ -22,7 +22,7 @@ namespace suraa {
 // 2^31 - 1 (an empty row at nnz = 2^31 - 1); end <= 2^31 - 1 and kUnroll * stride <= 2^12, so
 // no index below wraps past 2^32.
 template <int kUnroll>
-SURAA_HD double strided_dot(uint32_t first, uint32_t end, uint32_t stride, const int32_t *__restrict__ colidx, const double *__restrict__ values, const double *__restrict__ x)
+GPUFORMATS_HD double strided_dot(uint32_t first, uint32_t end, uint32_t stride, const int32_t *__restrict__ colidx, const double *__restrict__ values, const double *__restrict__ x)
 {
   double         sum  = 0;
   uint32_t       k    = first;
@@ -51,7 +51,7 @@ SURAA_HD double strided_dot(uint32_t first, uint32_t end, uint32_t stride, const
 // even index, entries go by pairs with 16-byte value loads (double2) and 8-byte column loads (int2),
 // half the transactions of 8/4-byte loads; two pairs in flight. values and colidx come from
 // cudaMalloc (256-byte aligned), so an even k is 16-byte aligned in values and 8-byte in colidx.
-SURAA_HD double row_dot(int32_t rs, int32_t re, const int32_t *__restrict__ colidx, const double *__restrict__ values, const double *__restrict__ x)
+GPUFORMATS_HD double row_dot(int32_t rs, int32_t re, const int32_t *__restrict__ colidx, const double *__restrict__ values, const double *__restrict__ x)
 {
   double  sum = 0;
   int32_t k   = rs;
@@ -84,7 +84,7 @@ SURAA_HD double row_dot(int32_t rs, int32_t re, const int32_t *__restrict__ coli
 // rs + t, rs + t + T, ... < re (none when rs + t >= re: 0). The T partials add up to the row sum.
 // T = 1: the whole row by row_dot. T and the unroll are compile-time (the kernel is a template on T).
 template <int T>
-SURAA_HD double subwarp_lane_dot(int32_t rs, int32_t re, int32_t t, const int32_t *__restrict__ colidx, const double *__restrict__ values, const double *__restrict__ x)
+GPUFORMATS_HD double subwarp_lane_dot(int32_t rs, int32_t re, int32_t t, const int32_t *__restrict__ colidx, const double *__restrict__ values, const double *__restrict__ x)
 {
   static_assert(T >= 1 && T <= kWarp && (T & (T - 1)) == 0, "T: a power of two that divides a warp");
   if constexpr (T == 1) return row_dot(rs, re, colidx, values, x);
