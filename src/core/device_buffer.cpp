@@ -11,7 +11,7 @@ void cuda_check(cudaError_t err, const char *what, const char *file, int line)
   throw Error(err == cudaErrorMemoryAllocation ? ErrorKind::out_of_memory : ErrorKind::device, msg);
 }
 
-DeviceCsr upload_csr(const CsrView &A, cudaStream_t stream)
+DeviceCsr upload_csr(const CsrView &A, cudaStream_t stream, const UploadContext &up)
 {
   DeviceCsr d;
   d.nrows = A.nrows;
@@ -20,17 +20,16 @@ DeviceCsr upload_csr(const CsrView &A, cudaStream_t stream)
   d.rowptr.resize((size_t)A.nrows + 1);
   d.colidx.resize((size_t)A.nnz);
   d.values.resize((size_t)A.nnz);
-  StageTimer *timer = UploadTimerScope::current(); // marks the copies only, not the allocations
-  if (timer) timer->upload_begin(stream);
-  if (A.nrows > 0) d.rowptr.upload(A.rowptr, (size_t)A.nrows + 1, stream);
+  if (up.timer) up.timer->upload_begin(stream);
+  if (A.nrows > 0) d.rowptr.upload(A.rowptr, (size_t)A.nrows + 1, stream, 0, up.threads);
   else {
     const int32_t zero = 0;
     d.rowptr.upload(&zero, 1, stream);
     GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // `zero` dies here
   }
-  d.colidx.upload(A.colidx, (size_t)A.nnz, stream);
-  d.values.upload(A.values, (size_t)A.nnz, stream);
-  if (timer) timer->upload_end(stream);
+  d.colidx.upload(A.colidx, (size_t)A.nnz, stream, 0, up.threads);
+  d.values.upload(A.values, (size_t)A.nnz, stream, 0, up.threads);
+  if (up.timer) up.timer->upload_end(stream);
   return d;
 }
 

@@ -55,9 +55,9 @@ public:
     ptr_  = nullptr;
     size_ = 0;
   }
-  // From pageable or pinned host memory (core/host_upload.hpp: staged by host threads in an
-  // UploadThreadsScope); `host` may change once this returns.
-  void upload(const T *host, std::size_t n, cudaStream_t s, std::size_t offset = 0) { host_to_device(ptr_ + offset, host, n * sizeof(T), s); }
+  // From pageable or pinned host memory (core/host_upload.hpp: staged by `threads` host threads);
+  // `host` may change once this returns.
+  void upload(const T *host, std::size_t n, cudaStream_t s, std::size_t offset = 0, int threads = 1) { host_to_device(ptr_ + offset, host, n * sizeof(T), s, threads); }
   void download(T *host, std::size_t n, cudaStream_t s) const
   {
     if (n) GPUFORMATS_CUDA(cudaMemcpyAsync(host, ptr_, n * sizeof(T), cudaMemcpyDeviceToHost, s));
@@ -81,7 +81,7 @@ struct DeviceCsr {
   DeviceBuffer<int32_t> rowptr, colidx;
   DeviceBuffer<double>  values;
 };
-// Inside an UploadTimerScope (core/stage_timer.hpp) the copies are marked on its timer.
-DeviceCsr upload_csr(const CsrView &A, cudaStream_t stream);
+// The copies staged and timed as `up` says (the timer marks the copies, not the allocations).
+DeviceCsr upload_csr(const CsrView &A, cudaStream_t stream, const UploadContext &up = {});
 
 } // namespace gpuformats

@@ -13,7 +13,6 @@ namespace gpuformats {
 
 namespace {
 
-thread_local int upload_threads = 1;
 
 // The pinned ring: two chunk buffers per thread, each with the event recorded after the copy that
 // last read it, so a buffer is refilled only once its previous copy (of this or an earlier upload)
@@ -75,9 +74,6 @@ bool is_pinned(const void *p)
 
 } // namespace
 
-UploadThreadsScope::UploadThreadsScope(int threads) : previous_(upload_threads) { upload_threads = std::max(threads, 1); }
-UploadThreadsScope::~UploadThreadsScope() { upload_threads = previous_; }
-int UploadThreadsScope::current() { return upload_threads; }
 
 int usable_cpus()
 {
@@ -95,11 +91,11 @@ void release_upload_staging()
   r.release();
 }
 
-void host_to_device(void *dst, const void *src, std::size_t bytes, cudaStream_t stream)
+void host_to_device(void *dst, const void *src, std::size_t bytes, cudaStream_t stream, int threads)
 {
   if (!bytes) return;
   const std::size_t nchunks = (bytes + kUploadChunkBytes - 1) / kUploadChunkBytes;
-  const int         T       = (int)std::min<std::size_t>(upload_threads, nchunks);
+  const int         T       = (int)std::min<std::size_t>((std::size_t)std::max(threads, 1), nchunks);
   if (T <= 1 || is_pinned(src)) {
     GPUFORMATS_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
     return;

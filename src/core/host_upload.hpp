@@ -29,13 +29,23 @@ namespace gpuformats {
 // that build's device work from 15-20 to 37-45 ms (bench/results/2026-11-25-h100-s18/README.md).
 constexpr std::size_t kUploadChunkBytes = std::size_t(2) << 20;
 
+class StageTimer;
+
+// How a build or refresh uploads: with `threads` host threads staging the copies (<= 1: direct),
+// and with its copies marked on `timer` (core/stage_timer.hpp; null: not timed). The glue passes the
+// matrix's -mat_gpuformats_upload_threads and the block's timer down to the builders.
+struct UploadContext {
+  int         threads = 1;
+  StageTimer *timer   = nullptr;
+};
+
 // Copies `bytes` from host `src` to device `dst`, ordered on `stream` like cudaMemcpyAsync.
 // Returns once every read of `src` is done (src may change then, as after a pageable
-// cudaMemcpyAsync); the device copy completes in stream order. Staged with the calling thread's
-// UploadThreadsScope count when that is > 1 and the copy spans more than one chunk; a direct
-// cudaMemcpyAsync otherwise, and also when `src` is already pinned or when pinned memory cannot be
-// had (staging is an optimisation, never a new way to fail). Throws Error(device) on CUDA errors.
-void host_to_device(void *dst, const void *src, std::size_t bytes, cudaStream_t stream);
+// cudaMemcpyAsync); the device copy completes in stream order. Staged with `threads` host threads
+// when that is > 1 and the copy spans more than one chunk; a direct cudaMemcpyAsync otherwise, and
+// also when `src` is already pinned or when pinned memory cannot be had (staging is an
+// optimisation, never a new way to fail). Throws Error(device) on CUDA errors.
+void host_to_device(void *dst, const void *src, std::size_t bytes, cudaStream_t stream, int threads = 1);
 
 // Host threads per staged upload unless told otherwise: 4 (28 GB/s above; 8 gave 36 GB/s but takes
 // more of the cores that MPI ranks sharing a node also use), fewer where the process may run on
@@ -49,20 +59,5 @@ constexpr int kMaxUploadThreads = 64;
 
 // Frees the pinned ring (waits for copies still reading it). Safe to call at any time.
 void release_upload_staging();
-
-// While alive, host_to_device on this thread stages with `threads` host threads (<= 1: direct).
-// The glue opens one around a block's build and refresh with the matrix's
-// -mat_gpuformats_upload_threads. Nests (restores the previous count).
-class UploadThreadsScope {
-public:
-  explicit UploadThreadsScope(int threads);
-  ~UploadThreadsScope();
-  UploadThreadsScope(const UploadThreadsScope &)            = delete;
-  UploadThreadsScope &operator=(const UploadThreadsScope &) = delete;
-  static int current(); // 1 outside any scope
-
-private:
-  int previous_;
-};
 
 } // namespace gpuformats

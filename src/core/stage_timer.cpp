@@ -41,12 +41,4 @@ void StageTimer::read(double *upload_s, double *device_s) const
   *device_s = 1e-3 * dev_ms;
 }
 
-namespace {
-thread_local StageTimer *upload_timer = nullptr;
-}
-
-UploadTimerScope::UploadTimerScope(StageTimer *t) { upload_timer = t; }
-UploadTimerScope::~UploadTimerScope() { upload_timer = nullptr; }
-StageTimer *UploadTimerScope::current() { return upload_timer; }
-
 } // namespace gpuformats

@@ -35,15 +35,4 @@ private:
   bool        uploaded_marked_ = false, measured_ = false;
 };
 
-// While alive, upload_csr on this thread marks its copies on `t`: the glue times a format's
-// build_cuda, which starts with upload_csr, without the format knowing. Not nested.
-class UploadTimerScope {
-public:
-  explicit UploadTimerScope(StageTimer *t);
-  ~UploadTimerScope();
-  UploadTimerScope(const UploadTimerScope &)            = delete;
-  UploadTimerScope &operator=(const UploadTimerScope &) = delete;
-  static StageTimer *current(); // null outside a scope
-};
-
 } // namespace gpuformats

@@ -12,6 +12,7 @@
 // nonzero pattern is a scatter (core/slot_map.hpp), with no format-specific code.
 #pragma once
 #include "../core/csr.hpp"
+#include "../core/host_upload.hpp"
 
 #include <cuda_runtime_api.h>
 #include <memory>
@@ -86,10 +87,11 @@ struct FormatOps {
   int                nparams;
   int                extra_streams; // streams beyond PETSc's own that spmv may use
 
-  // Build from a host CSR block. build_cuda uploads the CSR once (upload_csr) and builds on the
-  // device with Thrust/CUB; it may synchronise `stream` before returning. Both throw Error.
+  // Build from a host CSR block. build_cuda uploads the CSR once (upload_csr, staged and timed as
+  // `up` says) and builds on the device with Thrust/CUB; it may synchronise `stream` before
+  // returning. Both throw Error.
   std::unique_ptr<FormatBlock> (*build_host)(const CsrView &A, const int64_t *params);
-  std::unique_ptr<FormatBlock> (*build_cuda)(const CsrView &A, const int64_t *params, cudaStream_t stream);
+  std::unique_ptr<FormatBlock> (*build_cuda)(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up);
   // True for a format that refuses matrices it cannot hold well (ErrorKind::unsupported, whose
   // message names the formats that fit: kFitsHint); the others build every matrix.
   bool may_refuse = false;

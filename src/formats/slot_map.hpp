@@ -13,9 +13,10 @@ namespace gpuformats {
 void refresh_values_host(FormatBlock &blk, const double *csr_values);
 
 // Cuda backend: uploads the host CSR values into `staging` (grown as needed; keep it with the
-// block) and scatters them through slot_of_csr on `stream`. Asynchronous. A timer, when given,
-// gets the upload marked (an empty block marks none); the caller finishes it after the scatter.
-void refresh_values_cuda(FormatBlock &blk, const double *csr_values_host, DeviceBuffer<double> &staging, cudaStream_t stream, StageTimer *timer = nullptr);
+// block), staged and timed as `up` says, and scatters them through slot_of_csr on `stream`.
+// Asynchronous. up.timer gets the upload marked (an empty block marks none); the caller finishes
+// it after the scatter.
+void refresh_values_cuda(FormatBlock &blk, const double *csr_values_host, DeviceBuffer<double> &staging, cudaStream_t stream, const UploadContext &up = {});
 
 // out[k] = values[slot_of_csr[k]] for k < nnz: the CSR value array back from the layout (a
 // factorization's device copy of A, filled without an upload).

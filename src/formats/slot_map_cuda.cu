@@ -10,13 +10,13 @@
 
 namespace gpuformats {
 
-void refresh_values_cuda(FormatBlock &blk, const double *csr_values_host, DeviceBuffer<double> &staging, cudaStream_t stream, StageTimer *timer)
+void refresh_values_cuda(FormatBlock &blk, const double *csr_values_host, DeviceBuffer<double> &staging, cudaStream_t stream, const UploadContext &up)
 {
   if (blk.nnz == 0) return;
   if (staging.size() < (size_t)blk.nnz) staging.resize((size_t)blk.nnz);
-  if (timer) timer->upload_begin(stream);
-  staging.upload(csr_values_host, (size_t)blk.nnz, stream);
-  if (timer) timer->upload_end(stream);
+  if (up.timer) up.timer->upload_begin(stream);
+  staging.upload(csr_values_host, (size_t)blk.nnz, stream, 0, up.threads);
+  if (up.timer) up.timer->upload_end(stream);
   thrust::scatter(thrust::cuda::par.on(stream), staging.data(), staging.data() + blk.nnz, blk.slot_of_csr, blk.values);
   GPUFORMATS_CUDA(cudaGetLastError());
 }

@@ -193,9 +193,7 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
         if (backend == Backend::cuda) {
           ensure_streams(blk, gm.ops->extra_streams);
           blk.last_build.timer.create();
-          UploadTimerScope   timed(&blk.last_build.timer); // every build_cuda starts with upload_csr
-          UploadThreadsScope threads((int)gm.upload_threads);
-          fmt = gm.ops->build_cuda(csr, gm.params.data(), s);
+          fmt = gm.ops->build_cuda(csr, gm.params.data(), s, UploadContext{(int)gm.upload_threads, &blk.last_build.timer});
           blk.last_build.timer.finish(s);
         } else fmt = gm.ops->build_host(csr, gm.params.data());
       },
@@ -226,8 +224,7 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
       [&] {
         if (backend == Backend::cuda) {
           blk.last_refresh.timer.create();
-          UploadThreadsScope threads((int)gm.upload_threads);
-          refresh_values_cuda(*blk.fmt, csr.values, blk.staging, s, &blk.last_refresh.timer);
+          refresh_values_cuda(*blk.fmt, csr.values, blk.staging, s, UploadContext{(int)gm.upload_threads, &blk.last_refresh.timer});
           blk.last_refresh.timer.finish(s);
         } else refresh_values_host(*blk.fmt, csr.values);
       },
@@ -351,8 +348,7 @@ PetscErrorCode GFBlockTransposeReady(const GFMat &gm, GFBlock &blk, Mat aij, GFL
     [&] {
       if (fresh) {
         blk.transposed.reset(); // the old one's memory first
-        UploadThreadsScope threads((int)gm.upload_threads);
-        blk.transposed = TransposedBlock::build(csr, *blk.fmt, s);
+        blk.transposed = TransposedBlock::build(csr, *blk.fmt, s, (int)gm.upload_threads);
       } else blk.transposed->refresh(*blk.fmt, s);
     },
     err);

@@ -35,7 +35,7 @@ public:
   virtual ~TransposedBlock() = default;
   // A^T from A's host CSR structure and blk, the format block of A on the cuda backend holding A's
   // current values. Asynchronous on `stream` apart from the structure's upload. Throws Error.
-  static std::unique_ptr<TransposedBlock> build(const CsrView &A, const FormatBlock &blk, cudaStream_t stream);
+  static std::unique_ptr<TransposedBlock> build(const CsrView &A, const FormatBlock &blk, cudaStream_t stream, int upload_threads = 1);
   // The values again from blk (same pattern, new values).
   virtual void refresh(const FormatBlock &blk, cudaStream_t stream) = 0;
   // y = alpha A^T x + beta y; x has A.nrows entries, y A.ncols (device memory). beta == 0: y is write-only.

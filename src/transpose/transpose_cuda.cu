@@ -80,7 +80,7 @@ public:
 
 } // namespace
 
-std::unique_ptr<TransposedBlock> TransposedBlock::build(const CsrView &A, const FormatBlock &blk, cudaStream_t stream)
+std::unique_ptr<TransposedBlock> TransposedBlock::build(const CsrView &A, const FormatBlock &blk, cudaStream_t stream, int upload_threads)
 {
   if (blk.backend != Backend::cuda || blk.nnz != A.nnz || blk.nrows != A.nrows || blk.ncols != A.ncols) throw Error(ErrorKind::internal, "transposed block: the format block is not A's on the cuda backend");
   if (A.nnz > std::numeric_limits<int32_t>::max()) throw Error(ErrorKind::unsupported, "transposed block: more than 2^31-1 nonzeros in one block");
@@ -95,8 +95,8 @@ std::unique_ptr<TransposedBlock> TransposedBlock::build(const CsrView &A, const 
     t->values.resize((std::size_t)A.nnz);
     {
       DeviceBuffer<int32_t> rowptr((std::size_t)A.nrows + 1, stream), colidx((std::size_t)A.nnz, stream), keys((std::size_t)A.nnz, stream), perm((std::size_t)A.nnz, stream);
-      rowptr.upload(A.rowptr, (std::size_t)A.nrows + 1, stream);
-      colidx.upload(A.colidx, (std::size_t)A.nnz, stream);
+      rowptr.upload(A.rowptr, (std::size_t)A.nrows + 1, stream, 0, upload_threads);
+      colidx.upload(A.colidx, (std::size_t)A.nnz, stream, 0, upload_threads);
       transpose_detail::build_csc(thrust::cuda::par.on(stream), rowptr.data(), colidx.data(), blk.slot_of_csr, A.nrows, A.ncols, A.nnz, keys.data(), perm.data(), t->colptr.data(), t->rowidx.data(), t->slot_of_csc.data());
       GPUFORMATS_CUDA(cudaGetLastError());
     } // the scratch is freed in stream order

@@ -41,7 +41,7 @@ static void check_cuda_format_on(const FormatOps &ops, const std::vector<int64_t
     return;
   }
   try {
-    db = ops.build_cuda(A, params.data(), 0);
+    db = ops.build_cuda(A, params.data(), 0, UploadContext{});
   } catch (const Error &e) {
     check(false, name + ".build", e.what());
     return;

@@ -50,13 +50,11 @@ int main()
     const std::size_t chunk = kUploadChunkBytes / sizeof(double);
     const std::size_t sizes[] = {1, 1000, chunk - 1, chunk, chunk + 1, 2 * chunk, 5 * chunk + 3, 37 * chunk / 7};
     for (int threads : {1, 2, 3, 4, 8}) {
-      UploadThreadsScope scope(threads);
-      check(UploadThreadsScope::current() == threads, "upload.scope_sets_threads." + std::to_string(threads));
       for (std::size_t n : sizes) {
         const std::string   name = "upload.t" + std::to_string(threads) + ".n" + std::to_string(n);
         std::vector<double> h = random_values(n, n * 31 + threads), want = h;
         DeviceBuffer<double> d(n);
-        d.upload(h.data(), n, s);
+        d.upload(h.data(), n, s, 0, threads);
         std::fill(h.begin(), h.end(), -7.0); // the source may change once upload returns
         check(same(download(d, n, s), want), name + ".exact_and_source_free");
       }
@@ -65,42 +63,39 @@ int main()
       const std::size_t    n = 6 * chunk + 11;
       std::vector<double>  a = random_values(n, 1), b = random_values(n, 2);
       DeviceBuffer<double> da(n), db(n);
-      da.upload(a.data(), n, s);
-      db.upload(b.data(), n, s);
+      da.upload(a.data(), n, s, 0, threads);
+      db.upload(b.data(), n, s, 0, threads);
       check(same(download(da, n, s), a) && same(download(db, n, s), b), "upload.t" + std::to_string(threads) + ".back_to_back");
       // An offset into the device buffer
       DeviceBuffer<double> dz(n + 5);
       std::vector<double>  z(5, 0.0);
-      dz.upload(z.data(), 5, s);
-      dz.upload(a.data(), n, s, 5);
+      dz.upload(z.data(), 5, s, 0, threads);
+      dz.upload(a.data(), n, s, 5, threads);
       std::vector<double> got = download(dz, n + 5, s), want(z);
       want.insert(want.end(), a.begin(), a.end());
       check(same(got, want), "upload.t" + std::to_string(threads) + ".offset");
     }
     { // pinned source: copied directly
-      UploadThreadsScope scope(4);
       const std::size_t  n = 3 * chunk + 1;
       double            *p = nullptr;
       GPUFORMATS_CUDA(cudaMallocHost(reinterpret_cast<void **>(&p), n * sizeof(double)));
       std::vector<double> want = random_values(n, 3);
       std::memcpy(p, want.data(), n * sizeof(double));
       DeviceBuffer<double> d(n);
-      d.upload(p, n, s);
+      d.upload(p, n, s, 0, 4);
       check(same(download(d, n, s), want), "upload.pinned_source");
       GPUFORMATS_CUDA(cudaFreeHost(p));
     }
     { // the ring released (as at PetscFinalize) and set up again by the next staged upload
       release_upload_staging();
-      UploadThreadsScope   scope(2);
       const std::size_t    n    = 4 * chunk;
       std::vector<double>  want = random_values(n, 4);
       DeviceBuffer<double> d(n);
-      d.upload(want.data(), n, s);
+      d.upload(want.data(), n, s, 0, 2);
       check(same(download(d, n, s), want), "upload.after_release");
       release_upload_staging();
       release_upload_staging(); // twice: nothing left to free
     }
-    check(UploadThreadsScope::current() == 1, "upload.scope_restores_threads");
     GPUFORMATS_CUDA(cudaStreamDestroy(s));
   } catch (const Error &e) {
     check(false, "upload.no_cuda_error", e.what());

@@ -102,21 +102,9 @@ static void test_csr()
   check(finite, "csr.spmv_host_beta0_ignores_y");
 }
 
-// The upload thread count the glue sets around builds and refreshes (the copies themselves need a
-// GPU: test/gpu/test_upload.cpp).
-void test_upload_scope()
+// The default upload thread count (the copies themselves need a GPU: test/gpu/test_upload.cpp).
+void test_upload_threads()
 {
-  check(UploadThreadsScope::current() == 1, "upload.no_scope_is_direct");
-  {
-    UploadThreadsScope a(4);
-    check(UploadThreadsScope::current() == 4, "upload.scope_sets");
-    {
-      UploadThreadsScope b(0);
-      check(UploadThreadsScope::current() == 1, "upload.scope_at_least_one");
-    }
-    check(UploadThreadsScope::current() == 4, "upload.scope_nests");
-  }
-  check(UploadThreadsScope::current() == 1, "upload.scope_restores");
   const int d = default_upload_threads();
   check(d >= 1 && d <= 4 && d <= kMaxUploadThreads, "upload.default_threads", std::to_string(d));
   const int cpus = usable_cpus(); // the affinity mask: 1 under `taskset -c 0` or an mpiexec bound to one core
@@ -129,6 +117,6 @@ int main()
   test_row_stats();
   test_permutation();
   test_csr();
-  test_upload_scope();
+  test_upload_threads();
   return gftest::finish();
 }

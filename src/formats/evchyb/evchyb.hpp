@@ -353,7 +353,7 @@ public:
 };
 
 // Device builder (evchyb_cuda.cu).
-std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream);
+std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up);
 
 } // namespace evchyb
 } // namespace gpuformats

@@ -373,7 +373,7 @@ struct MarkEmptyEllRows {
   }
 };
 
-std::unique_ptr<FormatBlock> build_device(const CsrView &A, const int64_t *params, cudaStream_t stream)
+std::unique_ptr<FormatBlock> build_device(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up)
 {
   auto   blk = std::make_unique<CudaBlock>();
   Shape &sh  = blk->sh;
@@ -383,7 +383,7 @@ std::unique_ptr<FormatBlock> build_device(const CsrView &A, const int64_t *param
   using thrust::counting_iterator;
   using thrust::make_transform_iterator;
 
-  DeviceCsr d = upload_csr(A, stream);
+  DeviceCsr d = upload_csr(A, stream, up);
 
   // Sort (core), then the sorted lengths and their lower_bound counts: the only numbers the plan needs.
   blk->perm.resize(n);
@@ -530,10 +530,10 @@ std::unique_ptr<FormatBlock> build_device(const CsrView &A, const int64_t *param
 
 } // namespace
 
-std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream)
+std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up)
 {
   try {
-    return build_device(A, params, stream);
+    return build_device(A, params, stream, up);
   } catch (const Error &) {
     throw;
   } catch (const thrust::system_error &e) { // Thrust's own temporaries

@@ -80,7 +80,7 @@ int64_t   pellr_rl_entries(const PellrInfo &info); // rl[] entries: per warp, or
 std::size_t pellr_bytes(const PellrInfo &info, int32_t nrows, int64_t nslots);
 void      pellr_describe(const PellrInfo &info, const FormatBlock &blk, std::vector<LayoutStat> &out);
 
-std::unique_ptr<FormatBlock> pellr_build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream);
+std::unique_ptr<FormatBlock> pellr_build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up);
 
 extern const FormatOps pellr_ops;
 

@@ -235,13 +235,13 @@ public:
 
 } // namespace pellr_detail
 
-std::unique_ptr<FormatBlock> pellr_build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream)
+std::unique_ptr<FormatBlock> pellr_build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up)
 {
   using namespace pellr_detail;
   pellr_params(params); // bad parameters fail before any upload
   auto blk = std::make_unique<PellrCudaBlock>();
   {
-    DeviceCsr d = upload_csr(A, stream);
+    DeviceCsr d = upload_csr(A, stream, up);
     build_arrays(CudaSystem{stream}, d.rowptr.data(), d.colidx.data(), d.values.data(), A.nrows, A.ncols, A.nnz, params, blk->a);
   } // the uploaded CSR is freed here (build_arrays synchronised the stream)
   blk->set_layout(Backend::cuda, A, blk->a.values.data(), blk->a.nslots, blk->a.slot_of_csr.data());

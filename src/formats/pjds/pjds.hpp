@@ -245,7 +245,7 @@ void        pjds_describe(const PjdsInfo &info, const FormatBlock &blk, std::vec
 void pjds_check_slots(int64_t nslots, int64_t nnz);
 
 // Device builder and kernels (pjds_cuda.cu).
-std::unique_ptr<FormatBlock> pjds_build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream);
+std::unique_ptr<FormatBlock> pjds_build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up);
 
 extern const FormatOps pjds_ops;
 

@@ -129,13 +129,13 @@ public:
 
 } // namespace pjds_detail
 
-std::unique_ptr<FormatBlock> pjds_build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream)
+std::unique_ptr<FormatBlock> pjds_build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up)
 {
   using namespace pjds_detail;
   pjds_check_params(params); // bad parameters fail before any upload
   auto            blk = std::make_unique<PjdsCudaBlock>();
   {
-    DeviceCsr d = upload_csr(A, stream);
+    DeviceCsr d = upload_csr(A, stream, up);
     build_arrays(CudaSystem{stream}, d.rowptr.data(), d.colidx.data(), d.values.data(), A.nrows, A.ncols, A.nnz, params, blk->a);
   } // the uploaded CSR is freed here (build_arrays synchronised the stream)
   blk->partial.resize((size_t)blk->a.info.nwide_items * blk->a.info.plan.block_rows);

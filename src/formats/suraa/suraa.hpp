@@ -325,7 +325,7 @@ struct DeviceView {
   unsigned      *g1_count;       // g1_end, zero between products
 };
 
-std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream);
+std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up);
 
 // suraa_dynamic_rdc.cu (relocatable device code, device runtime): the parent kernel, one thread
 // per G1 row, each launching its row's child grid. Asynchronous on `stream`.

@@ -372,7 +372,7 @@ bool tile_rows_cuda(SuraaCudaBlock &blk, int32_t m, cudaStream_t stream)
 
 } // namespace
 
-std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream)
+std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up)
 {
   using thrust::counting_iterator;
   const Params P = read_params(params); // bad parameters fail before any upload
@@ -386,7 +386,7 @@ std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params,
   const auto                       pol = thrust::cuda::par_nosync.on(stream);
   const counting_iterator<int32_t> zero(0);
   {
-    DeviceCsr d = upload_csr(A, stream);
+    DeviceCsr d = upload_csr(A, stream, up);
 
     // Sort (Algorithm 2 l.4): the core's device radix sort.
     blk->perm.resize(m);
