@@ -2,7 +2,8 @@
 # The test suite (make test). Three levels, one harness:
 #   unit   host tests of src/core and every format's host builder + reference (bin/test/test_*)
 #   petsc  the plugin inside PETSc: every type vs AIJ on 1, 2, 3 ranks (test_matmult), and PETSc's
-#          own SNES ex14 and KSP ex2, unmodified, loading the plugin with -dll_append
+#          own tutorials, unmodified, loading the plugin with -dll_append (SNES ex14, KSP ex2 and
+#          ex45's solver paths, and the conformance suite of test/conformance/tutorials.txt)
 #   gpu    test/gpu: device builders and kernels vs the host references, and the PETSc runs on
 #          CUDA vectors; only where a CUDA device is present
 # Prints "ok"/"not ok" per check and ends with "N passed, M failed".
