@@ -68,6 +68,7 @@ run_checks unit.formats bin/test/test_formats test/matrices
 run_checks unit.pjds_window bin/test/test_pjds_window test/matrices
 run_checks unit.entry_rows bin/test/test_entry_rows test/matrices
 run_checks unit.pjds_build bin/test/test_pjds_build test/matrices
+run_checks unit.pellr_build bin/test/test_pellr_build test/matrices
 run_checks unit.transpose_build bin/test/test_transpose_build test/matrices
 run_checks unit.evchyb_kernel bin/test/test_evchyb_kernel test/matrices
 run_checks unit.suraa_g3 bin/test/test_suraa_g3 test/matrices

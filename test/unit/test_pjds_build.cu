@@ -22,22 +22,6 @@ using namespace gftest;
 using namespace gpuformats;
 using namespace gpuformats::pjds_detail;
 
-// The builder's system on the host: Thrust's host backend, std::vector buffers, the host permutation.
-struct HostSystem {
-  template <class T>
-  using buffer = std::vector<T>;
-  auto policy() const { return thrust::host; }
-  void row_permutation(const int32_t *rowptr, const int32_t *colidx, int32_t nrows, int32_t ncols, int32_t window, int32_t long_row, int32_t *perm) const
-  {
-    const CsrView              A{nrows, ncols, (int64_t)rowptr[nrows], rowptr, colidx, nullptr};
-    const std::vector<int32_t> p = sorted_row_permutation(A, RowOrder::longest_first, window, long_row);
-    std::copy(p.begin(), p.end(), perm);
-  }
-  template <class T>
-  T get(const T *p) const { return *p; }
-  void sync() const {}
-};
-
 // Every launch of PjdsCudaBlock::spmv, thread by thread / warp by warp, in its stream order.
 static std::vector<double> emulated_product(Arrays<HostSystem> &a, int32_t nrows, double alpha, const std::vector<double> &x, double beta, std::vector<double> y)
 {

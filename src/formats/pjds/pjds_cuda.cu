@@ -65,27 +65,6 @@ __global__ void __launch_bounds__(kThreads) pjds_long_finish(LongArgs l, double 
   }
 }
 
-// The device side of the build: Thrust on `stream`, DeviceBuffer storage, the core's device
-// permutation. (Tests substitute a host system with the same members to run this very code on
-// thrust::host and compare it with the host builder.)
-struct CudaSystem {
-  cudaStream_t stream;
-  template <class T>
-  using buffer = DeviceBuffer<T>;
-  auto policy() const { return thrust::cuda::par.on(stream); }
-  void row_permutation(const int32_t *rowptr, const int32_t *colidx, int32_t nrows, int32_t ncols, int32_t window, int32_t long_row, int32_t *perm) const { sorted_row_permutation_cuda(rowptr, colidx, nrows, ncols, RowOrder::longest_first, window, perm, stream, long_row); }
-  template <class T>
-  T get(const T *p) const
-  {
-    T v{};
-    GPUFORMATS_CUDA(cudaMemcpyAsync(&v, p, sizeof(T), cudaMemcpyDeviceToHost, stream));
-    GPUFORMATS_CUDA(cudaStreamSynchronize(stream));
-    return v;
-  }
-  void sync() const { GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); }
-};
-
-
 class PjdsCudaBlock : public FormatBlock {
 public:
   Arrays<CudaSystem>           a;

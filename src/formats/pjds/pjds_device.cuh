@@ -9,6 +9,7 @@
 #include "../../core/entry_rows.cuh"
 #include "../../core/loads.cuh"
 #include "../../core/row_permutation.hpp"
+#include "../../core/thrust_system.cuh"
 
 #include <thrust/binary_search.h>
 #include <thrust/copy.h>
@@ -411,7 +412,7 @@ void build_arrays(const Sys &sys, const int32_t *rowptr, const int32_t *colidx, 
   in.empty_rows     = (int32_t)thrust::count_if(pol, thrust::make_transform_iterator(zero, RowLength{rowptr}), thrust::make_transform_iterator(zero + nrows, RowLength{rowptr}), IsZero{});
 
   out.perm.resize(nrows);
-  sys.row_permutation(rowptr, colidx, nrows, ncols, pl.perm_window, L, out.perm.data());
+  sys.row_permutation(rowptr, colidx, nrows, ncols, RowOrder::longest_first, pl.perm_window, L, out.perm.data());
 
   out.block_width.resize(nb);
   thrust::transform(pol, zero, zero + nb, out.block_width.data(), BlockWidth{rowptr, out.perm.data(), nrows, br, L});

@@ -1,0 +1,97 @@
+// PELLR's device builder and product body (pellr_device.cuh) on the host, without a GPU: the very
+// template the GPU build runs, instantiated on thrust::host (core/thrust_system.cuh), against the
+// host builder (pellr_host.cpp), for both rl[] modes, both orders and both sides of the fill limit.
+//   layout    same refusal, nslots, slot map (every CSR entry at the same slot), values, describe
+//             lines and bytes as the host builder, on the edge cases and the real matrices
+//   product   the kernel's thread body for every row, against the CSR product, for y = A x (y full
+//             of NaN), y += A x and y = a A x + b y
+#include "common/check.hpp"
+#include "common/format_checks.hpp"
+#include "common/test_matrices.hpp"
+#include "formats/pellr/pellr_device.cuh"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+using namespace gftest;
+using namespace gpuformats;
+using namespace gpuformats::pellr_detail;
+
+// Every thread of PellrCudaBlock::spmv's one launch.
+static std::vector<double> emulated_product(const Arrays<HostSystem> &a, int32_t nrows, double alpha, const std::vector<double> &x, double beta, std::vector<double> y)
+{
+  const PellrInfo &in = a.info;
+  for (int32_t p = 0; p < nrows; ++p) {
+    const auto args = [&](auto thread) { thread(p, in.stored, in.stride, a.rl.data(), a.perm.data(), a.colidx.data(), a.values.data(), alpha, x.data(), beta, y.data()); };
+    if (in.rl_per_warp) in.permuted ? args(row_thread<true, true>) : args(row_thread<true, false>);
+    else in.permuted ? args(row_thread<false, true>) : args(row_thread<false, false>);
+  }
+  return y;
+}
+
+static std::string describe_text(const std::vector<LayoutStat> &st)
+{
+  std::string s;
+  for (const LayoutStat &l : st) s += l.key + ": " + l.value + "\n";
+  return s;
+}
+
+int main(int argc, char **argv)
+{
+  std::vector<NamedMatrix> ms = edge_case_matrices(false), real = real_matrices(argc > 1 ? argv[1] : "test/matrices");
+  ms.insert(ms.end(), real.begin(), real.end());
+  for (const NamedMatrix &m : ms) {
+    const CsrView A = m.A.view();
+    for (int64_t fill : {3, 1000})
+      for (int64_t per_warp : {1, 0})
+        for (int64_t permute : {1, 0}) {
+          const int64_t     params[pellr_nparams] = {fill, per_warp, permute};
+          const std::string name = "pellr_build." + m.name + ".fill" + std::to_string(fill) + ".rlw" + std::to_string(per_warp) + ".perm" + std::to_string(permute);
+          std::unique_ptr<FormatBlock> host;
+          Arrays<HostSystem>           a;
+          std::string                  host_err, dev_err;
+          try {
+            host = pellr_ops.build_host(A, params);
+          } catch (const Error &e) {
+            host_err = e.what();
+          }
+          try {
+            build_arrays(HostSystem{}, m.A.rowptr.data(), m.A.colidx.data(), m.A.values.data(), A.nrows, A.ncols, A.nnz, params, a);
+          } catch (const Error &e) {
+            dev_err = e.what();
+          }
+          check(host_err == dev_err, name + ".same_refusal", "host '" + host_err + "' vs device '" + dev_err + "'");
+          if (!host || !dev_err.empty()) continue;
+
+          bool        same = a.nslots == host->nslots && (int64_t)a.values.size() == a.nslots;
+          std::string why  = same ? "" : "nslots " + std::to_string(a.nslots) + " vs host " + std::to_string(host->nslots);
+          for (int64_t k = 0; same && k < A.nnz; ++k)
+            if (a.slot_of_csr[k] != host->slot_of_csr[k]) same = false, why = "slot of entry " + std::to_string(k);
+          for (int64_t s = 0; same && s < a.nslots; ++s)
+            if (a.values[s] != host->values[s]) same = false, why = "value at slot " + std::to_string(s);
+          check(same, name + ".layout_as_host", why);
+          std::vector<LayoutStat> dh, dd;
+          host->describe(dh);
+          pellr_describe(a.info, *host, dd);
+          check(describe_text(dh) == describe_text(dd) && pellr_bytes(a.info, A.nrows, a.nslots) == host->bytes(), name + ".describe_as_host", describe_text(dd) + "vs host\n" + describe_text(dh));
+
+          const std::vector<double> x = test_vector(A.ncols, 5), y0 = test_vector(A.nrows, 6);
+          for (const ProductCase &pc : product_cases()) {
+            std::vector<double> yin = y0;
+            if (pc.beta == 0.0) yin.assign(A.nrows, std::numeric_limits<double>::quiet_NaN());
+            const std::vector<double> got = emulated_product(a, A.nrows, pc.alpha, x, pc.beta, yin);
+            std::vector<double>       want(A.nrows);
+            for (int32_t i = 0; i < A.nrows; ++i) {
+              double s = 0;
+              for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) s += A.values[k] * x[A.colidx[k]];
+              want[i] = pc.alpha * s + (pc.beta != 0.0 ? pc.beta * y0[i] : 0.0);
+            }
+            std::string pwhy;
+            check(close_products(A, x, got, want, pc.alpha, pc.beta, y0, pwhy), name + ".product." + pc.name, pwhy);
+          }
+        }
+  }
+  return finish();
+}
