@@ -261,17 +261,31 @@ bool SameBlockPattern(Mat X, Mat Y)
 // columns, on every rank): MPIAIJ makes a new matrix for UNKNOWN (a rebuild at each TS step).
 PetscErrorCode KnownSame(Mat Y, Mat X, MatStructure str, PetscBool *same)
 {
+  Mat                     blocks[4] = {X, nullptr, Y, nullptr}; // X's local and off-process blocks, Y's
+  const PetscInt         *xg = nullptr, *yg = nullptr;
+  std::vector<PetscInt64> key;
+
   PetscFunctionBegin;
   *same = str == SAME_NONZERO_PATTERN ? PETSC_TRUE : PETSC_FALSE;
   if (str != UNKNOWN_NONZERO_PATTERN) PetscFunctionReturn(PETSC_SUCCESS);
-  if (gf(Y).mpi) {
-    Mat             xd, xo, yd, yo;
-    const PetscInt *xg, *yg;
-    PetscCall(MatMPIAIJGetSeqAIJ(X, &xd, &xo, &xg));
-    PetscCall(MatMPIAIJGetSeqAIJ(Y, &yd, &yo, &yg));
-    PetscBool mine = SameBlockPattern(xd, yd) && SameBlockPattern(xo, yo) && !std::memcmp(xg, yg, sizeof(PetscInt) * xo->cmap->n) ? PETSC_TRUE : PETSC_FALSE;
-    PetscCallMPI(MPIU_Allreduce(&mine, same, 1, MPI_C_BOOL, MPI_LAND, PetscObjectComm((PetscObject)Y)));
-  } else *same = SameBlockPattern(X, Y) ? PETSC_TRUE : PETSC_FALSE;
+  const bool mpi = gf(Y).mpi;
+  if (mpi) {
+    PetscCall(MatMPIAIJGetSeqAIJ(X, &blocks[0], &blocks[1], &xg));
+    PetscCall(MatMPIAIJGetSeqAIJ(Y, &blocks[2], &blocks[3], &yg));
+  }
+  for (Mat b : blocks) {
+    PetscObjectState nz = -1;
+    if (b) PetscCall(MatGetNonzeroState(b, &nz));
+    key.push_back(b ? (PetscInt64)((PetscObject)b)->id : -1);
+    key.push_back((PetscInt64)nz);
+  }
+  bool mine = key == gf(Y).same_pattern_key; // found the same before, and no block changed since
+  if (!mine) mine = mpi ? SameBlockPattern(blocks[0], blocks[2]) && SameBlockPattern(blocks[1], blocks[3]) && !std::memcmp(xg, yg, sizeof(PetscInt) * blocks[1]->cmap->n) : SameBlockPattern(X, Y);
+  if (mpi) { // every rank takes part, cached or not
+    PetscBool m = mine ? PETSC_TRUE : PETSC_FALSE;
+    PetscCallMPI(MPIU_Allreduce(&m, same, 1, MPI_C_BOOL, MPI_LAND, PetscObjectComm((PetscObject)Y)));
+  } else *same = mine ? PETSC_TRUE : PETSC_FALSE;
+  gf(Y).same_pattern_key = mine ? key : std::vector<PetscInt64>{};
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

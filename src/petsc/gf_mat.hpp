@@ -125,6 +125,9 @@ struct GFMat {
   PetscObjectState halo_nzstate = -1;
   // seq: made by the first cuSPARSE factorization (an mpi<fmt>'s A_d has its own, as a seq<fmt>).
   GFShadow shadow;
+  // MatAXPY with UNKNOWN_NONZERO_PATTERN: the blocks (ids, nonzero states) of the last X found to
+  // have this matrix's pattern, with this matrix's own: a TS step compares once, not at every step.
+  std::vector<PetscInt64> same_pattern_key;
   GFOps aij{}; // the AIJ implementations we wrap or fall back to
 
 };
