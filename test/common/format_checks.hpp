@@ -9,6 +9,8 @@
 #include "test_matrices.hpp"
 
 #include <cmath>
+#include <limits>
+#include <string>
 #include <vector>
 
 namespace gftest {
@@ -80,6 +82,50 @@ inline const std::vector<ProductCase> &product_cases()
 {
   static const std::vector<ProductCase> c = {{1.0, 0.0, "mult"}, {1.0, 1.0, "multadd"}, {-2.5, 0.5, "axpby"}};
   return c;
+}
+
+// A device builder run on the host (core/thrust_system.cuh: its arrays) against the host builder's
+// block: the same nslots, every CSR entry at the same slot, the same values (exactly), and the same
+// -mat_view lines and bytes (`describe`, `bytes`: the device build's, from its info).
+template <class Arrays>
+inline void check_layout_as_host(const std::string &name, const FormatBlock &host, int64_t nnz, const Arrays &a, const std::vector<LayoutStat> &describe, std::size_t bytes)
+{
+  bool        same = a.nslots == host.nslots && (int64_t)a.values.size() == a.nslots;
+  std::string why  = same ? "" : "nslots " + std::to_string(a.nslots) + " vs host " + std::to_string(host.nslots);
+  for (int64_t k = 0; same && k < nnz; ++k)
+    if (a.slot_of_csr[k] != host.slot_of_csr[k]) same = false, why = "slot of entry " + std::to_string(k);
+  for (int64_t s = 0; same && s < a.nslots; ++s)
+    if (a.values[s] != host.values[s]) same = false, why = "value at slot " + std::to_string(s);
+  check(same, name + ".layout_as_host", why);
+  auto text = [](const std::vector<LayoutStat> &st) {
+    std::string s;
+    for (const LayoutStat &l : st) s += l.key + ": " + l.value + "\n";
+    return s;
+  };
+  std::vector<LayoutStat> dh;
+  host.describe(dh);
+  check(text(dh) == text(describe) && bytes == host.bytes(), name + ".describe_as_host", text(describe) + "vs host\n" + text(dh));
+}
+
+// An emulated product, emulate(alpha, x, beta, y_in) -> y, against the CSR product, for every
+// product case (beta == 0: y_in full of NaN).
+template <class Emulate>
+inline void check_emulated_products(const std::string &name, const CsrView &A, Emulate &&emulate)
+{
+  const std::vector<double> x = test_vector(A.ncols, 5), y0 = test_vector(A.nrows, 6);
+  for (const ProductCase &pc : product_cases()) {
+    std::vector<double> yin = y0;
+    if (pc.beta == 0.0) yin.assign(A.nrows, std::numeric_limits<double>::quiet_NaN());
+    const std::vector<double> got = emulate(pc.alpha, x, pc.beta, yin);
+    std::vector<double>       want(A.nrows);
+    for (int32_t i = 0; i < A.nrows; ++i) {
+      double s = 0;
+      for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) s += A.values[k] * x[A.colidx[k]];
+      want[i] = pc.alpha * s + (pc.beta != 0.0 ? pc.beta * y0[i] : 0.0);
+    }
+    std::string why;
+    check(close_products(A, x, got, want, pc.alpha, pc.beta, y0, why), name + ".product." + pc.name, why);
+  }
 }
 
 // Rows without entries never read x: with x all +Inf they give exactly 0 (beta == 0, y full of NaN

@@ -31,13 +31,6 @@ static std::vector<double> emulated_product(const Arrays<HostSystem> &a, int32_t
   return y;
 }
 
-static std::string describe_text(const std::vector<LayoutStat> &st)
-{
-  std::string s;
-  for (const LayoutStat &l : st) s += l.key + ": " + l.value + "\n";
-  return s;
-}
-
 int main(int argc, char **argv)
 {
   std::vector<NamedMatrix> ms = edge_case_matrices(false), real = real_matrices(argc > 1 ? argv[1] : "test/matrices");
@@ -65,32 +58,10 @@ int main(int argc, char **argv)
           check(host_err == dev_err, name + ".same_refusal", "host '" + host_err + "' vs device '" + dev_err + "'");
           if (!host || !dev_err.empty()) continue;
 
-          bool        same = a.nslots == host->nslots && (int64_t)a.values.size() == a.nslots;
-          std::string why  = same ? "" : "nslots " + std::to_string(a.nslots) + " vs host " + std::to_string(host->nslots);
-          for (int64_t k = 0; same && k < A.nnz; ++k)
-            if (a.slot_of_csr[k] != host->slot_of_csr[k]) same = false, why = "slot of entry " + std::to_string(k);
-          for (int64_t s = 0; same && s < a.nslots; ++s)
-            if (a.values[s] != host->values[s]) same = false, why = "value at slot " + std::to_string(s);
-          check(same, name + ".layout_as_host", why);
-          std::vector<LayoutStat> dh, dd;
-          host->describe(dh);
+          std::vector<LayoutStat> dd;
           pellr_describe(a.info, *host, dd);
-          check(describe_text(dh) == describe_text(dd) && pellr_bytes(a.info, A.nrows, a.nslots) == host->bytes(), name + ".describe_as_host", describe_text(dd) + "vs host\n" + describe_text(dh));
-
-          const std::vector<double> x = test_vector(A.ncols, 5), y0 = test_vector(A.nrows, 6);
-          for (const ProductCase &pc : product_cases()) {
-            std::vector<double> yin = y0;
-            if (pc.beta == 0.0) yin.assign(A.nrows, std::numeric_limits<double>::quiet_NaN());
-            const std::vector<double> got = emulated_product(a, A.nrows, pc.alpha, x, pc.beta, yin);
-            std::vector<double>       want(A.nrows);
-            for (int32_t i = 0; i < A.nrows; ++i) {
-              double s = 0;
-              for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) s += A.values[k] * x[A.colidx[k]];
-              want[i] = pc.alpha * s + (pc.beta != 0.0 ? pc.beta * y0[i] : 0.0);
-            }
-            std::string pwhy;
-            check(close_products(A, x, got, want, pc.alpha, pc.beta, y0, pwhy), name + ".product." + pc.name, pwhy);
-          }
+          check_layout_as_host(name, *host, A.nnz, a, dd, pellr_bytes(a.info, A.nrows, a.nslots));
+          check_emulated_products(name, A, [&](double alpha, const std::vector<double> &x, double beta, const std::vector<double> &yin) { return emulated_product(a, A.nrows, alpha, x, beta, yin); });
         }
   }
   return finish();
