@@ -35,10 +35,8 @@
 //     | ELL rows, empty ones included: window 0 by length | window 1 by length | ... | vCSR rows (global) |
 //
 //  Empty rows stay in their windows (perm holds ~row for them; a lane writes beta*y and discards
-//  its sum) because a 32-byte sector of y then gets all its rows written close in time: from a
-//  separate empty band, written long before its neighbours, every sector shared by empty and
-//  non-empty rows went to DRAM twice, half-written (measured with ncu on an H100, scaled CA-GrQc,
-//  80% empty rows: 578 MB written for a 362 MB y, and 1.55 GB read against pJDS's 1.12 GB).
+//  its sum) because a 32-byte sector of y then gets all its rows written close in time (a separate
+//  empty band wrote shared sectors twice: docs/formats/evchyb.md).
 //
 //  There are no length groups then: slices are S consecutive ELL rows, each padded to its longest
 //  row (slice widths vary; the kernel reads each slice's width from slice_ptr as it always does),
@@ -81,7 +79,7 @@
 //  The slice's base is one broadcast load per lane, issued with slice_ptr, and picks the row's
 //  column reader (a branch uniform over the slice; see ell_lane). Narrow layout when the fitting
 //  slices hold at least kNarrowMinShare of the ELL slots (split slices pay two column loads for
-//  one: measured slower below that share); the kernel picks the ELL row function once per band,
+//  one: core/narrow_columns.hpp); the kernel picks the ELL row function once per band,
 //  so a layout without narrow slices (random graphs: columns all over) runs the plain 32-bit path.
 //
 //  Product plan (bands; the paper's rmark/gbmark): one launch, blocks split into consecutive
