@@ -159,20 +159,31 @@ static PetscErrorCode Fail(const GFLayerError &err, GFLayerError *defer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// Where the block stands against `aij`: its state and nonzero state now, and whether the layout must
+// be rebuilt (no layout, another backend, pattern or AIJ block); else blk.state == *state says the
+// values are current.
+static PetscErrorCode BlockStatus(GFBlock &blk, Mat aij, Backend backend, PetscObjectState *state, PetscObjectState *nzstate, bool *rebuild)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)aij, state));
+  PetscCall(MatGetNonzeroState(aij, nzstate));
+  *rebuild = !blk.fmt || blk.backend != backend || *nzstate != blk.nzstate || ((PetscObject)aij)->id != blk.src;
+  // The caller raises the state once more after we made the layout match (MatConvert after our
+  // converter; the public MatScale, MatShift, ... after an in-place edit): that step changed no value.
+  if (blk.caller_step && !*rebuild && *state == blk.state + 1) blk.state = *state;
+  blk.caller_step = false;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, PetscBool want_diag, GFLayerError *defer)
 {
   PetscObjectState state, nzstate;
+  bool             rebuild;
   MPI_Comm         comm = PETSC_COMM_SELF;
   GFLayerError     err;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectStateGet((PetscObject)aij, &state));
-  PetscCall(MatGetNonzeroState(aij, &nzstate));
-  const bool rebuild = !blk.fmt || blk.backend != backend || nzstate != blk.nzstate || ((PetscObject)aij)->id != blk.src;
-  // The caller raises the state once more after we made the layout match (MatConvert after our
-  // converter; the public MatScale, MatShift, ... after an in-place edit): that step changed no value.
-  if (blk.caller_step && !rebuild && state == blk.state + 1) blk.state = state;
-  blk.caller_step = false;
+  PetscCall(BlockStatus(blk, aij, backend, &state, &nzstate, &rebuild));
   if (!rebuild && state == blk.state && (!want_diag || blk.diag_pos.size() == (size_t)aij->rmap->n)) PetscFunctionReturn(PETSC_SUCCESS);
 
   CsrView csr;
@@ -247,14 +258,11 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
 PetscErrorCode GFBlockCurrent(GFBlock &blk, Mat aij, Backend backend, PetscBool *current)
 {
   PetscObjectState state, nzstate;
+  bool             rebuild;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectStateGet((PetscObject)aij, &state));
-  PetscCall(MatGetNonzeroState(aij, &nzstate));
-  const bool same = blk.fmt && blk.backend == backend && nzstate == blk.nzstate && ((PetscObject)aij)->id == blk.src;
-  if (blk.caller_step && same && state == blk.state + 1) blk.state = state;
-  blk.caller_step = false;
-  *current = same && state == blk.state ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(BlockStatus(blk, aij, backend, &state, &nzstate, &rebuild));
+  *current = !rebuild && state == blk.state ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

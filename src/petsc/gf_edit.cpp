@@ -28,23 +28,26 @@ namespace gpuformats {
 
 namespace {
 
-// One block an operation may edit: its AIJ matrix, and whether its layout was current before.
+// One block an operation may edit: which (0 the local block, 1 the off-process one), its AIJ
+// matrix, and whether its layout was current before.
 struct Target {
-  GFBlock  *blk = nullptr;
-  Mat       aij = nullptr;
+  int       index   = 0;
+  GFBlock  *blk     = nullptr;
+  Mat       aij     = nullptr;
   PetscBool current = PETSC_FALSE;
 };
 
-PetscErrorCode Before(GFBlock &blk, Mat aij, Backend backend, Target *t)
+PetscErrorCode Before(int index, GFBlock &blk, Mat aij, Backend backend, Target *t)
 {
   PetscFunctionBegin;
-  t->blk = &blk;
-  t->aij = aij;
+  t->index = index;
+  t->blk   = &blk;
+  t->aij   = aij;
   PetscCall(GFBlockCurrent(blk, aij, backend, &t->current));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// After the AIJ operation: applies `edit(FormatBlock &, cudaStream_t)` where the block was current and
+// After the AIJ operation: applies `edit(t, cudaStream_t)` (on t.blk->fmt) where the block was current and
 // kept its pattern. exact: the block's state is final now (an mpi<fmt>'s blocks); else the public
 // Mat call that called us raises it once more (a seq<fmt>).
 template <class Edit>
@@ -63,7 +66,7 @@ PetscErrorCode After(Target &t, bool exact, Edit &&edit)
   if (blk.backend == Backend::cuda) PetscCall(PetscGetCurrentCUDAStream(&s));
   PetscCall(PetscLogEventBegin(MAT_GPUFormatsEdit, t.aij, 0, 0, 0));
   PetscErrorCode ierr = PETSC_SUCCESS;
-  const bool     ok   = run_layer([&] { ierr = edit(*blk.fmt, s); }, err);
+  const bool     ok   = run_layer([&] { ierr = edit(t, s); }, err);
   PetscCall(PetscLogEventEnd(MAT_GPUFormatsEdit, t.aij, 0, 0, 0));
   if (!ok || ierr) {
     blk.reset(); // values half-changed: rebuilt at the next use
@@ -130,17 +133,17 @@ PetscErrorCode Targets(Mat A, Target t[2], int *n, bool *exact)
     Mat Ad, Ao;
     PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
     if (!Ad->spptr || gf(Ad).diag != gm.diag) PetscFunctionReturn(PETSC_SUCCESS); // not adopted yet: nothing was synced
-    PetscCall(Before(*gm.diag, Ad, backend, &t[0]));
-    PetscCall(Before(gm.offd, Ao, backend, &t[1]));
+    PetscCall(Before(0, *gm.diag, Ad, backend, &t[0]));
+    PetscCall(Before(1, gm.offd, Ao, backend, &t[1]));
     *n = 2;
   } else {
-    PetscCall(Before(*gm.diag, A, backend, &t[0]));
+    PetscCall(Before(0, *gm.diag, A, backend, &t[0]));
     *n = 1;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// Runs the AIJ operation, then `edit(i, FormatBlock &, cudaStream_t)` on each target i that was current.
+// Runs the AIJ operation, then `edit(const Target &, cudaStream_t)` on each target that was current.
 // caller_raises: the public Mat call raises A's state after its operation (MatScale, MatShift,
 // MatDiagonalSet, MatDiagonalScale, MatZeroEntries; not MatAXPY).
 template <class Op, class Edit>
@@ -154,7 +157,7 @@ PetscErrorCode EditAll(Mat A, bool caller_raises, Op &&aij_op, Edit &&edit)
   PetscCall(Targets(A, t, &n, &exact));
   exact = exact || !caller_raises;
   PetscCall(aij_op());
-  for (int i = 0; i < n; ++i) PetscCall(After(t[i], exact, [&](FormatBlock &f, cudaStream_t s) { return edit(i, f, s); }));
+  for (int i = 0; i < n; ++i) PetscCall(After(t[i], exact, edit));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -165,40 +168,40 @@ PetscErrorCode MatScale_GF(Mat A, PetscScalar a)
     PetscCall(gf(A).aij.scale(A, a));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(EditAll(A, true, [&] { return gf(A).aij.scale(A, a); }, [&](int, FormatBlock &f, cudaStream_t s) { scale_values(f, a, s); return PETSC_SUCCESS; }));
+  PetscCall(EditAll(A, true, [&] { return gf(A).aij.scale(A, a); }, [&](const Target &t, cudaStream_t s) { scale_values(*t.blk->fmt, a, s); return PETSC_SUCCESS; }));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatZeroEntries_GF(Mat A)
 {
   PetscFunctionBegin;
-  PetscCall(EditAll(A, true, [&] { return gf(A).aij.zeroentries(A); }, [&](int, FormatBlock &f, cudaStream_t s) { zero_values(f, s); return PETSC_SUCCESS; }));
+  PetscCall(EditAll(A, true, [&] { return gf(A).aij.zeroentries(A); }, [&](const Target &t, cudaStream_t s) { zero_values(*t.blk->fmt, s); return PETSC_SUCCESS; }));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// The diagonal lies in the local block (target 0) of a square layout; AIJ inserts missing diagonal
-// entries (a new pattern: no edit).
-PetscErrorCode EditDiagonal(Mat A, Vec D, PetscScalar c, bool add, PetscErrorCode (*aij_op)(Mat, Vec, PetscScalar, InsertMode), InsertMode mode)
+// The diagonal lies in the local block (target 0) of a square layout: entries (i, i) = (add ? itself : 0)
+// + (D ? D_i : c) after aij_op, AIJ's own change (which inserts missing diagonal entries: a new
+// pattern, no edit).
+template <class Op>
+PetscErrorCode EditDiagonal(Mat A, Op &&aij_op, Vec D, PetscScalar c, bool add)
 {
-  PetscBool   cong;
+  PetscBool    cong;
   BackendArray d;
 
   PetscFunctionBegin;
   PetscCall(MatHasCongruentLayouts(A, &cong));
-  auto op = [&] { return aij_op(A, D, c, mode); };
   if (!cong) {
-    PetscCall(op());
+    PetscCall(aij_op());
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(EditAll(A, true, op, [&](int i, FormatBlock &f, cudaStream_t s) -> PetscErrorCode {
+  PetscCall(EditAll(A, true, aij_op, [&](const Target &t, cudaStream_t s) -> PetscErrorCode {
+    GFBlock &blk = *t.blk;
+
     PetscFunctionBegin;
-    if (i != 0) PetscFunctionReturn(PETSC_SUCCESS);
-    GFBlock &blk = *gf(A).diag;
-    Mat      Ad  = A;
-    if (gf(A).mpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
-    PetscCall(GFBlockDiagPositions(blk, Ad));
+    if (t.index != 0) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(GFBlockDiagPositions(blk, t.aij));
     PetscCall(d.get(D, blk.backend));
-    set_at_positions(f, blk.backend == Backend::cuda ? blk.d_diag_pos.data() : blk.diag_pos.data(), (int32_t)blk.diag_pos.size(), d.data(), c, add, s);
+    set_at_positions(*blk.fmt, blk.backend == Backend::cuda ? blk.d_diag_pos.data() : blk.diag_pos.data(), (int32_t)blk.diag_pos.size(), d.data(), c, add, s);
     PetscCall(d.restore());
     PetscFunctionReturn(PETSC_SUCCESS);
   }));
@@ -208,14 +211,14 @@ PetscErrorCode EditDiagonal(Mat A, Vec D, PetscScalar c, bool add, PetscErrorCod
 PetscErrorCode MatShift_GF(Mat A, PetscScalar a)
 {
   PetscFunctionBegin;
-  PetscCall(EditDiagonal(A, NULL, a, true, [](Mat M, Vec, PetscScalar c, InsertMode) { return gf(M).aij.shift(M, c); }, ADD_VALUES));
+  PetscCall(EditDiagonal(A, [&] { return gf(A).aij.shift(A, a); }, NULL, a, true));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatDiagonalSet_GF(Mat A, Vec D, InsertMode mode)
 {
   PetscFunctionBegin;
-  PetscCall(EditDiagonal(A, D, 0.0, mode == ADD_VALUES, [](Mat M, Vec v, PetscScalar, InsertMode m) { return gf(M).aij.diagonalset(M, v, m); }, mode));
+  PetscCall(EditDiagonal(A, [&] { return gf(A).aij.diagonalset(A, D, mode); }, D, 0.0, mode == ADD_VALUES));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -226,18 +229,15 @@ PetscErrorCode MatDiagonalScale_GF(Mat A, Vec l, Vec r)
   Vec          ghosts = nullptr;
 
   PetscFunctionBegin;
-  PetscCall(EditAll(A, true, [&] { return gf(A).aij.diagonalscale(A, l, r); }, [&](int i, FormatBlock &f, cudaStream_t s) -> PetscErrorCode {
-    GFBlock       &blk = i == 0 ? *gf(A).diag : gf(A).offd;
-    Mat            aij = A;
+  PetscCall(EditAll(A, true, [&] { return gf(A).aij.diagonalscale(A, l, r); }, [&](const Target &t, cudaStream_t s) -> PetscErrorCode {
     const int32_t *rowptr, *cols;
 
     PetscFunctionBegin;
-    if (gf(A).mpi) PetscCall(MatMPIAIJGetSeqAIJ(A, i == 0 ? &aij : NULL, i == 0 ? NULL : &aij, NULL));
-    if (i == 1 && r && !ghosts) PetscCall(GFMPIGhostValues(A, blk.backend, r, &ghosts));
-    PetscCall(GFBlockPattern(blk, aij, &rowptr, &cols));
-    PetscCall(la.get(l, blk.backend));
-    PetscCall(ra.get(i == 0 ? r : (r ? ghosts : NULL), blk.backend));
-    scale_rows_cols(f, rowptr, cols, la.data(), ra.data(), s);
+    if (t.index == 1 && r && !ghosts) PetscCall(GFMPIGhostValues(A, t.blk->backend, r, &ghosts));
+    PetscCall(GFBlockPattern(*t.blk, t.aij, &rowptr, &cols));
+    PetscCall(la.get(l, t.blk->backend));
+    PetscCall(ra.get(t.index == 0 ? r : ghosts, t.blk->backend));
+    scale_rows_cols(*t.blk->fmt, rowptr, cols, la.data(), ra.data(), s);
     PetscCall(la.restore());
     PetscCall(ra.restore());
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -319,15 +319,15 @@ PetscErrorCode MatAXPY_GF(Mat Y, PetscScalar a, Mat X, MatStructure str)
     PetscCall(gf(Y).aij.axpy(Y, a, X, str));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(EditAll(Y, false, [&] { return gf(Y).aij.axpy(Y, a, X, str); }, [&](int i, FormatBlock &f, cudaStream_t s) {
+  PetscCall(EditAll(Y, false, [&] { return gf(Y).aij.axpy(Y, a, X, str); }, [&](const Target &t, cudaStream_t s) {
     // Y made by MatDuplicate of X (TS's Jacobians) has X's layout: slot by slot, once the two slot
     // maps were found equal for this pair of builds.
-    GFBlock &yb = i == 0 ? *gf(Y).diag : gf(Y).offd, &xb = *tx[i].blk;
+    GFBlock &yb = *t.blk, &xb = *tx[t.index].blk;
     if (yb.axpy_peer != xb.serial) {
-      yb.axpy_same_layout = same_slot_map(*xb.fmt, f, s);
+      yb.axpy_same_layout = same_slot_map(*xb.fmt, *yb.fmt, s);
       yb.axpy_peer        = xb.serial;
     }
-    axpy_values(f, a, *xb.fmt, yb.axpy_same_layout, s);
+    axpy_values(*yb.fmt, a, *xb.fmt, yb.axpy_same_layout, s);
     return PETSC_SUCCESS;
   }));
   PetscFunctionReturn(PETSC_SUCCESS);
