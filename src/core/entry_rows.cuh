@@ -8,6 +8,8 @@
 // rowptr that may exceed L2 (24 per entry at 16M rows). Any Thrust policy: the builders pass
 // their device policy, the host tests thrust::host.
 #pragma once
+#include "row_lengths.cuh"
+
 #include <thrust/fill.h>
 #include <thrust/functional.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -19,10 +21,6 @@
 
 namespace gpuformats {
 
-struct EntryRowsLength {
-  const int32_t *rowptr;
-  __host__ __device__ int32_t operator()(int32_t i) const { return rowptr[i + 1] - rowptr[i]; }
-};
 struct EntryRowsNonEmpty {
   __host__ __device__ bool operator()(int32_t len) const { return len != 0; }
 };
@@ -34,7 +32,7 @@ void entry_rows(const Policy &pol, const int32_t *rowptr, int32_t nrows, int64_t
   if (nnz <= 0) return;
   const thrust::counting_iterator<int32_t> zero(0);
   thrust::fill(pol, row, row + nnz, 0);
-  thrust::scatter_if(pol, zero, zero + nrows, rowptr, thrust::make_transform_iterator(zero, EntryRowsLength{rowptr}), row, EntryRowsNonEmpty{});
+  thrust::scatter_if(pol, zero, zero + nrows, rowptr, thrust::make_transform_iterator(zero, RowLength{rowptr}), row, EntryRowsNonEmpty{});
   thrust::inclusive_scan(pol, row, row + nnz, row, thrust::maximum<int32_t>());
 }
 

@@ -6,6 +6,7 @@
 
 #include "../../core/device_buffer.hpp"
 #include "../../core/entry_rows.cuh"
+#include "../../core/row_lengths.cuh"
 #include "../../core/warp_sum.cuh"
 #include "../../core/row_permutation.hpp"
 
@@ -218,13 +219,8 @@ public:
 };
 
 // ------------------------------------------------------------------------------------------------
-// Device builder functors
+// Device builder functors (row lengths: core/row_lengths.cuh)
 // ------------------------------------------------------------------------------------------------
-
-struct RowLength {
-  const int32_t *rowptr;
-  __device__ int32_t operator()(int32_t row) const { return rowptr[row + 1] - rowptr[row]; }
-};
 
 struct CsrPaddedLength64 {
   __device__ int64_t operator()(int32_t len) const { return csr_padded(len); }

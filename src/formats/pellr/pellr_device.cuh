@@ -7,6 +7,7 @@
 
 #include "../../core/entry_rows.cuh"
 #include "../../core/loads.cuh"
+#include "../../core/row_lengths.cuh"
 #include "../../core/thrust_system.cuh"
 
 #include <thrust/binary_search.h>
@@ -77,26 +78,8 @@ __host__ __device__ inline void row_thread(int32_t p, int32_t stored, int32_t S,
 
 // ------------------------------------------------------------------------------------------------
 // Builder functors (host+device so the build also runs on thrust::host in tests).
-struct RowLength {
-  const int32_t *rowptr;
-  __host__ __device__ int32_t operator()(int32_t i) const { return rowptr[i + 1] - rowptr[i]; }
-};
-struct StoredLength { // length of the row stored at position p
-  const int32_t *rowptr, *perm; // perm null: identity
-  __host__ __device__ int32_t operator()(int32_t p) const
-  {
-    const int32_t i = perm ? perm[p] : p;
-    return rowptr[i + 1] - rowptr[i];
-  }
-};
 struct WarpOf {
   __host__ __device__ int32_t operator()(int32_t p) const { return p / kPellrWarp; }
-};
-struct IsZero {
-  __host__ __device__ bool operator()(int32_t v) const { return v == 0; }
-};
-struct ToInt64 {
-  __host__ __device__ int64_t operator()(int32_t v) const { return v; }
 };
 struct EveryWarpFirst { // sorted_desc[32 w]: the longest row of warp w of a sorted order
   const int32_t *sorted_desc;

@@ -8,6 +8,7 @@
 
 #include "../../core/entry_rows.cuh"
 #include "../../core/loads.cuh"
+#include "../../core/row_lengths.cuh"
 #include "../../core/row_permutation.hpp"
 #include "../../core/thrust_system.cuh"
 
@@ -199,16 +200,6 @@ __host__ __device__ inline double long_chunk_lane_sum(const LongArgs &l, int32_t
 
 // ------------------------------------------------------------------------------------------------
 // Builder functors (host+device so the build can also run on thrust::host in tests).
-struct RowLength {
-  const int32_t *rowptr;
-  __host__ __device__ int32_t operator()(int32_t i) const { return rowptr[i + 1] - rowptr[i]; }
-};
-struct IsZero {
-  __host__ __device__ int32_t operator()(int32_t v) const { return v == 0; }
-};
-struct ToInt64 {
-  __host__ __device__ int64_t operator()(int32_t v) const { return v; }
-};
 struct BlockWidth { // jagged length of the first row of block b (0 for a block of phantom rows)
   const int32_t *rowptr, *perm;
   int32_t        nrows, block_rows, long_row;

@@ -7,6 +7,7 @@
 
 #include "../../core/device_buffer.hpp"
 #include "../../core/entry_rows.cuh"
+#include "../../core/row_lengths.cuh"
 #include "../../core/radix_sort.cuh"
 #include "../../core/row_permutation.hpp"
 
@@ -188,14 +189,6 @@ __global__ void __launch_bounds__(kG1BlockThreads) suraa_g1_blocks(int32_t g1_ro
 // ------------------------------------------------------------------------------------------------
 // Builder functors
 
-struct StoredLength { // length of the row stored at position p
-  const int32_t *rowptr, *perm;
-  __device__ int32_t operator()(int32_t p) const
-  {
-    const int32_t i = perm[p];
-    return rowptr[i + 1] - rowptr[i];
-  }
-};
 struct SlotOfEntry { // (k, row) -> slot of CSR entry k
   const int32_t *rowptr, *sorted_rowptr, *inv_perm;
   __device__ int32_t operator()(int32_t k, int32_t i) const { return sorted_rowptr[inv_perm[i]] + (k - rowptr[i]); }
