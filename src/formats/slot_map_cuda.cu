@@ -45,11 +45,8 @@ void gather_diagonal_cuda(const FormatBlock &blk, const int32_t *d_diag_pos, int
   GPUFORMATS_CUDA(cudaGetLastError());
 }
 
-} // namespace gpuformats
-
 // --- in-place value edits: one functor per edit, run by thrust on the block's backend ---
 
-namespace gpuformats {
 namespace {
 
 template <class F>
