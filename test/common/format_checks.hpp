@@ -9,6 +9,8 @@
 #include "test_matrices.hpp"
 
 #include <cmath>
+#include <cstring>
+#include <memory>
 #include <limits>
 #include <string>
 #include <vector>
@@ -105,6 +107,57 @@ inline void check_layout_as_host(const std::string &name, const FormatBlock &hos
   std::vector<LayoutStat> dh;
   host.describe(dh);
   check(text(dh) == text(describe) && bytes == host.bytes(), name + ".describe_as_host", text(describe) + "vs host\n" + text(dh));
+}
+
+// A device builder's arrays named as its host block's (vals, slots: EVC-HYB's and SURAA's), for
+// check_layout_as_host.
+struct LayoutArrays {
+  int64_t                     nslots;
+  const std::vector<double>  &values;
+  const std::vector<int32_t> &slot_of_csr;
+};
+
+// The host builder's block and the device builder run on the host (device(): fills its arrays), for
+// a format that refuses nothing: both must build. The host block, or null when either threw.
+template <class DeviceBuild>
+inline std::unique_ptr<FormatBlock> build_both(const FormatOps &ops, const CsrView &A, const int64_t *params, DeviceBuild &&device, const std::string &name)
+{
+  std::unique_ptr<FormatBlock> host;
+  std::string                  host_err, dev_err;
+  try {
+    host = ops.build_host(A, params);
+  } catch (const Error &e) {
+    host_err = e.what();
+  }
+  try {
+    device();
+  } catch (const Error &e) {
+    dev_err = e.what();
+  }
+  check(host_err.empty() && dev_err.empty(), name + ".built", "host '" + host_err + "', device '" + dev_err + "'");
+  return dev_err.empty() ? std::move(host) : nullptr;
+}
+
+// Whether a device-built array equals the host builder's, bit for bit; else why names it.
+template <class T>
+inline bool same_array(const std::vector<T> &dev, const std::vector<T> &host, const std::string &what, std::string &why)
+{
+  if (dev.size() != host.size()) return why = what + ": size " + std::to_string(dev.size()) + " vs host " + std::to_string(host.size()), false;
+  for (size_t k = 0; k < dev.size(); ++k)
+    if (std::memcmp(&dev[k], &host[k], sizeof(T)) != 0) return why = what + " at " + std::to_string(k), false;
+  return true;
+}
+
+// One parameter off its default: the tests' variants of a format's parameters.
+struct ParamVariant {
+  const char *tag;   // "" for the defaults
+  int         param; // index into the format's params (its Param enum)
+  int64_t     value;
+};
+inline std::vector<int64_t> with_variant(std::vector<int64_t> def, const ParamVariant &v)
+{
+  def[v.param] = v.value;
+  return def;
 }
 
 // An emulated product, emulate(alpha, x, beta, y_in) -> y, against the CSR product, for every

@@ -2,6 +2,7 @@
 // it, with the kernel's own band search, work mapping and row functions (evchyb_rows.cuh), over the
 // host builder's arrays (identical to the cuda builder's: the GPU suite checks that). Catches a
 // plan that leaves a row out, writes one twice or hands a thread the wrong slots, without a GPU.
+#include "common/evchyb_variants.hpp"
 #include "common/format_checks.hpp"
 #include "formats/evchyb/evchyb.hpp"
 #include "formats/evchyb/evchyb_rows.cuh"
@@ -167,20 +168,9 @@ int main(int argc, char **argv)
   std::vector<NamedMatrix> ms  = edge_case_matrices(true), real = real_matrices(dir);
   ms.insert(ms.end(), real.begin(), real.end());
   const std::vector<int64_t> def = default_params(evchyb_ops);
-  struct Variant {
-    const char *tag;
-    int         param;
-    int64_t     value;
-  };
-  // Params: ell_max_row, slice_rows, block_threads, sort_window, narrow_columns.
-  const Variant variants[] = {{"", 0, def[0]},           {"[sort_window=0]", 3, 0},   {"[sort_window=64]", 3, 64},  {"[sort_window=1]", 3, 1},
-                              {"[slice_rows=1]", 1, 1},  {"[slice_rows=4]", 1, 4},    {"[block_threads=64]", 2, 64}, {"[block_threads=1024]", 2, 1024},
-                              {"[ell_max_row=0]", 0, 0}, {"[ell_max_row=1024]", 0, 1024}, {"[narrow_columns=0]", 4, 0}};
-  for (const Variant &v : variants) {
-    std::vector<int64_t> p = def;
-    p[v.param]             = v.value;
-    for (const NamedMatrix &m : ms) check_on(p, v.tag, m);
-  }
+  const std::vector<ParamVariant> variants = evchyb_variants(def);
+  for (const ParamVariant &v : variants)
+    for (const NamedMatrix &m : ms) check_on(with_variant(def, v), v.tag, m);
   // Auto refusing every window (kAutoWindows): one row of 128 entries per 8192 rows, the rest empty.
   // Every window pads its long rows' slices with empty rows, while the global layout carries the
   // few long rows to the vCSR part; the builder must then restore the global order and lengths.
@@ -200,12 +190,8 @@ int main(int argc, char **argv)
     const auto &hb = static_cast<const HostBlock &>(*fb);
     check(hb.sh.widest_span == 31 + d && hb.sh.narrow == (31 + d <= kNarrowSpan), "evchyb_kernel.narrow_decision." + m.name, std::to_string(hb.sh.widest_span));
     check(!hb.sh.narrow || (hb.col16.size() == (size_t)hb.sh.ell_slots && hb.colidx.size() == (size_t)(hb.sh.nslots - hb.sh.csr_base)), "evchyb_kernel.narrow_arrays." + m.name);
-    for (const Variant &v : variants)
-      if (v.param == 1 || v.param == 4 || !v.tag[0]) {
-        std::vector<int64_t> p = def;
-        p[v.param]             = v.value;
-        check_on(p, v.tag, m);
-      }
+    for (const ParamVariant &v : variants)
+      if (v.param == 1 || v.param == 4 || !v.tag[0]) check_on(with_variant(def, v), v.tag, m);
   }
   // Narrow columns per slice: an eighth of the 32-row slices too wide keeps the narrow layout with
   // those slices split into 16-bit halves (the product runs both row functions; narrow_mixed is
@@ -217,19 +203,15 @@ int main(int argc, char **argv)
     const Shape &sh = hb.sh;
     check(sh.narrow == narrow && (!narrow || (sh.split_slots > 0 && sh.fitting_slots == 7 * sh.split_slots && hb.col_hi16.size() == hb.col16.size())), "evchyb_kernel.narrow_per_slice." + name,
           "narrow " + std::to_string(sh.narrow) + ", fitting " + std::to_string(sh.fitting_slots) + ", split " + std::to_string(sh.split_slots));
-    for (const Variant &v : variants)
-      if (v.param == 1 || v.param == 4 || !v.tag[0]) {
-        std::vector<int64_t> p = def;
-        p[v.param]             = v.value;
-        check_on(p, v.tag, {name, A});
-      }
+    for (const ParamVariant &v : variants)
+      if (v.param == 1 || v.param == 4 || !v.tag[0]) check_on(with_variant(def, v), v.tag, {name, A});
   }
   // The bytes of a narrow layout: 2 per ELL column instead of 4, plus a base per slice; a split
   // slice's columns cost what they cost in the 32-bit layout.
   {
     const CsrMatrix      A   = two_diagonals_mixed(32 * 40, 100, 70000, 8);
     std::vector<int64_t> off = def;
-    off[4]                   = 0;
+    off[param_narrow_columns] = 0;
     const auto   fn = evchyb_ops.build_host(A.view(), def.data()), fw = evchyb_ops.build_host(A.view(), off.data());
     const Shape &sn = static_cast<const HostBlock &>(*fn).sh;
     check(sn.narrow && fw->bytes() - fn->bytes() == (size_t)sn.fitting_slots * 2 - (size_t)sn.nslices * 4, "evchyb_kernel.narrow_bytes_split", std::to_string(fw->bytes()) + " vs " + std::to_string(fn->bytes()));
@@ -237,7 +219,7 @@ int main(int argc, char **argv)
   {
     const NamedMatrix m{"stencil7_12", stencil7(12)};
     std::vector<int64_t> off = def;
-    off[4]                   = 0;
+    off[param_narrow_columns] = 0;
     const auto fn = evchyb_ops.build_host(m.A.view(), def.data()), fw = evchyb_ops.build_host(m.A.view(), off.data());
     const Shape &sn = static_cast<const HostBlock &>(*fn).sh, &sw = static_cast<const HostBlock &>(*fw).sh;
     check(sn.narrow && !sw.narrow && fw->bytes() - fn->bytes() == (size_t)sn.ell_slots * 2 - (size_t)sn.nslices * 4, "evchyb_kernel.narrow_bytes", std::to_string(fw->bytes()) + " vs " + std::to_string(fn->bytes()));
@@ -248,7 +230,7 @@ int main(int argc, char **argv)
   // 32-bit; the bytes drop by 2 per vCSR slot and grow by a base per vCSR row.
   {
     std::vector<int64_t> off = def;
-    off[4]                   = 0;
+    off[param_narrow_columns] = 0;
     for (const NamedMatrix &m : ms) {
       if (m.name != "long_rows_gt128" && m.name != "one_dense_row" && m.name != "mixed_1_to_600") continue;
       const auto   fn = evchyb_ops.build_host(m.A.view(), def.data()), fw = evchyb_ops.build_host(m.A.view(), off.data());
@@ -264,6 +246,6 @@ int main(int argc, char **argv)
   }
   // Windowed with tiny slices and windows on the mixed shapes.
   for (const NamedMatrix &m : ms)
-    if (m.name == "mixed_1_to_600" || m.name == "empty_rows_mixed" || m.name == "powerlaw") check_on({def[0], 2, 64, 7, def[4]}, "[slice_rows=2,sort_window=7]", m);
+    if (m.name == "mixed_1_to_600" || m.name == "empty_rows_mixed" || m.name == "powerlaw") check_on({def[param_ell_max_row], 2, 64, 7, def[param_narrow_columns]}, "[slice_rows=2,sort_window=7]", m);
   return gftest::finish();
 }

@@ -146,6 +146,9 @@ constexpr int32_t kMaxBands = 16;
 constexpr int32_t kNarrowSpan = 65535;
 constexpr int32_t kSplitSlice = -1;
 
+// Parameter order of evchyb_ops.params (-mat_evchyb_<name>).
+enum Param { param_ell_max_row = 0, param_slice_rows = 1, param_block_threads = 2, param_sort_window = 3, param_narrow_columns = 4, nparams = 5 };
+
 struct Params {
   int32_t ell_max_row   = 128; // M: rows of length <= M go to ELL
   int32_t slice_rows    = 32;  // S: power of two

@@ -45,17 +45,17 @@ Params read_params(const int64_t *p)
 {
   Params prm;
   if (!p) return prm;
-  if (p[0] < 0 || p[0] > 1024) throw Error(ErrorKind::bad_input, "evchyb: ell_max_row must be in [0, 1024], got " + std::to_string(p[0]));
-  if (!is_pow2(p[1]) || p[1] > 1024) throw Error(ErrorKind::bad_input, "evchyb: slice_rows must be a power of two in [1, 1024], got " + std::to_string(p[1]));
-  if (!is_pow2(p[2]) || p[2] < 64 || p[2] > 1024) throw Error(ErrorKind::bad_input, "evchyb: block_threads must be a power of two in [64, 1024], got " + std::to_string(p[2]));
-  prm.ell_max_row   = (int32_t)p[0];
-  prm.slice_rows    = (int32_t)p[1];
-  prm.log2_slice    = ilog2(p[1]);
-  prm.block_threads = (int32_t)p[2];
-  if (p[3] < -1 || p[3] > INT32_MAX) throw Error(ErrorKind::bad_input, "evchyb: sort_window must be -1 (auto), 0 (global sort) or a row count, got " + std::to_string(p[3]));
-  prm.sort_window = (int32_t)p[3];
-  if (p[4] < 0 || p[4] > 1) throw Error(ErrorKind::bad_input, "evchyb: narrow_columns must be 0 or 1, got " + std::to_string(p[4]));
-  prm.narrow_columns = (int32_t)p[4];
+  if (p[param_ell_max_row] < 0 || p[param_ell_max_row] > 1024) throw Error(ErrorKind::bad_input, "evchyb: ell_max_row must be in [0, 1024], got " + std::to_string(p[param_ell_max_row]));
+  if (!is_pow2(p[param_slice_rows]) || p[param_slice_rows] > 1024) throw Error(ErrorKind::bad_input, "evchyb: slice_rows must be a power of two in [1, 1024], got " + std::to_string(p[param_slice_rows]));
+  if (!is_pow2(p[param_block_threads]) || p[param_block_threads] < 64 || p[param_block_threads] > 1024) throw Error(ErrorKind::bad_input, "evchyb: block_threads must be a power of two in [64, 1024], got " + std::to_string(p[param_block_threads]));
+  prm.ell_max_row   = (int32_t)p[param_ell_max_row];
+  prm.slice_rows    = (int32_t)p[param_slice_rows];
+  prm.log2_slice    = ilog2(p[param_slice_rows]);
+  prm.block_threads = (int32_t)p[param_block_threads];
+  if (p[param_sort_window] < -1 || p[param_sort_window] > INT32_MAX) throw Error(ErrorKind::bad_input, "evchyb: sort_window must be -1 (auto), 0 (global sort) or a row count, got " + std::to_string(p[param_sort_window]));
+  prm.sort_window = (int32_t)p[param_sort_window];
+  if (p[param_narrow_columns] < 0 || p[param_narrow_columns] > 1) throw Error(ErrorKind::bad_input, "evchyb: narrow_columns must be 0 or 1, got " + std::to_string(p[param_narrow_columns]));
+  prm.narrow_columns = (int32_t)p[param_narrow_columns];
   return prm;
 }
 
@@ -470,6 +470,7 @@ const FormatParam kParams[] = {
   {"sort_window", "ELL rows sorted by length only inside windows of this many rows, keeping x/y locality (0: the paper's global sort; -1: auto, windows of 1024, 8192 or 65536 rows, the first that pads at most 10% more than the global sort, else the global sort)", -1, -1, INT32_MAX},
   {"narrow_columns", "1: ELL columns of every 32-row slice spanning at most 65535 columns stored as 16-bit offsets from the slice's smallest column (10 instead of 12 bytes per ELL entry; other slices keep 32-bit columns as two 16-bit halves), when such slices hold at least 85% of the ELL slots; vCSR rows (longer than ell_max_row) as 16-bit offsets from each row's smallest column when every vCSR row spans at most 65535; 0: always 32-bit", 1, 0, 1},
 };
+static_assert(sizeof(kParams) / sizeof(kParams[0]) == nparams, "kParams follows enum Param");
 
 } // namespace
 } // namespace evchyb

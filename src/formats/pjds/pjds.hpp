@@ -131,10 +131,8 @@ constexpr int32_t kPjdsLongChunk = 1024;
 constexpr int32_t kPjdsAutoLongRow            = kPjdsChunkDiagonals;
 constexpr int64_t kPjdsAutoLongPaddingPercent = 10;
 // Auto, when every window pads too much even so: rows longer than one warp leave the diagonals if
-// that makes a window's padding acceptable (first window of the list again). Last resort: with
-// windows of 1024 only it took scaled CA-GrQc from 0.38x to 0.81x of the best PETSc type
-// (bench/results/2026-11-23-h100-s9), but it was slower than a larger window without it on four
-// of five graph-like matrices (-s11), and FEM rows of 10..80 dropped to 0.5x with it.
+// that makes a window's padding acceptable (first window of the list again). A last resort: it
+// lost to a larger window without it on most graph-like matrices (docs/formats/pjds.md).
 constexpr int32_t kPjdsAutoWarpLongRow = 32;
 
 // Padded jagged slots (b_r * sum of block widths) of the rows sorted longest first inside windows

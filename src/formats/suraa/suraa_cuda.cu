@@ -1,8 +1,9 @@
-// SURAA on the GPU: the device builder (Thrust, from the CSR uploaded once; the same layout and plan
-// as the host builder in suraa_host.cpp), the G3 sub-warp and G2 vector kernels, the host-launched G1
-// kernel, and the product that launches them on the streams. The dynamic-parallelism G1 kernels
-// are in suraa_dynamic_rdc.cu. Layout and rules: suraa.hpp.
+// SURAA on the GPU: the device builder (suraa_build.cuh, run here on CudaOrderedSystem from the CSR
+// uploaded once; the same layout and plan as the host builder in suraa_host.cpp), the G3 sub-warp
+// and G2 vector kernels, the host-launched G1 kernel, and the product that launches them on the
+// streams. The dynamic-parallelism G1 kernels are in suraa_dynamic_rdc.cu. Layout and rules: suraa.hpp.
 #include "suraa.hpp"
+#include "suraa_build.cuh"
 #include "suraa_device.cuh"
 
 #include "../../core/device_buffer.hpp"
@@ -187,81 +188,6 @@ __global__ void __launch_bounds__(kG1BlockThreads) suraa_g1_blocks(int32_t g1_ro
 }
 
 // ------------------------------------------------------------------------------------------------
-// Builder functors
-
-struct SlotOfEntry { // (k, row) -> slot of CSR entry k
-  const int32_t *rowptr, *sorted_rowptr, *inv_perm;
-  __device__ int32_t operator()(int32_t k, int32_t i) const { return sorted_rowptr[inv_perm[i]] + (k - rowptr[i]); }
-};
-struct Squared {
-  __device__ int64_t operator()(int32_t l) const { return (int64_t)l * l; }
-};
-struct ChunksOf {
-  __device__ int32_t operator()(int32_t l) const { return g1_chunks(l); }
-};
-struct IsEmpty {
-  __device__ bool operator()(int32_t l) const { return l == 0; }
-};
-struct LongerThanChunk {
-  __device__ bool operator()(int32_t l) const { return l > kG1ChunkEntries; }
-};
-
-// Tiles (tile_rows_cuda).
-struct InPositions { // row i sits at a position of [begin, end)
-  const int32_t *inv;
-  int32_t        begin, end;
-  __device__ bool operator()(int32_t i) const { return inv[i] >= begin && inv[i] < end; }
-};
-struct TileKeyOf { // row -> tile_key (window, T code of its sorted position)
-  const int32_t *inv, *code;
-  int32_t        begin, window;
-  __device__ int32_t operator()(int32_t i) const { return (i / window) << kTileCodeBits | code[inv[i] - begin]; }
-};
-struct StartsTile { // j starts a run of equal keys
-  const int32_t *key;
-  __device__ bool operator()(int32_t j) const { return j == 0 || key[j] != key[j - 1]; }
-};
-struct BlocksOfTile {
-  const int32_t *tile_start, *key;
-  __device__ int32_t operator()(int32_t t) const
-  {
-    const int32_t per = tile_block_rows(key_threads(key[tile_start[t]]));
-    return (tile_start[t + 1] - tile_start[t] + per - 1) / per;
-  }
-};
-struct FillBlock { // block b: the tile holding it (largest t with block_start[t] <= b), its rows and T
-  const int32_t *tile_start, *block_start, *key;
-  int32_t        ntiles, begin;
-  int32_t       *first, *info;
-  __device__ void operator()(int32_t b) const
-  {
-    int32_t lo = 0, hi = ntiles;
-    while (hi - lo > 1) {
-      const int32_t mid = lo + (hi - lo) / 2;
-      if (block_start[mid] <= b) lo = mid;
-      else hi = mid;
-    }
-    const int32_t T = key_threads(key[tile_start[lo]]), per = tile_block_rows(T);
-    const int32_t f = tile_start[lo] + (b - block_start[lo]) * per;
-    first[b]        = begin + f;
-    info[b]         = tile_info(min(per, tile_start[lo + 1] - f), T);
-  }
-};
-
-// a[pos[j]] for a few positions, to the host (one gather, one copy).
-std::vector<int32_t> gather_to_host(const int32_t *a, const std::vector<int32_t> &pos, cudaStream_t stream)
-{
-  std::vector<int32_t> out(pos.size());
-  if (pos.empty()) return out;
-  DeviceBuffer<int32_t> dpos(pos.size(), stream), dout(pos.size(), stream);
-  dpos.upload(pos.data(), pos.size(), stream);
-  thrust::gather(thrust::cuda::par_nosync.on(stream), dpos.data(), dpos.data() + pos.size(), a, dout.data());
-  dout.download(out.data(), out.size(), stream);
-  GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // out is read
-  return out;
-}
-
-// ------------------------------------------------------------------------------------------------
 
 class SuraaCudaBlock : public FormatBlock {
 public:
@@ -319,127 +245,43 @@ public:
   void        describe(std::vector<LayoutStat> &out) const override { suraa::describe(plan, out); }
 };
 
-// The host's tile_rows on the device: the tiled rows, taken in matrix order, stably
-// radix-sorted by tile_key (so ties keep the row order, as the host's (key, row) sort), written to
-// perm over their positions; then the runs of equal keys (tiles) cut into blocks. false: no tiles.
-bool tile_rows_cuda(SuraaCudaBlock &blk, int32_t m, cudaStream_t stream)
-{
-  using thrust::counting_iterator;
-  Plan         &pl = blk.plan;
-  const int32_t W = pl.params.window, begin = tiled_begin(pl), n = m - begin, nonempty = nonempty_end_of(pl) - begin;
-  if (W <= 0 || n <= 0) return false;
-  const auto                       pol = thrust::cuda::par_nosync.on(stream);
-  const counting_iterator<int32_t> zero(0);
-  DeviceBuffer<int32_t>            code(n, stream), inv(m, stream), rows(n, stream), key_in(n, stream), key(n, stream), tile_start((size_t)n + 1, stream);
-  for (const Launch &l : pl.launches) // code of every position, from its launch; empty rows (last): 0 threads
-    if (is_tiled(l) && l.begin < begin + nonempty) thrust::fill(pol, code.data() + (l.begin - begin), code.data() + (std::min(l.end, begin + nonempty) - begin), tile_code(l.threads_per_row));
-  if (nonempty < n) thrust::fill(pol, code.data() + std::max(nonempty, 0), code.data() + n, kEmptyCode);
-  thrust::scatter(pol, zero, zero + m, blk.perm.data(), inv.data());
-  thrust::copy_if(pol, zero, zero + m, rows.data(), InPositions{inv.data(), begin, begin + n});
-  thrust::transform(pol, rows.data(), rows.data() + n, key_in.data(), TileKeyOf{inv.data(), code.data(), begin, W});
-  radix_sort_pairs(key_in.data(), key.data(), rows.data(), blk.perm.data() + begin, n, std::max(1, bits_for((uint32_t)tile_key(m - 1, W, 0))), stream);
-
-  int32_t *ts     = tile_start.data();
-  const int32_t nt = (int32_t)(thrust::copy_if(pol, zero, zero + n, ts, StartsTile{key.data()}) - ts);
-  thrust::fill(pol, ts + nt, ts + nt + 1, n);
-  DeviceBuffer<int32_t> block_start((size_t)nt + 1, stream);
-  int32_t              *bs = block_start.data();
-  thrust::transform(pol, zero, zero + nt, bs, BlocksOfTile{ts, key.data()});
-  thrust::fill(pol, bs + nt, bs + nt + 1, 0);
-  thrust::exclusive_scan(pol, bs, bs + nt + 1, bs);
-  const int32_t nb = gather_to_host(bs, {nt}, stream)[0];
-  blk.block_first.resize(nb);
-  blk.block_info.resize(nb);
-  thrust::for_each(pol, zero, zero + nb, FillBlock{ts, bs, key.data(), nt, begin, blk.block_first.data(), blk.block_info.data()});
-  pl.tile_begin  = begin;
-  pl.tiles       = nt;
-  pl.tile_blocks = nb;
-  int per_sm = 0, sms = 0, dev = 0;
-  GPUFORMATS_CUDA(cudaGetDevice(&dev));
-  GPUFORMATS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  GPUFORMATS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, suraa_tiles, kSubwarpBlockThreads, 0));
-  blk.tile_grid = std::max(1, per_sm * sms);
-  blk.tile_taken.resize(1);
-  return true;
-}
-
 } // namespace
 
 std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up)
 {
-  using thrust::counting_iterator;
   const Params P = read_params(params); // bad parameters fail before any upload
   check_size(A);
-  auto                             blk = std::make_unique<SuraaCudaBlock>();
-  const int32_t                    m   = A.nrows;
-  const int64_t                    nnz = A.nnz;
-  // Thrust without its optional synchronisations, its temporaries stream-ordered like ours
-  // (DeviceBuffer(n, stream)): thrust::cuda::par synchronises after every algorithm and takes temporaries
-  // with cudaMalloc / cudaFree, which synchronises the device; the build is dozens of short steps.
-  const auto                       pol = thrust::cuda::par_nosync.on(stream);
-  const counting_iterator<int32_t> zero(0);
+  auto                                          blk = std::make_unique<SuraaCudaBlock>();
+  build_detail::Arrays<CudaOrderedSystem> a;
   {
     DeviceCsr d = upload_csr(A, stream, up);
-
-    // Sort (Algorithm 2 l.4): the core's device radix sort.
-    blk->perm.resize(m);
-    if (m) sorted_row_permutation_cuda(d.rowptr.data(), d.colidx.data(), m, A.ncols, RowOrder::longest_first, 0, blk->perm.data(), stream);
-
-    // Lengths and row pointers of the rows in perm's order (exclusive scan over m + 1 entries).
-    DeviceBuffer<int32_t> len(m, stream);
-    blk->rowptr.resize((size_t)m + 1);
-    int32_t *rp        = blk->rowptr.data();
-    auto     rearrange = [&] {
-      if (m) thrust::transform(pol, zero, zero + m, len.data(), StoredLength{d.rowptr.data(), blk->perm.data()});
-      if (m) thrust::copy(pol, len.data(), len.data() + m, rp);
-      GPUFORMATS_CUDA(cudaMemsetAsync(rp + m, 0, sizeof(int32_t), stream));
-      thrust::exclusive_scan(pol, rp, rp + m + 1, rp);
-    };
-    rearrange();
-
-    // Segments, groups, launches (l.6-17): the host's plan from a few values read back.
-    SortedRows rows;
-    rows.lengths_at             = [&](const std::vector<int32_t> &pos) { return gather_to_host(len.data(), pos, stream); };
-    rows.rowptr_at              = [&](const std::vector<int32_t> &pos) { return gather_to_host(rp, pos, stream); };
-    rows.sum_of_squared_lengths = [&] { return thrust::transform_reduce(pol, len.data(), len.data() + m, Squared{}, (int64_t)0, thrust::plus<int64_t>()); };
-    Plan &pl                    = blk->plan;
-    pl                          = make_plan(P, m, A.ncols, nnz, rows);
-    pl.empty_rows               = m ? (int32_t)thrust::count_if(pol, len.data(), len.data() + m, IsEmpty{}) : 0;
-
-    // G1 chunks: exclusive scan of chunks per row over g1_end + 1 entries.
-    if (pl.g1_end) {
-      const int32_t g = pl.g1_end;
-      blk->g1_chunk_start.resize((size_t)g + 1);
-      int32_t *cs = blk->g1_chunk_start.data();
-      thrust::transform(pol, len.data(), len.data() + g, cs, ChunksOf{});
-      GPUFORMATS_CUDA(cudaMemsetAsync(cs + g, 0, sizeof(int32_t), stream));
-      thrust::exclusive_scan(pol, cs, cs + g + 1, cs);
-      pl.g1_chunks           = gather_to_host(cs, {g}, stream)[0];
-      pl.g1_multi_chunk_rows = (int32_t)thrust::count_if(pol, len.data(), len.data() + g, LongerThanChunk{});
-      blk->g1_partial.resize(pl.g1_chunks);
-      blk->g1_count.resize(g);
-      GPUFORMATS_CUDA(cudaMemsetAsync(blk->g1_count.data(), 0, (size_t)g * sizeof(unsigned), stream));
-      if (P.dynamic) reserve_child_launches(g);
-    }
-
-    // Tiles (the host's tile_rows), then the rows' lengths and pointers in the final order.
-    if (tile_rows_cuda(*blk, m, stream)) rearrange();
-
-    // slot_of_csr (Algorithm 2 l.5, "rearrange A_csr using perm"), and the entries scattered to their slots.
-    blk->slots.resize(nnz);
-    blk->colidx.resize(nnz);
-    blk->vals.resize(nnz);
-    if (nnz) {
-      DeviceBuffer<int32_t> inv(m, stream);
-      thrust::scatter(pol, zero, zero + m, blk->perm.data(), inv.data());
-      int32_t *sl = blk->slots.data();
-      entry_rows(pol, d.rowptr.data(), m, nnz, sl); // the row of each entry (core), then its slot
-      thrust::transform(pol, zero, zero + (int32_t)nnz, sl, sl, SlotOfEntry{d.rowptr.data(), rp, inv.data()});
-      thrust::scatter(pol, d.values.data(), d.values.data() + nnz, sl, blk->vals.data());
-      thrust::scatter(pol, d.colidx.data(), d.colidx.data() + nnz, sl, blk->colidx.data());
-    }
-    GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the uploaded CSR dies here (cudaFree; the temporaries are stream-ordered)
+    build_detail::build_arrays(CudaOrderedSystem{{stream}}, A, d.rowptr.data(), d.colidx.data(), d.values.data(), P, a);
+  } // the uploaded CSR dies here (cudaFree; build_arrays synchronised the stream, its temporaries are stream-ordered)
+  blk->plan           = std::move(a.plan);
+  blk->rowptr         = std::move(a.rowptr);
+  blk->colidx         = std::move(a.colidx);
+  blk->perm           = std::move(a.perm);
+  blk->slots          = std::move(a.slots);
+  blk->g1_chunk_start = std::move(a.g1_chunk_start);
+  blk->block_first    = std::move(a.block_first);
+  blk->block_info     = std::move(a.block_info);
+  blk->vals           = std::move(a.vals);
+  const Plan &pl      = blk->plan;
+  if (pl.g1_end) { // the G1 product's partial sums and chunk counters
+    blk->g1_partial.resize(pl.g1_chunks);
+    blk->g1_count.resize(pl.g1_end);
+    GPUFORMATS_CUDA(cudaMemsetAsync(blk->g1_count.data(), 0, (size_t)pl.g1_end * sizeof(unsigned), stream));
+    if (P.dynamic) reserve_child_launches(pl.g1_end);
   }
+  if (pl.tile_blocks) { // persistent tile blocks: as many as fit on the device at once
+    int per_sm = 0, sms = 0, dev = 0;
+    GPUFORMATS_CUDA(cudaGetDevice(&dev));
+    GPUFORMATS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    GPUFORMATS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, suraa_tiles, kSubwarpBlockThreads, 0));
+    blk->tile_grid = std::max(1, per_sm * sms);
+    blk->tile_taken.resize(1);
+  }
+  GPUFORMATS_CUDA(cudaStreamSynchronize(stream));
   blk->set_layout(Backend::cuda, A, blk->vals.data(), A.nnz, blk->slots.data()); // no padding: a slot per nonzero
   return blk;
 }

@@ -32,49 +32,6 @@ QuantilePositions quantile_positions(int32_t m, double q)
   return {lo, std::min(lo + 1, m - 1), pos - (double)lo};
 }
 
-class SuraaHostBlock : public FormatBlock {
-public:
-  Plan                 plan;
-  std::vector<int32_t> rowptr, colidx, perm, slots, g1_chunk_start, block_first, block_info;
-  std::vector<double>  vals;
-
-  double row_sum(int32_t first, int32_t end, const double *x) const
-  {
-    double s = 0;
-    for (int32_t k = first; k < end; ++k) s += vals[k] * x[colidx[k]];
-    return s;
-  }
-  void store(int32_t p, double sum, double alpha, double beta, double *y) const
-  {
-    const int32_t row = perm[p];
-    y[row]            = beta == 0.0 ? alpha * sum : alpha * sum + beta * y[row]; // beta == 0: y write-only
-  }
-
-  // The launches in the paper's order, each with the arithmetic of its kernel: G3 and G2 a row at a
-  // time (a plain sequential row sum, whatever T or Y the cuda kernels use: the independent
-  // oracle), G1 by chunks of kG1ChunkEntries whose partial sums are added in chunk order.
-  void spmv(double alpha, const double *x, double beta, double *y, const StreamSet &) const override
-  {
-    for (const Launch &l : plan.launches) {
-      for (int32_t p = l.begin; p < l.end; ++p) {
-        const int32_t rs = rowptr[p], re = rowptr[p + 1];
-        if (l.kernel != Kernel::g1) {
-          store(p, row_sum(rs, re, x), alpha, beta, y);
-          continue;
-        }
-        double sum = 0;
-        for (int32_t c = 0; c < g1_chunk_start[p + 1] - g1_chunk_start[p]; ++c) {
-          const int32_t first = rs + c * kG1ChunkEntries;
-          sum += row_sum(first, re - first < kG1ChunkEntries ? re : first + kG1ChunkEntries, x);
-        }
-        store(p, sum, alpha, beta, y);
-      }
-    }
-  }
-  std::size_t bytes() const override { return suraa::bytes(plan); }
-  void        describe(std::vector<LayoutStat> &out) const override { suraa::describe(plan, out); }
-};
-
 std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
 {
   const Params P = read_params(params);
