@@ -20,7 +20,7 @@ export PETSC_DIR PETSC_ARCH
 PETSC_VARIABLES := $(PETSC_DIR)/lib/petsc/conf/variables
 PETSC_GOALS     := all lib test demo bundle install experiments
 
-.PHONY: all lib test demo bundle install clean help check-petsc petsc-bootstrap experiments
+.PHONY: all lib test demo bundle install clean help check-petsc petsc-bootstrap experiments nccl-header
 ifeq ($(wildcard $(PETSC_VARIABLES)),)
 # No PETSc yet. Building it is a target of the goals that need it (never of clean, help or make -n):
 # bootstrap, then run make again for the goal, which then reads PETSc's variables.
@@ -46,6 +46,12 @@ else
 GENCODE     := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_100,code=[sm_100,compute_100]
 endif
 CUDA_HOME   := $(patsubst %/bin/nvcc,%,$(CUDAC))
+# NCCL (optional: the halo exchange of the mpi types): its header where found (NCCL_INCLUDE, the
+# bootstrap's copy, the system's); the library is loaded at run time, so a build without the header
+# still runs everywhere, with -mat_gpuformats_halo nccl a clear error. `make nccl-header` fetches it.
+NCCL_INCLUDE ?= $(firstword $(patsubst %/nccl.h,%,$(wildcard $(GPUFORMATS_CACHE)/nccl/include/nccl.h $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h)))
+NCCL_FLAGS  := $(if $(NCCL_INCLUDE),-DGPUFORMATS_HAVE_NCCL -I$(NCCL_INCLUDE))
+build/src/halo/nccl_comm.o: GF_CXXFLAGS += $(NCCL_FLAGS)
 INCLUDES    := -Iinclude -Isrc $(PETSC_CC_INCLUDES)
 GF_CXXFLAGS := -std=gnu++20 -O2 -fPIC -Wall -Wno-unknown-pragmas $(INCLUDES)
 GF_CUFLAGS  := -ccbin $(CXX) -std=c++20 -O3 $(GENCODE) -Xcompiler -fPIC --expt-relaxed-constexpr $(INCLUDES)
@@ -170,6 +176,10 @@ install: $(LIB)
 
 -include $(OBJ:.o=.d)
 endif
+
+# NCCL's header (optional), then rebuild to use it: the bootstrap fetches it with PETSc.
+nccl-header:
+	GPUFORMATS_CACHE=$(GPUFORMATS_CACHE) config/fetch-nccl-header.sh
 
 clean:
 	rm -rf build lib bin bundle

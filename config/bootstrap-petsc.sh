@@ -62,5 +62,7 @@ make PETSC_DIR="$SRC" PETSC_ARCH=$ARCH MAKE_NP="$JOBS" all >&2
 make PETSC_DIR="$SRC" PETSC_ARCH=$ARCH install >&2
 rm -rf "$SRC/$ARCH"
 touch "$PREFIX/.gpuformats-complete"
+# NCCL's header for the halo's NCCL path (optional: a failed download only leaves it out).
+GPUFORMATS_CACHE=$CACHE "$(dirname "$0")/fetch-nccl-header.sh" >&2 || log "NCCL's header not fetched: the plugin builds without its NCCL path"
 log "PETSc ready in $PREFIX"
 echo "$PREFIX"

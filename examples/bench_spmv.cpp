@@ -489,6 +489,8 @@ struct TypeResult {
   double      bytes = NAN;
   double      t_first_s = NAN, t_median_s = NAN, t_b2b_mean_s = NAN, relerr_t = NAN; // MatMultTranspose (-transpose)
   int         reps = 0, refresh_reps = 0;
+  std::string halo;                                                  // gpuformats mpi types: the halo exchange used
+  double      halo_s = NAN, halo_local_s = NAN, halo_exposed_s = NAN; // per product, mean over ranks (-mat_gpuformats_halo_measure)
 };
 
 struct TypeObjects {
@@ -732,6 +734,18 @@ PetscErrorCode measure_type(const Settings &S, HostMatrix &M, const TypeEntry &T
       PetscCallMPI(MPIU_Allreduce(&b, &g, 1, MPIU_INT64, MPI_SUM, PETSC_COMM_WORLD));
       R.bytes        = (double)g;
       R.bytes_source = "MatGPUFormatsGetBytes";
+      MatGPUFormatsHalo used;
+      PetscInt          n;
+      PetscReal         t[3];
+      PetscCall(MatGPUFormatsGetHaloTimes(o.B, &used, &n, &t[0], &t[1], &t[2]));
+      R.halo = MatGPUFormatsHalos[used];
+      if (n > 0) {
+        for (PetscReal &v : t) v /= (PetscReal)n;
+        PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, t, 3, MPIU_REAL, MPIU_SUM, PETSC_COMM_WORLD));
+        R.halo_s         = t[0] / S.size;
+        R.halo_local_s   = t[1] / S.size;
+        R.halo_exposed_s = t[2] / S.size;
+      }
     } else if (strstr(R.type_name.c_str(), "aij")) {
       R.bytes        = csr;
       R.bytes_source = "CSR (AIJ layout)";
@@ -851,6 +865,8 @@ std::string result_json(const Settings &S, const HostMatrix &M, const TypeEntry 
     o.add("setup_upload_s", jnum(R.setup_upload_s)).add("setup_device_s", jnum(R.setup_device_s)).add("setup_device_spmvs", jnum(R.setup_device_s / R.spmv_median_s));
     o.add("refresh_upload_s", jnum(R.refresh_upload_s)).add("refresh_device_s", jnum(R.refresh_device_s)).add("refresh_device_spmvs", jnum(R.refresh_device_s / R.spmv_median_s));
     o.add("bytes", jnum(R.bytes)).add("bytes_vs_csr", jnum(R.bytes / csr)).add("bytes_source", jstr(R.bytes_source));
+    if (!R.halo.empty()) o.add("halo", jstr(R.halo));
+    if (!std::isnan(R.halo_s)) o.add("halo_s", jnum(R.halo_s)).add("halo_local_s", jnum(R.halo_local_s)).add("halo_exposed_s", jnum(R.halo_exposed_s)).add("halo_hidden", jnum(1.0 - R.halo_exposed_s / R.halo_s));
     if (S.transpose) o.add("transpose_first_s", jnum(R.t_first_s)).add("transpose_median_s", jnum(R.t_median_s)).add("transpose_back_to_back_mean_s", jnum(R.t_b2b_mean_s)).add("relerr_transpose", jnum(R.relerr_t));
   }
   return o.str();
@@ -1054,6 +1070,21 @@ int main(int argc, char **argv)
   }
   BenchGpuInfo gpu;
   if (want_gpu) S.gpu = bench_gpu_info(&gpu, &gpu_why);
+  std::string rank_gpus; // JSON: the GPU each rank uses (PETSc's choice, rank % devices by default)
+  if (S.gpu) {
+    PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA)); // PETSc picks this rank's GPU before any CUDA work of ours
+    S.gpu = bench_gpu_info(&gpu, &gpu_why);
+    char mine[128] = {}, bus[32] = "?";
+    int  dev       = -1;
+    cudaGetDevice(&dev);
+    if (cudaDeviceGetPCIBusId(bus, sizeof bus, dev) != cudaSuccess) (void)cudaGetLastError();
+    std::snprintf(mine, sizeof mine, "{\"rank\": %d, \"device\": %d, \"pci_bus_id\": \"%s\"}", S.rank, dev, bus);
+    std::vector<char> all((size_t)S.size * sizeof mine);
+    PetscCallMPI(MPI_Gather(mine, (int)sizeof mine, MPI_CHAR, all.data(), (int)sizeof mine, MPI_CHAR, 0, PETSC_COMM_WORLD));
+    for (int r = 0; r < S.size; ++r) rank_gpus += (r ? ", " : "[") + std::string(&all[(size_t)r * sizeof mine]);
+    rank_gpus += "]";
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "GPU of each rank: %s\n", rank_gpus.c_str()));
+  }
   if (!flg) {
     int                                 n;
     const gpuformats::FormatOps *const *ours = gpuformats::all_formats(&n); // the formats this build carries
@@ -1092,7 +1123,7 @@ int main(int argc, char **argv)
     JObj g;
     g.add("name", jstr(gpu.name)).add("compute_capability", jstr(std::to_string(gpu.cc_major) + "." + std::to_string(gpu.cc_minor))).add("sm_count", jint(gpu.sm_count)).add("memory_bytes", jnum(gpu.memory_bytes)).add("l2_bytes", jnum(gpu.l2_bytes));
     g.add("driver_version", jstr(nvidia_driver_version())).add("cuda_driver_api_version", jstr(std::to_string(gpu.driver_version / 1000) + "." + std::to_string((gpu.driver_version % 1000) / 10))).add("cuda_runtime_version", jstr(std::to_string(gpu.runtime_version / 1000) + "." + std::to_string((gpu.runtime_version % 1000) / 10)));
-    run.add("gpu", g.str());
+    run.add("gpu", g.str()).add("rank_gpus", rank_gpus);
     JObj c;
     c.add("kernel_gbs", jnum(copy.kernel_gbs)).add("memcpy_gbs", jnum(copy.memcpy_gbs)).add("buffer_bytes", jnum(copy.bytes)).add("accounting", jstr("bytes read + bytes written, median of 20"));
     run.add("copy_bandwidth", c.str());

@@ -33,6 +33,16 @@ typedef enum {
 } MatGPUFormatsBackend;
 PETSC_EXTERN const char *const MatGPUFormatsBackends[];
 
+/* How an mpi type's product gathers the ghost values of x (-mat_gpuformats_halo). */
+typedef enum {
+  MAT_GPUFORMATS_HALO_AUTO,      /* cuda backend: nccl for large halos (>= 2^20 ghost values on a rank) where NCCL serves every rank, else mpi; host backend: vecscatter */
+  MAT_GPUFORMATS_HALO_NCCL,      /* device to device by NCCL on a stream of its own, overlapped with the local product */
+  MAT_GPUFORMATS_HALO_MPI,       /* MPI point-to-point on our own pattern (staged through pinned host memory where MPI is not GPU-aware), overlapped */
+  MAT_GPUFORMATS_HALO_VECSCATTER /* PETSc's VecScatter, as MPIAIJ */
+} MatGPUFormatsHalo;
+PETSC_EXTERN const char *const MatGPUFormatsHalos[];
+PETSC_EXTERN PetscErrorCode    MatGPUFormatsSetHalo(Mat, MatGPUFormatsHalo);
+
 PETSC_EXTERN PetscErrorCode GPUFormatsInitializePackage(void);
 PETSC_EXTERN PetscErrorCode GPUFormatsFinalizePackage(void);
 PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_gpuformats(void);
@@ -51,5 +61,11 @@ PETSC_EXTERN PetscErrorCode MatGPUFormatsGetBytes(Mat, PetscInt64 *);
    backend). MPI types: sum over the local and off-process blocks. */
 PETSC_EXTERN PetscErrorCode MatGPUFormatsGetLastTimes(Mat, PetscReal *, PetscReal *, PetscReal *, PetscReal *);
 
+/* The halo path an mpi type's products use on this rank (set by the first product after a new
+   nonzero pattern), and, with -mat_gpuformats_halo_measure, the times summed over the measured
+   products (CUDA events): halo (pack + exchange + unpack), local product, and how long the product
+   waited for the ghosts after its local part; 0 where not measured. */
+PETSC_EXTERN PetscErrorCode MatGPUFormatsGetHaloTimes(Mat, MatGPUFormatsHalo *, PetscInt *, PetscReal *, PetscReal *, PetscReal *);
+
 /* Log events (-log_view) */
-PETSC_EXTERN PetscLogEvent MAT_GPUFormatsBuild, MAT_GPUFormatsRefresh, MAT_GPUFormatsSpMV, MAT_GPUFormatsViewFill, MAT_GPUFormatsTransposeFill, MAT_GPUFormatsEdit;
+PETSC_EXTERN PetscLogEvent MAT_GPUFormatsBuild, MAT_GPUFormatsRefresh, MAT_GPUFormatsSpMV, MAT_GPUFormatsViewFill, MAT_GPUFormatsTransposeFill, MAT_GPUFormatsEdit, MAT_GPUFormatsHalo;

@@ -130,6 +130,7 @@ static PetscErrorCode BlockCsr(Mat aij, CsrView *csr)
   csr->nrows  = (int32_t)aij->rmap->n;
   csr->ncols  = (int32_t)aij->cmap->n;
   csr->nnz    = csr->nrows ? ai[csr->nrows] : 0;
+  PetscCheck(aa || csr->nnz == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "gpuformats: the matrix has a nonzero pattern but no values (the result of a symbolic phase, e.g. MatTransposeSymbolic()): set its values before a product");
   csr->rowptr = ai;
   csr->colidx = aj;
   csr->values = aa;
@@ -491,11 +492,24 @@ PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptio
   char                 title[128], opt[128];
   PetscBool            changed = PETSC_FALSE;
   MatGPUFormatsBackend backend = gm.backend_option;
+  PetscInt             result  = gm.product_format ? 1 : 0; // -mat_gpuformats_product_result
 
   PetscFunctionBegin;
   PetscCall(PetscSNPrintf(title, sizeof(title), "%s matrix options (gpuformats: %s)", gm.ops->root, gm.ops->description));
   PetscOptionsHeadBegin(PetscOptionsObject, title);
   PetscCall(PetscOptionsEnum("-mat_gpuformats_backend", "Where products run: auto (cuda if a device is present), host (reference kernels), cuda", "MatGPUFormatsSetBackend", MatGPUFormatsBackends, (PetscEnum)backend, (PetscEnum *)&backend, NULL));
+  if (gm.mpi) {
+    MatGPUFormatsHalo halo = gm.halo_option;
+    PetscCall(PetscOptionsEnum("-mat_gpuformats_halo", "How products gather the ghost values: auto (GPU: nccl for halos of 2^20 values or more where NCCL serves every rank, else mpi; host backend: vecscatter), nccl (device to device, overlapped), mpi (our pattern over MPI, overlapped), vecscatter (PETSc's)", "MatSetFromOptions", MatGPUFormatsHalos, (PetscEnum)halo, (PetscEnum *)&halo, NULL));
+    PetscCall(PetscOptionsBool("-mat_gpuformats_halo_measure", "Time each product's halo and local product with CUDA events (the hidden fraction in -mat_view ::ascii_info)", "MatGPUFormatsGetHaloTimes", gm.halo_measure, &gm.halo_measure, NULL));
+    if (halo != gm.halo_option) {
+      gm.halo_option  = halo;
+      gm.halo_nzstate = -1; // chosen again at the next product
+    }
+    if (gm.dhalo) gm.dhalo->measure(gm.halo_measure);
+  }
+  PetscCall(PetscOptionsEList("-mat_gpuformats_product_result", "Type of the result of a MatProduct computed on the GPU (MatMatMult, MatPtAP: GAMG's coarse operators): aijcusparse, or this matrix's format", "MatProductSetFromOptions", GFProductResults, 2, GFProductResults[result], &result, NULL));
+  gm.product_format = result == 1;
   PetscCall(PetscOptionsRangeInt("-mat_gpuformats_upload_threads", "Host threads that copy the AIJ arrays into pinned buffers for their upload to the GPU at a build or values-only refresh (1: cudaMemcpyAsync from pageable memory, as aijcusparse)", "MatSetFromOptions", gm.upload_threads, &gm.upload_threads, NULL, 1, kMaxUploadThreads));
   for (int p = 0; p < gm.ops->nparams; ++p) {
     const FormatParam &fp  = gm.ops->params[p];

@@ -5,7 +5,8 @@
 //   seq<fmt>:  Mat (SeqAIJ data) --spptr--> GFMat { diag: GFBlock }
 //   mpi<fmt>:  Mat (MPIAIJ data) --spptr--> GFMat { diag: GFBlock (local block A_d),
 //                                                   offd: GFBlock (off-process block A_o),
-//                                                   halo: VecScatter x -> ghost values }
+//                                                   halo: VecScatter x -> ghost values,
+//                                                   dhalo: the product's own exchange (src/halo/) }
 //
 // As mpiaijcusparse keeps seqaijcusparse blocks, the MPIAIJ data's local block A_d is itself a
 // seq<fmt> matrix (converted in place, "adopted", at the first sync after MPIAIJ made it) that
@@ -23,6 +24,7 @@
 #include "core/device_buffer.hpp"
 #include "core/stage_timer.hpp"
 #include "formats/format.hpp"
+#include "halo/halo.hpp"
 #include "transpose/transpose.hpp"
 
 #include <memory>
@@ -94,6 +96,7 @@ struct GFOps {
   PetscErrorCode (*zeroentries)(Mat);
   PetscErrorCode (*createsubmatrix)(Mat, IS, IS, MatReuse, Mat *);
   PetscErrorCode (*createsubmatrices)(Mat, PetscInt, const IS[], const IS[], MatReuse, Mat *[]);
+  PetscErrorCode (*productsetfromoptions)(Mat); // seq types only (gf_product.cpp)
 };
 
 // A seqaijcusparse matrix on a SeqAIJ block's host CSR arrays (no host copy), for cuSPARSE's
@@ -123,12 +126,21 @@ struct GFMat {
   Vec              lvec  = nullptr;
   VecScatter       halo  = nullptr;
   PetscObjectState halo_nzstate = -1;
+  // The forward product's exchange (-mat_gpuformats_halo): dhalo for nccl / mpi, null where the
+  // VecScatter above runs it; chosen collectively with the scatter (gf_mpi.cpp), halo_why says why.
+  MatGPUFormatsHalo     halo_option  = MAT_GPUFORMATS_HALO_AUTO;
+  PetscBool             halo_measure = PETSC_FALSE; // -mat_gpuformats_halo_measure: CUDA events per product
+  std::unique_ptr<Halo> dhalo;
+  MatGPUFormatsHalo     halo_used = MAT_GPUFORMATS_HALO_VECSCATTER;
+  bool                  halo_prepared = false; // GFMPIPrepareHalo ran (first final assembly)
+  std::string           halo_why;
   // seq: made by the first cuSPARSE factorization (an mpi<fmt>'s A_d has its own, as a seq<fmt>).
   GFShadow shadow;
   // MatAXPY with UNKNOWN_NONZERO_PATTERN: the blocks (ids, nonzero states) of the last X found to
   // have this matrix's pattern, with this matrix's own: a TS step compares once, not at every step.
   std::vector<PetscInt64> same_pattern_key;
   GFOps aij{}; // the AIJ implementations we wrap or fall back to
+  bool  product_format = false; // -mat_gpuformats_product_result: device MatProducts give a matrix of this format (else aijcusparse)
 
 };
 
@@ -193,6 +205,8 @@ PetscErrorCode GFMPIView(Mat A, PetscViewer viewer);
 PetscErrorCode GFMPIDestroy(Mat A);
 PetscErrorCode GFMPIAdoptLocalBlock(Mat A, Mat *Ad, Mat *Ao); // the blocks, A_d made our seq type sharing the diag block
 PetscErrorCode GFMPIGhostValues(Mat A, Backend backend, Vec r, Vec *ghosts); // r's values at the off-process block's columns (GFMat::lvec)
+PetscErrorCode GFMPIPrepareHalo(Mat A); // collective, at the first final assembly: NCCL's communicator made where products may use it
+PetscErrorCode GFMPIHaloTimes(Mat A, MatGPUFormatsHalo *used, PetscInt *products, PetscReal *halo, PetscReal *local, PetscReal *exposed);
 
 // --- gf_edit.cpp: in-place value changes and derived matrices ---
 void           GFInstallEdits(Mat B); // MatScale, MatShift, MatDiagonalSet, MatDiagonalScale, MatAXPY, MatZeroEntries
@@ -229,6 +243,12 @@ PetscErrorCode GFRegisterFactors(const char *seq_type); // MATSOLVERCUSPARSE LU/
 // seq, cuda backend: GFMat::shadow with device values equal to A's current values (gathered from
 // the up-to-date format when A changed since the last gather).
 PetscErrorCode GFShadowOnDevice(Mat A, Mat *S);
+
+// --- gf_product.cpp: MatProducts (MatMatMult, MatPtAP, ...) of the seq types on the device ---
+extern const char *const GFProductResults[]; // -mat_gpuformats_product_result: "aijcusparse", "format"
+// Installs (or, at destroy, removes) the seq type's MatProductSetFromOptions: cuSPARSE's products
+// on device operands on the cuda backend, AIJ's elsewhere.
+PetscErrorCode GFInstallProducts(Mat B, PetscBool install);
 
 } // namespace gpuformats
 

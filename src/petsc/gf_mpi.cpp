@@ -1,11 +1,19 @@
 // mpi<fmt>: an MPIAIJ matrix whose local (diagonal) and off-process blocks both run in a
-// gpuformats layout. Product order, as PETSc's MPIAIJ but with our own halo scatter:
+// gpuformats layout. Product order, as PETSc's MPIAIJ but with our own halo exchange:
 //
-//   VecScatterBegin(x -> ghosts)   packs on PETSc's stream and posts MPI
-//   y  = A_d x                     launched while the messages travel
-//   VecScatterEnd                  waits, unpacks on the stream
+//   y  = A_d x                     queued first (ours: after marking where x is ready)
+//   halo begin (x -> ghosts)       nccl: pack, send and receive on the halo's higher-priority
+//                                  stream (src/halo/), beside the local product;
+//                                  vecscatter: PETSc packs and posts MPI before the local product
+//   halo end                       nccl: the stream waits for the ghosts, the host for nothing
 //   y += A_o ghosts                rows with no off-process entries cost nothing in the format
 #include "gf_mat.hpp"
+
+#include "halo/nccl_comm.hpp"
+
+#include <petscdevice_cuda.h>
+#include <petscsf.h>
+
 #include <string>
 
 namespace gpuformats {
@@ -37,8 +45,154 @@ PetscErrorCode GFMPIAdoptLocalBlock(Mat A, Mat *Ad, Mat *Ao)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// Ghost vector and scatter for the off-process block, rebuilt when the nonzero pattern (and so
-// the ghost list) or the backend changes.
+template <class Cleanup>
+static PetscErrorCode CollectiveCheck(MPI_Comm comm, const GFLayerError &e, Cleanup cleanup);
+
+// The exchange pattern of the ghosts (MatGetGhosts, sorted global columns) from a PetscSF of type
+// basic on them: its root ranks are whom we receive from, its leaf ranks whom we send to, and each
+// pair's lists are in the order the two ranks agreed at the SF's set-up.
+static PetscErrorCode BuildHaloPattern(Mat A, HaloPattern &p)
+{
+  PetscSF            sf;
+  PetscInt           nghost;
+  const PetscInt    *ghosts, *roffset, *rmine, *rremote, *ioffset, *irootloc;
+  PetscMPIInt        nranks, niranks;
+  const PetscMPIInt *ranks, *iranks;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetGhosts(A, &nghost, &ghosts));
+  PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)A), &sf));
+  PetscCall(PetscSFSetType(sf, PETSCSFBASIC));
+  PetscCall(PetscSFSetGraphLayout(sf, A->cmap, nghost, NULL, PETSC_COPY_VALUES, ghosts));
+  PetscCall(PetscSFSetUp(sf));
+  PetscCall(PetscSFGetRootRanks(sf, &nranks, &ranks, &roffset, &rmine, &rremote));
+  PetscCall(PetscSFGetLeafRanks(sf, &niranks, &iranks, &ioffset, &irootloc));
+  p        = HaloPattern{};
+  p.nlocal = A->cmap->n;
+  p.nghost = nghost;
+  p.recv_off.push_back(0);
+  for (PetscMPIInt i = 0; i < nranks; ++i) {
+    if (roffset[i + 1] == roffset[i]) continue;
+    p.recv_peers.push_back(ranks[i]);
+    for (PetscInt k = roffset[i]; k < roffset[i + 1]; ++k) p.recv_slot.push_back((int32_t)(rmine ? rmine[k] : k));
+    p.recv_off.push_back((int64_t)p.recv_slot.size());
+  }
+  p.send_off.push_back(0);
+  for (PetscMPIInt i = 0; i < niranks; ++i) {
+    if (ioffset[i + 1] == ioffset[i]) continue;
+    p.send_peers.push_back(iranks[i]);
+    for (PetscInt k = ioffset[i]; k < ioffset[i + 1]; ++k) p.send_idx.push_back((int32_t)irootloc[k]);
+    p.send_off.push_back((int64_t)p.send_idx.size());
+  }
+  PetscCall(PetscSFDestroy(&sf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The largest halo (ghost values) of any rank: collective.
+static PetscErrorCode LargestHalo(Mat A, PetscInt64 *largest)
+{
+  PetscInt        nghost;
+  const PetscInt *ghosts;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetGhosts(A, &nghost, &ghosts));
+  *largest = nghost;
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, largest, 1, MPIU_INT64, MPI_MAX, PetscObjectComm((PetscObject)A)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Which exchange the forward product uses (-mat_gpuformats_halo), made once per nonzero pattern,
+// backend and option; collective: every rank takes the same path. auto on the cuda backend: nccl
+// for halos of at least kNcclMinGhosts values on some rank where NCCL serves every rank (cuda
+// backend everywhere, one GPU per rank, the library found), else mpi; on the host backend PETSc's
+// VecScatter.
+static PetscErrorCode ChooseHalo(Mat A, GFMat &gm, Backend backend)
+{
+  MPI_Comm    comm = PetscObjectComm((PetscObject)A);
+  PetscMPIInt size;
+  HaloPath    path = HaloPath::mpi;
+  const char *staged = backend == Backend::cuda && !use_gpu_aware_mpi ? ", staged through pinned host memory (MPI is not GPU-aware here)" : "";
+
+  PetscFunctionBegin;
+  gm.dhalo.reset();
+  gm.halo_used = MAT_GPUFORMATS_HALO_VECSCATTER;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (size == 1) {
+    gm.halo_why = "one rank: no ghosts";
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  switch (gm.halo_option) {
+  case MAT_GPUFORMATS_HALO_VECSCATTER:
+    gm.halo_why = "asked for (-mat_gpuformats_halo vecscatter)";
+    PetscFunctionReturn(PETSC_SUCCESS);
+  case MAT_GPUFORMATS_HALO_MPI:
+    gm.halo_why = std::string("asked for") + staged;
+    break;
+  case MAT_GPUFORMATS_HALO_NCCL: {
+    const std::string why = nccl_unusable_reason(comm, backend == Backend::cuda);
+    PetscCheck(why.empty(), comm, PETSC_ERR_SUP, "gpuformats: -mat_gpuformats_halo nccl cannot run: %s. Use -mat_gpuformats_halo auto, mpi or vecscatter", why.c_str());
+    path        = HaloPath::nccl;
+    gm.halo_why = "asked for (NCCL " + nccl_version() + ")";
+    break;
+  }
+  default: {
+    if (backend != Backend::cuda) {
+      gm.halo_why = "auto: host backend";
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscInt64 largest;
+    PetscCall(LargestHalo(A, &largest));
+    const std::string why = largest >= kNcclMinGhosts ? nccl_unusable_reason(comm, true) : "";
+    if (largest >= kNcclMinGhosts && why.empty()) {
+      path        = HaloPath::nccl;
+      gm.halo_why = "auto: " + std::to_string(largest) + " ghost values on the largest rank, NCCL " + nccl_version() + " serves every rank";
+    } else gm.halo_why = "auto: " + (why.empty() ? std::to_string(largest) + " ghost values on the largest rank, below " + std::to_string(kNcclMinGhosts) + " (nccl above)" : "NCCL cannot serve (" + why + ")") + staged;
+  }
+  }
+  HaloPattern  pattern;
+  GFLayerError e;
+  PetscCall(BuildHaloPattern(A, pattern));
+  std::unique_ptr<Halo> h;
+  run_layer([&] { h = std::make_unique<Halo>(std::move(pattern), path, backend == Backend::cuda, use_gpu_aware_mpi); }, e);
+  PetscCall(CollectiveCheck(comm, e, [] {}));
+  GF_TRY(comm, h->connect(comm)); // collective; a failure is every rank's
+  h->measure(gm.halo_measure);
+  gm.dhalo     = std::move(h);
+  gm.halo_used = path == HaloPath::nccl ? MAT_GPUFORMATS_HALO_NCCL : MAT_GPUFORMATS_HALO_MPI;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Collective, at an mpi<fmt>'s first final assembly: where the products will take NCCL (nccl asked
+// for, or auto with a large halo; device vectors), the NCCL communicator of this group of ranks is made now (once
+// per program: about a second, measured on 2 H100) rather than in the first product, inside a solve.
+PetscErrorCode GFMPIPrepareHalo(Mat A)
+{
+  GFMat      &gm = gf(A);
+  PetscMPIInt size;
+  PetscBool   cuda_vecs;
+
+  PetscFunctionBegin;
+  if (gm.halo_prepared) PetscFunctionReturn(PETSC_SUCCESS);
+  gm.halo_prepared = true;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  PetscCall(PetscStrcmp(A->defaultvectype, VECCUDA, &cuda_vecs));
+  if (size == 1 || A->boundtocpu || !cuda_vecs || resolve_backend(gm) != Backend::cuda) PetscFunctionReturn(PETSC_SUCCESS);
+  if (gm.halo_option != MAT_GPUFORMATS_HALO_AUTO && gm.halo_option != MAT_GPUFORMATS_HALO_NCCL) PetscFunctionReturn(PETSC_SUCCESS);
+  if (gm.halo_option == MAT_GPUFORMATS_HALO_AUTO) {
+    PetscInt64 largest;
+    PetscCall(LargestHalo(A, &largest));
+    if (largest < kNcclMinGhosts) PetscFunctionReturn(PETSC_SUCCESS); // auto takes mpi: no NCCL
+  }
+  // PETSc picks each rank's GPU lazily (at the first device vector): pick it now, or every rank
+  // would still be on GPU 0 here (a context made there, and NCCL refused as two ranks on one GPU).
+  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+  if (!nccl_unusable_reason(PetscObjectComm((PetscObject)A), true).empty()) PetscFunctionReturn(PETSC_SUCCESS); // the first product says why
+  GF_TRY(PetscObjectComm((PetscObject)A), nccl_comm_of(PetscObjectComm((PetscObject)A)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Ghost vector and scatter for the off-process block (and the product's exchange), rebuilt when
+// the nonzero pattern (and so the ghost list), the backend or the halo option changes.
 static PetscErrorCode EnsureHalo(Mat A, GFMat &gm, Backend backend)
 {
   PetscObjectState nz;
@@ -63,6 +217,7 @@ static PetscErrorCode EnsureHalo(Mat A, GFMat &gm, Backend backend)
   PetscCall(VecScatterCreate(xt, is, gm.lvec, NULL, &gm.halo));
   PetscCall(VecDestroy(&xt));
   PetscCall(ISDestroy(&is));
+  PetscCall(ChooseHalo(A, gm, backend));
   gm.halo_nzstate = nz;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -165,6 +320,19 @@ PetscErrorCode GFMPIProduct(Mat A, Backend backend, Vec x, PetscScalar beta, Vec
 
   PetscFunctionBegin;
   PetscCall(ReadyForProduct(A, gm, backend));
+  if (gm.dhalo) {
+    cudaStream_t s = nullptr;
+    if (backend == Backend::cuda) PetscCall(PetscGetCurrentCUDAStream(&s));
+    PetscCall(GFGetArrays(backend, x, &xa, y, read_y, &ya));
+    GF_TRY(PETSC_COMM_SELF, gm.dhalo->fork(s));
+    PetscCall(GFBlockSpMV(gm, *gm.diag, 1.0, xa, beta, ya));
+    PetscCall(PetscLogEventBegin(MAT_GPUFormatsHalo, A, 0, 0, 0));
+    GF_TRY(PETSC_COMM_SELF, gm.dhalo->local_done(s); gm.dhalo->begin(xa); gm.dhalo->end(s));
+    PetscCall(PetscLogEventEnd(MAT_GPUFormatsHalo, A, 0, 0, 0));
+    if (gm.offd.fmt->nnz > 0) PetscCall(GFBlockSpMV(gm, gm.offd, 1.0, gm.dhalo->ghosts(), 1.0, ya));
+    PetscCall(GFRestoreArrays(backend, x, &xa, y, read_y, &ya));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(VecScatterBegin(gm.halo, x, gm.lvec, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(GFGetArrays(backend, x, &xa, y, read_y, &ya));
   PetscCall(GFBlockSpMV(gm, *gm.diag, 1.0, xa, beta, ya));
@@ -211,6 +379,28 @@ PetscErrorCode GFMPITransposedProduct(Mat A, Vec x, Vec y, Vec z)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// The exchange's lines of -mat_view ::ascii_info: its path and why, its traffic, and the measured
+// overlap (-mat_gpuformats_halo_measure).
+static PetscErrorCode HaloView(GFMat &gm, PetscMPIInt rank, PetscViewer viewer)
+{
+  PetscFunctionBegin;
+  if (gm.halo_why.empty()) {
+    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] gpuformats halo: %s asked for; chosen at the first product\n", rank, MatGPUFormatsHalos[gm.halo_option]));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] gpuformats halo: %s (%s)\n", rank, MatGPUFormatsHalos[gm.halo_used], gm.halo_why.c_str()));
+  if (!gm.dhalo) PetscFunctionReturn(PETSC_SUCCESS);
+  const HaloPattern &p = gm.dhalo->pattern();
+  PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] gpuformats halo: per product %zu values sent to %zu ranks, %zu received from %zu ranks%s; %s\n", rank, p.send_idx.size(), p.send_peers.size(), p.recv_slot.size(), p.recv_peers.size(),
+                                               p.in_order() ? " straight into the ghost buffer" : " and unpacked", gm.dhalo->device() ? (std::to_string(gm.dhalo->device_bytes()) + " bytes on the device").c_str() : "host memory"));
+  HaloTimes t;
+  GF_TRY(PETSC_COMM_SELF, t = gm.dhalo->times());
+  if (t.products)
+    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] gpuformats halo: over %" PetscInt64_FMT " measured products, each: halo %.1f us, local product %.1f us, waited for the ghosts %.1f us: %.0f%% of the halo hidden\n", rank, (PetscInt64)t.products, 1e6 * t.halo_s / (double)t.products,
+                                                 1e6 * t.local_s / (double)t.products, 1e6 * t.exposed_s / (double)t.products, 100.0 * t.hidden()));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode GFMPIView(Mat A, PetscViewer viewer)
 {
   GFMat      &gm = gf(A);
@@ -229,8 +419,24 @@ PetscErrorCode GFMPIView(Mat A, PetscViewer viewer)
   }
   PetscCall(PetscSNPrintf(label, sizeof(label), "[%d] gpuformats off-process block", rank));
   PetscCall(GFBlockView(gm, gm.offd, label, viewer, PETSC_TRUE));
+  PetscCall(HaloView(gm, rank, viewer));
   PetscCall(PetscViewerFlush(viewer));
   PetscCall(PetscViewerASCIIPopSynchronized(viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GFMPIHaloTimes(Mat A, MatGPUFormatsHalo *used, PetscInt *products, PetscReal *halo, PetscReal *local, PetscReal *exposed)
+{
+  GFMat    &gm = gf(A);
+  HaloTimes t;
+
+  PetscFunctionBegin;
+  if (gm.dhalo) GF_TRY(PETSC_COMM_SELF, t = gm.dhalo->times());
+  if (used) *used = gm.halo_used;
+  if (products) *products = (PetscInt)t.products;
+  if (halo) *halo = t.halo_s;
+  if (local) *local = t.local_s;
+  if (exposed) *exposed = t.exposed_s;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -239,6 +445,7 @@ PetscErrorCode GFMPIDestroy(Mat A)
   GFMat &gm = gf(A);
 
   PetscFunctionBegin;
+  gm.dhalo.reset();
   PetscCall(VecScatterDestroy(&gm.halo));
   PetscCall(VecDestroy(&gm.lvec));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -2,14 +2,17 @@
 // seq types (gf_factor.cpp), and the public MatGPUFormats* API.
 #include "gf_mat.hpp"
 
+#include "halo/nccl_comm.hpp"
+
 #include <array>
 #include <string>
 #include <utility>
 
 using namespace gpuformats;
 
-PetscLogEvent      MAT_GPUFormatsBuild, MAT_GPUFormatsRefresh, MAT_GPUFormatsSpMV, MAT_GPUFormatsViewFill, MAT_GPUFormatsTransposeFill, MAT_GPUFormatsEdit;
+PetscLogEvent      MAT_GPUFormatsBuild, MAT_GPUFormatsRefresh, MAT_GPUFormatsSpMV, MAT_GPUFormatsViewFill, MAT_GPUFormatsTransposeFill, MAT_GPUFormatsEdit, MAT_GPUFormatsHalo;
 const char *const  MatGPUFormatsBackends[] = {"auto", "host", "cuda", "MatGPUFormatsBackend", "MAT_GPUFORMATS_BACKEND_", NULL};
+const char *const  MatGPUFormatsHalos[]    = {"auto", "nccl", "mpi", "vecscatter", "MatGPUFormatsHalo", "MAT_GPUFORMATS_HALO_", NULL};
 static PetscBool   GPUFormatsPackageInitialized = PETSC_FALSE;
 static constexpr int kMaxFormats             = 8; // create functions are instantiated per slot
 
@@ -153,6 +156,7 @@ PetscErrorCode GPUFormatsFinalizePackage(void)
   PetscFunctionBegin;
   GPUFormatsPackageInitialized = PETSC_FALSE;
   release_upload_staging(); // the pinned upload buffers, if any upload was staged
+  nccl_release_all();       // the halo's NCCL communicators, if any was made
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -166,7 +170,10 @@ PetscErrorCode GPUFormatsFinalizePackage(void)
    Options Database Keys (every type):
 +  -mat_type <type> - the root name (e.g. `evchyb`, or `aijevchyb`, the name a `DM` takes as AIJ for its interpolation)
 .  -mat_gpuformats_backend <auto,host,cuda> - where products run; auto: cuda when a device is present
--  -mat_gpuformats_upload_threads <n> - host threads staging the AIJ arrays into pinned buffers for their upload
+.  -mat_gpuformats_upload_threads <n> - host threads staging the AIJ arrays into pinned buffers for their upload
+.  -mat_gpuformats_halo <auto,nccl,mpi,vecscatter> - mpi types: how products gather the ghost values (`MatGPUFormatsSetHalo()`)
+.  -mat_gpuformats_halo_measure - mpi types: CUDA events around each product's halo (`MatGPUFormatsGetHaloTimes()`)
+-  -mat_gpuformats_product_result <aijcusparse,format> - the type of matrix-matrix products computed on the GPU (GAMG's coarse operators)
 
    Options Database Keys (this type):
 +  -mat_evchyb_ell_max_row <128> - rows up to this length go to the ELL part
@@ -253,6 +260,114 @@ M*/
 .seealso: [](ch_matrices), `Mat`, `MATEVCHYB`, `MATPJDS`, `MATPELLR`, `GPUFormatsInitializePackage()`
 M*/
 
+/*MC
+   MATSEQEVCHYB - MATSEQEVCHYB = "seqaijevchyb" - A `MATSEQAIJ` matrix whose products run on the GPU in the
+   EVC-HYB format. `MatSetType()` with `MATSEQEVCHYB`, or `-mat_type evchyb` on one process, makes it. It is also the
+   type of the local blocks of `PCBJACOBI` and `PCASM` when the parallel matrix is `MATMPIEVCHYB`; its
+   factorizations use `MATSOLVERCUSPARSE` on the cuda backend.
+
+   Options Database Keys:
+.  -mat_type seqaijevchyb - sets the type; the format's options are those of `MATEVCHYB`
+
+   Level: beginner
+
+.seealso: [](ch_matrices), `Mat`, `MATEVCHYB`, `MATMPIEVCHYB`, `MATSEQAIJ`, `MATSEQAIJCUSPARSE`, `GPUFormatsInitializePackage()`
+M*/
+
+/*MC
+   MATMPIEVCHYB - MATMPIEVCHYB = "mpiaijevchyb" - A `MATMPIAIJ` matrix whose local (diagonal) and off-process
+   blocks are both held in the EVC-HYB format; `MatMult()` overlaps the halo exchange (NCCL between GPUs where it serves,
+   `-mat_gpuformats_halo`) with the local block's product. `MatSetType()` with `MATMPIEVCHYB`, or `-mat_type evchyb` on several processes, makes it.
+
+   Options Database Keys:
+.  -mat_type mpiaijevchyb - sets the type; the format's options are those of `MATEVCHYB`
+
+   Level: beginner
+
+.seealso: [](ch_matrices), `Mat`, `MATEVCHYB`, `MATSEQEVCHYB`, `MATMPIAIJ`, `MATMPIAIJCUSPARSE`, `GPUFormatsInitializePackage()`
+M*/
+
+/*MC
+   MATSEQPJDS - MATSEQPJDS = "seqaijpjds" - A `MATSEQAIJ` matrix whose products run on the GPU in the
+   pJDS format. `MatSetType()` with `MATSEQPJDS`, or `-mat_type pjds` on one process, makes it. It is also the
+   type of the local blocks of `PCBJACOBI` and `PCASM` when the parallel matrix is `MATMPIPJDS`; its
+   factorizations use `MATSOLVERCUSPARSE` on the cuda backend.
+
+   Options Database Keys:
+.  -mat_type seqaijpjds - sets the type; the format's options are those of `MATPJDS`
+
+   Level: beginner
+
+.seealso: [](ch_matrices), `Mat`, `MATPJDS`, `MATMPIPJDS`, `MATSEQAIJ`, `MATSEQAIJCUSPARSE`, `GPUFormatsInitializePackage()`
+M*/
+
+/*MC
+   MATMPIPJDS - MATMPIPJDS = "mpiaijpjds" - A `MATMPIAIJ` matrix whose local (diagonal) and off-process
+   blocks are both held in the pJDS format; `MatMult()` overlaps the halo exchange (NCCL between GPUs where it serves,
+   `-mat_gpuformats_halo`) with the local block's product. `MatSetType()` with `MATMPIPJDS`, or `-mat_type pjds` on several processes, makes it.
+
+   Options Database Keys:
+.  -mat_type mpiaijpjds - sets the type; the format's options are those of `MATPJDS`
+
+   Level: beginner
+
+.seealso: [](ch_matrices), `Mat`, `MATPJDS`, `MATSEQPJDS`, `MATMPIAIJ`, `MATMPIAIJCUSPARSE`, `GPUFormatsInitializePackage()`
+M*/
+
+/*MC
+   MATSEQPELLR - MATSEQPELLR = "seqaijpellr" - A `MATSEQAIJ` matrix whose products run on the GPU in the
+   PELLR format. `MatSetType()` with `MATSEQPELLR`, or `-mat_type pellr` on one process, makes it. It is also the
+   type of the local blocks of `PCBJACOBI` and `PCASM` when the parallel matrix is `MATMPIPELLR`; its
+   factorizations use `MATSOLVERCUSPARSE` on the cuda backend.
+
+   Options Database Keys:
+.  -mat_type seqaijpellr - sets the type; the format's options are those of `MATPELLR`
+
+   Level: beginner
+
+.seealso: [](ch_matrices), `Mat`, `MATPELLR`, `MATMPIPELLR`, `MATSEQAIJ`, `MATSEQAIJCUSPARSE`, `GPUFormatsInitializePackage()`
+M*/
+
+/*MC
+   MATMPIPELLR - MATMPIPELLR = "mpiaijpellr" - A `MATMPIAIJ` matrix whose local (diagonal) and off-process
+   blocks are both held in the PELLR format; `MatMult()` overlaps the halo exchange (NCCL between GPUs where it serves,
+   `-mat_gpuformats_halo`) with the local block's product. `MatSetType()` with `MATMPIPELLR`, or `-mat_type pellr` on several processes, makes it.
+
+   Options Database Keys:
+.  -mat_type mpiaijpellr - sets the type; the format's options are those of `MATPELLR`
+
+   Level: beginner
+
+.seealso: [](ch_matrices), `Mat`, `MATPELLR`, `MATSEQPELLR`, `MATMPIAIJ`, `MATMPIAIJCUSPARSE`, `GPUFormatsInitializePackage()`
+M*/
+
+/*MC
+   MATSEQSURAA - MATSEQSURAA = "seqaijsuraa" - A `MATSEQAIJ` matrix whose products run on the GPU in the
+   SURAA format. `MatSetType()` with `MATSEQSURAA`, or `-mat_type suraa` on one process, makes it. It is also the
+   type of the local blocks of `PCBJACOBI` and `PCASM` when the parallel matrix is `MATMPISURAA`; its
+   factorizations use `MATSOLVERCUSPARSE` on the cuda backend.
+
+   Options Database Keys:
+.  -mat_type seqaijsuraa - sets the type; the format's options are those of `MATSURAA`
+
+   Level: beginner
+
+.seealso: [](ch_matrices), `Mat`, `MATSURAA`, `MATMPISURAA`, `MATSEQAIJ`, `MATSEQAIJCUSPARSE`, `GPUFormatsInitializePackage()`
+M*/
+
+/*MC
+   MATMPISURAA - MATMPISURAA = "mpiaijsuraa" - A `MATMPIAIJ` matrix whose local (diagonal) and off-process
+   blocks are both held in the SURAA format; `MatMult()` overlaps the halo exchange (NCCL between GPUs where it serves,
+   `-mat_gpuformats_halo`) with the local block's product. `MatSetType()` with `MATMPISURAA`, or `-mat_type suraa` on several processes, makes it.
+
+   Options Database Keys:
+.  -mat_type mpiaijsuraa - sets the type; the format's options are those of `MATSURAA`
+
+   Level: beginner
+
+.seealso: [](ch_matrices), `Mat`, `MATSURAA`, `MATSEQSURAA`, `MATMPIAIJ`, `MATMPIAIJCUSPARSE`, `GPUFormatsInitializePackage()`
+M*/
+
 /*@C
   GPUFormatsInitializePackage - registers the gpuformats matrix types (`MATEVCHYB`, `MATPJDS`,
   `MATPELLR`, `MATSURAA` and their seq/mpi variants), their log events, and the `MATSOLVERCUSPARSE`
@@ -285,6 +400,7 @@ PetscErrorCode GPUFormatsInitializePackage(void)
   PetscCall(PetscLogEventRegister("GFViewFill", MAT_CLASSID, &MAT_GPUFormatsViewFill)); // values of the factorizations' cuSPARSE view from the format
   PetscCall(PetscLogEventRegister("GFTransposeFill", MAT_CLASSID, &MAT_GPUFormatsTransposeFill)); // the transposed layout made, or its values gathered from the format
   PetscCall(PetscLogEventRegister("GFEdit", MAT_CLASSID, &MAT_GPUFormatsEdit)); // an in-place value change of a layout (MatScale, MatShift, ...)
+  PetscCall(PetscLogEventRegister("GFHalo", MAT_CLASSID, &MAT_GPUFormatsHalo)); // host time of an mpi product's own halo exchange (src/halo/): queueing it, and (mpi path) the messages
   for (int i = 0; i < n; ++i) {
     seq_names[i]   = std::string(MATSEQAIJ) + all[i]->root;
     mpi_names[i]   = std::string(MATMPIAIJ) + all[i]->root;
@@ -477,6 +593,88 @@ PetscErrorCode MatGPUFormatsGetBytes(Mat A, PetscInt64 *bytes)
 
 .seealso: `MatGPUFormatsSync()`, `MatConvert()`, `MatView()` with `-mat_view ::ascii_info`
 @*/
+/*@
+  MatGPUFormatsSetHalo - how an mpi gpuformats matrix's products gather the ghost values of x
+
+  Logically Collective
+
+  Input Parameters:
++ A    - a gpuformats matrix
+- halo - `MAT_GPUFORMATS_HALO_AUTO` (default: on the GPU nccl for large halos where NCCL serves every rank, else mpi; vecscatter on the host backend),
+         `MAT_GPUFORMATS_HALO_NCCL`, `MAT_GPUFORMATS_HALO_MPI` or `MAT_GPUFORMATS_HALO_VECSCATTER`
+
+  Options Database Key:
+. -mat_gpuformats_halo <auto,nccl,mpi,vecscatter> - the same, read by `MatSetFromOptions()`
+
+  Level: intermediate
+
+  Notes:
+  The choice takes effect at the next product, collectively: NCCL asked for where it cannot serve
+  every rank (the host backend, two ranks on one GPU, no NCCL library) is an error there. A seq
+  matrix ignores it. `-mat_view ::ascii_info` says which exchange runs and why.
+
+.seealso: `MatGPUFormatsHalo`, `MatGPUFormatsGetHaloTimes()`, `MATEVCHYB`
+@*/
+PetscErrorCode MatGPUFormatsSetHalo(Mat A, MatGPUFormatsHalo halo)
+{
+  PetscBool ours;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(A, halo, 2);
+  PetscCall(MatGPUFormatsIsType(A, &ours));
+  PetscCheck(ours, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "MatGPUFormatsSetHalo: matrix type %s is not a gpuformats type (e.g. %s, %s)", ((PetscObject)A)->type_name ? ((PetscObject)A)->type_name : "(not set)", MATEVCHYB, MATPJDS);
+  PetscCheck(halo >= MAT_GPUFORMATS_HALO_AUTO && halo <= MAT_GPUFORMATS_HALO_VECSCATTER, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "MatGPUFormatsSetHalo: unknown halo %d", (int)halo);
+  gpuformats::GFMat &gm = gpuformats::gf(A);
+  if (gm.halo_option != halo) gm.halo_nzstate = -1; // chosen again at the next product
+  gm.halo_option = halo;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatGPUFormatsGetHaloTimes - which halo exchange an mpi gpuformats matrix's products use on this
+  rank, and the times measured with `-mat_gpuformats_halo_measure`
+
+  Not Collective
+
+  Input Parameter:
+. A - a gpuformats matrix
+
+  Output Parameters:
++ used     - the exchange in use (`MAT_GPUFORMATS_HALO_VECSCATTER` for a seq matrix, one rank, or before the first product)
+. products - products measured on this rank (0 without `-mat_gpuformats_halo_measure`, or with the vecscatter exchange)
+. halo     - seconds, summed over them, from the product's start to the ghosts' arrival (pack, exchange, unpack)
+. local    - seconds, summed, from the product's start to the end of the local block's product
+- exposed  - seconds, summed, that the product's stream waited for the ghosts after its local product
+
+  Level: advanced
+
+  Notes:
+  Any output may be `NULL`. The fraction of the halo hidden behind the local product is
+  1 - exposed / halo. Measuring records 4 CUDA events per product and waits, at the next product,
+  for the previous one to finish: use it to study overlap, not to time solves.
+
+.seealso: `MatGPUFormatsHalo`, `MATEVCHYB`, `MatView()` with `-mat_view ::ascii_info`
+@*/
+PetscErrorCode MatGPUFormatsGetHaloTimes(Mat A, MatGPUFormatsHalo *used, PetscInt *products, PetscReal *halo, PetscReal *local, PetscReal *exposed)
+{
+  PetscBool ours;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscCall(MatGPUFormatsIsType(A, &ours));
+  PetscCheck(ours, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "MatGPUFormatsGetHaloTimes: matrix type %s is not a gpuformats type (e.g. %s, %s)", ((PetscObject)A)->type_name ? ((PetscObject)A)->type_name : "(not set)", MATEVCHYB, MATPJDS);
+  if (gpuformats::gf(A).mpi) PetscCall(gpuformats::GFMPIHaloTimes(A, used, products, halo, local, exposed));
+  else {
+    if (used) *used = MAT_GPUFORMATS_HALO_VECSCATTER;
+    if (products) *products = 0;
+    if (halo) *halo = 0;
+    if (local) *local = 0;
+    if (exposed) *exposed = 0;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatGPUFormatsGetLastTimes(Mat A, PetscReal *build_upload, PetscReal *build_device, PetscReal *refresh_upload, PetscReal *refresh_device)
 {
   PetscErrorCode (*f)(Mat, PetscReal *, PetscReal *, PetscReal *, PetscReal *) = NULL;

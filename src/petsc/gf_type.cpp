@@ -247,6 +247,9 @@ static PetscErrorCode MatAssemblyEnd_GF(Mat A, MatAssemblyType mode)
   // a seq<fmt> finds the new state at that use). An mpi<fmt> marks its next product to sync
   // collectively, as assembly is collective: a failure on one rank then fails all.
   if (mode == MAT_FINAL_ASSEMBLY && gf(A).mpi) gf(A).pending = true;
+  // The one exception, communication set-up: NCCL's communicator (once per program) is made at the
+  // first final assembly, not in the first product inside a solve.
+  if (mode == MAT_FINAL_ASSEMBLY && gf(A).mpi) PetscCall(GFMPIPrepareHalo(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -277,6 +280,7 @@ static PetscErrorCode MatDestroy_GF(Mat A)
   PetscFunctionBegin;
   if (gf(A).mpi) PetscCall(GFMPIDestroy(A));
   PetscCall(MatDestroy(&gf(A).shadow.S));
+  if (!gf(A).mpi) PetscCall(GFInstallProducts(A, PETSC_FALSE));
   PetscCall(ComposeConverters(A, gf(A).ops, gf(A).mpi, NULL));
   delete &gf(A);
   A->spptr = nullptr;
@@ -327,6 +331,7 @@ PetscErrorCode GFInstall(Mat B, const FormatOps *ops, PetscBool mpi, GFConvertFn
   B->ops->getblockdiagonal = MatGetBlockDiagonal_GF;
   GFInstallEdits(B);
   GFInstallDerived(B);
+  if (!mpi) PetscCall(GFInstallProducts(B, PETSC_TRUE)); // MatMatMult, MatPtAP, ... on the device
 
   PetscCall(ComposeConverters(B, ops, mpi, self));
   PetscCall(GFComposeCommon(B, PETSC_TRUE));
@@ -352,8 +357,18 @@ PetscErrorCode GFConvert(Mat A, MatType type, MatReuse reuse, Mat *newmat, Petsc
   }
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
   else B = A;
+  // A symbolic result (MatTransposeSymbolic() sets our type on a pattern without values) is
+  // converted without a sync: its first use after its values are set builds the layout.
+  PetscBool values = PETSC_TRUE;
+  if (!mpi && B->assembled) {
+    const PetscInt *ai, *aj;
+    PetscScalar    *aa;
+    PetscMemType    mt;
+    PetscCall(MatSeqAIJGetCSRAndMemType(B, &ai, &aj, &aa, &mt));
+    values = aa || !B->rmap->n || !ai[B->rmap->n] ? PETSC_TRUE : PETSC_FALSE;
+  }
   PetscErrorCode ierr = GFInstall(B, ops, mpi, self);
-  if (!ierr) ierr = GFSyncNow(B); // e.g. out of device memory: a converted copy is not kept
+  if (!ierr && values) ierr = GFSyncNow(B); // e.g. out of device memory: a converted copy is not kept
   if (ierr && reuse == MAT_INITIAL_MATRIX) (void)MatDestroy(&B);
   PetscCall(ierr);
   // Only MatConvert calls a converter on an assembled matrix (MatCreate_SeqGF converts an empty

@@ -15,6 +15,7 @@
 using namespace gftest;
 
 static PetscMPIInt rank_;
+static int         halo_ = -1; // -halo <auto,nccl,mpi,vecscatter>: MatGPUFormatsSetHalo on every converted matrix
 
 // Reports on rank 0 whether the check held on every rank.
 static PetscErrorCode report(PetscBool local_ok, const std::string &name)
@@ -299,6 +300,7 @@ static PetscErrorCode test_type(const char *type, const NamedMatrix &m)
     }
     PetscCall(ierr);
   }
+  if (halo_ >= 0) PetscCall(MatGPUFormatsSetHalo(B, (MatGPUFormatsHalo)halo_));
   {
     PetscBool ours_b, ours_a;
     PetscCall(MatGPUFormatsIsType(B, &ours_b));
@@ -316,6 +318,17 @@ static PetscErrorCode test_type(const char *type, const NamedMatrix &m)
   const PetscInt refreshes = refresh_count();
   PetscCall(compare_all(A, B, type, name));
   PetscCall(report(refreshes >= 0 && refresh_count() == refreshes ? PETSC_TRUE : PETSC_FALSE, name + ".no_refresh_after_convert"));
+  if (halo_ >= 0 && size > 1) { // -halo: the products above used the exchange asked for (auto: mpi on the GPU for these small halos, vecscatter on the host)
+    MatGPUFormatsHalo used;
+    VecType           vt;
+    PetscBool         gpu;
+    PetscCall(MatGPUFormatsGetHaloTimes(B, &used, NULL, NULL, NULL, NULL));
+    PetscCall(MatGetVecType(B, &vt));
+    PetscCall(PetscStrcmp(vt, VECCUDA, &gpu));
+    const MatGPUFormatsHalo want = halo_ == MAT_GPUFORMATS_HALO_AUTO ? (gpu ? MAT_GPUFORMATS_HALO_MPI : MAT_GPUFORMATS_HALO_VECSCATTER) : (MatGPUFormatsHalo)halo_;
+    const PetscBool         ok   = used == want ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(report(ok, name + ".halo_" + MatGPUFormatsHalos[halo_] + "_used_" + MatGPUFormatsHalos[used]));
+  }
   {
     PetscInt64 local, bytes;
     PetscCall(MatGPUFormatsGetBytes(B, &local)); // built, and the products above ran in the format
@@ -374,6 +387,12 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-types", types, sizeof(types), NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-view", &view, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-quick", &quick, NULL));
+  {
+    PetscInt  h;
+    PetscBool set;
+    PetscCall(PetscOptionsGetEList(NULL, NULL, "-halo", MatGPUFormatsHalos, 4, &h, &set)); // every matrix's halo exchange (MatGPUFormatsSetHalo)
+    if (set) halo_ = (int)h;
+  }
 
   std::vector<std::string> tl;
   if (types[0]) {

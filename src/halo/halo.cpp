@@ -1,0 +1,222 @@
+#include "halo/halo.hpp"
+
+#include "halo/nccl_comm.hpp"
+
+#include <cstring>
+
+namespace gpuformats {
+
+// halo_cuda.cu: the pack (x[idx] -> out) and unpack (in -> ghost[slot]) on a stream (Thrust).
+void halo_pack_cuda(const int32_t *idx, std::size_t n, const double *x, double *out, cudaStream_t s);
+void halo_unpack_cuda(const double *in, std::size_t n, const int32_t *slot, double *ghost, cudaStream_t s);
+
+const char *halo_path_name(HaloPath p) { return p == HaloPath::nccl ? "nccl" : "mpi"; }
+
+void HaloPattern::check() const
+{
+  auto ranges = [](const std::vector<int> &peers, const std::vector<int64_t> &off, std::size_t n, const char *what) {
+    if (off.size() != peers.size() + 1 || off.front() != 0 || (std::size_t)off.back() != n) throw Error(ErrorKind::bad_input, std::string("halo pattern: bad ") + what + " offsets");
+    for (std::size_t i = 0; i < peers.size(); ++i)
+      if (off[i + 1] < off[i]) throw Error(ErrorKind::bad_input, std::string("halo pattern: ") + what + " offsets decrease");
+  };
+  ranges(send_peers, send_off, send_idx.size(), "send");
+  ranges(recv_peers, recv_off, recv_slot.size(), "receive");
+  for (int32_t i : send_idx)
+    if (i < 0 || i >= nlocal) throw Error(ErrorKind::bad_input, "halo pattern: a send index is out of range");
+  for (int32_t g : recv_slot)
+    if (g < 0 || g >= nghost) throw Error(ErrorKind::bad_input, "halo pattern: a ghost slot is out of range");
+}
+
+bool HaloPattern::in_order() const
+{
+  if ((int64_t)recv_slot.size() != nghost) return false;
+  for (std::size_t k = 0; k < recv_slot.size(); ++k)
+    if (recv_slot[k] != (int32_t)k) return false;
+  return true;
+}
+
+std::string nccl_unusable_reason(MPI_Comm comm, bool device)
+{
+  // 0: usable; 1: a rank on the host backend; 2: NCCL not loadable; 3: two ranks on one GPU
+  int         code = 0, worst = 0, rank, size;
+  std::string mine;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  if (!device) code = 1, mine = "a rank runs on the host backend (NCCL needs device vectors and the cuda backend)";
+  else if (!(mine = nccl_load_error()).empty()) code = 2;
+  // The GPU of every rank, by UUID: NCCL refuses two ranks on one GPU.
+  char uuid[16] = {};
+  if (device) {
+    int            dev;
+    cudaDeviceProp prop;
+    if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess) std::memcpy(uuid, prop.uuid.bytes, 16);
+    cudaGetLastError();
+  }
+  std::vector<char> all((std::size_t)size * 16);
+  MPI_Allgather(uuid, 16, MPI_CHAR, all.data(), 16, MPI_CHAR, comm);
+  const char zero[16] = {};
+  for (int i = 0; i < size && code < 3; ++i)
+    for (int j = i + 1; j < size; ++j)
+      if (std::memcmp(&all[16 * i], zero, 16) && !std::memcmp(&all[16 * i], &all[16 * j], 16)) {
+        code = 3, mine = "ranks " + std::to_string(i) + " and " + std::to_string(j) + " share one GPU (NCCL needs one GPU per rank)";
+        break;
+      }
+  MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm);
+  if (worst == 0) return "";
+  if (worst == code) return mine;
+  return worst == 1 ? "a rank runs on the host backend (NCCL needs device vectors and the cuda backend)" : "NCCL could not be loaded on another rank";
+}
+
+Halo::Halo(HaloPattern pattern, HaloPath path, bool device, bool gpu_aware_mpi) : p_(std::move(pattern)), path_(path), device_(device), gpu_aware_(gpu_aware_mpi)
+{
+  p_.check();
+  in_order_ = p_.in_order();
+  if (path_ == HaloPath::nccl && !device_) throw Error(ErrorKind::unsupported, "the nccl halo needs the cuda backend");
+  const std::size_t nsend = p_.send_idx.size(), nrecv = p_.recv_slot.size();
+  if (!device_) {
+    h_send_.resize(nsend);
+    h_ghost_.resize((std::size_t)p_.nghost);
+    if (!in_order_) h_recv_.resize(nrecv);
+    return;
+  }
+  // The highest priority: the pack and NCCL's kernels, queued after the local product's, take SMs
+  // as that product's blocks retire instead of waiting for all of them (no overlap otherwise).
+  int least, greatest;
+  GPUFORMATS_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  GPUFORMATS_CUDA(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, greatest));
+  GPUFORMATS_CUDA(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
+  GPUFORMATS_CUDA(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming));
+  for (cudaEvent_t &e : ev_) GPUFORMATS_CUDA(cudaEventCreate(&e));
+  d_send_idx_.resize(nsend);
+  d_send_idx_.upload(p_.send_idx.data(), nsend, stream_);
+  d_send_.resize(nsend);
+  d_ghost_.resize((std::size_t)p_.nghost);
+  if (!in_order_) {
+    d_recv_slot_.resize(nrecv);
+    d_recv_slot_.upload(p_.recv_slot.data(), nrecv, stream_);
+    d_recv_.resize(nrecv);
+  }
+  if (staged()) {
+    GPUFORMATS_CUDA(cudaMallocHost((void **)&pin_send_, std::max<std::size_t>(nsend, 1) * sizeof(double)));
+    GPUFORMATS_CUDA(cudaMallocHost((void **)&pin_recv_, std::max<std::size_t>(nrecv, 1) * sizeof(double)));
+  }
+  GPUFORMATS_CUDA(cudaStreamSynchronize(stream_));
+}
+
+void Halo::connect(MPI_Comm comm)
+{
+  if (path_ == HaloPath::nccl) nccl_ = nccl_comm_of(comm);
+  else if (comm_ == MPI_COMM_NULL) MPI_Comm_dup(comm, &comm_);
+}
+
+Halo::~Halo()
+{
+  if (stream_) cudaStreamSynchronize(stream_);
+  if (!reqs_.empty()) MPI_Waitall((int)reqs_.size(), reqs_.data(), MPI_STATUSES_IGNORE);
+  if (pin_send_) cudaFreeHost(pin_send_);
+  if (pin_recv_) cudaFreeHost(pin_recv_);
+  for (cudaEvent_t e : ev_)
+    if (e) cudaEventDestroy(e);
+  if (fork_) cudaEventDestroy(fork_);
+  if (join_) cudaEventDestroy(join_);
+  if (stream_) cudaStreamDestroy(stream_);
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+const double *Halo::ghosts() const { return device_ ? d_ghost_.data() : h_ghost_.data(); }
+
+std::size_t Halo::device_bytes() const { return d_send_idx_.bytes() + d_recv_slot_.bytes() + d_send_.bytes() + d_recv_.bytes() + d_ghost_.bytes(); }
+
+void Halo::post_mpi(const double *sendbuf, double *recvbuf)
+{
+  reqs_.resize(p_.recv_peers.size() + p_.send_peers.size());
+  int n = 0;
+  for (std::size_t i = 0; i < p_.recv_peers.size(); ++i) MPI_Irecv(recvbuf + p_.recv_off[i], (int)(p_.recv_off[i + 1] - p_.recv_off[i]), MPI_DOUBLE, p_.recv_peers[i], 0, comm_, &reqs_[n++]);
+  for (std::size_t i = 0; i < p_.send_peers.size(); ++i) MPI_Isend(sendbuf + p_.send_off[i], (int)(p_.send_off[i + 1] - p_.send_off[i]), MPI_DOUBLE, p_.send_peers[i], 0, comm_, &reqs_[n++]);
+}
+
+void Halo::fork(cudaStream_t s)
+{
+  if (!device_) return;
+  if (pending_) collect();
+  GPUFORMATS_CUDA(cudaEventRecord(measure_ ? ev_[0] : fork_, s));
+}
+
+void Halo::begin(const double *x)
+{
+  const std::size_t nsend = p_.send_idx.size();
+  if (!device_) { // host backend: pack and post
+    for (std::size_t k = 0; k < nsend; ++k) h_send_[k] = x[p_.send_idx[k]];
+    post_mpi(h_send_.data(), in_order_ ? h_ghost_.data() : h_recv_.data());
+    return;
+  }
+  GPUFORMATS_CUDA(cudaStreamWaitEvent(stream_, measure_ ? ev_[0] : fork_));
+  if (nsend) halo_pack_cuda(d_send_idx_.data(), nsend, x, d_send_.data(), stream_);
+  if (path_ == HaloPath::nccl) {
+    double                   *recv = in_order_ ? d_ghost_.data() : d_recv_.data();
+    std::vector<NcclTransfer> sends, recvs;
+    for (std::size_t i = 0; i < p_.send_peers.size(); ++i) sends.push_back({d_send_.data() + p_.send_off[i], (std::size_t)(p_.send_off[i + 1] - p_.send_off[i]), p_.send_peers[i]});
+    for (std::size_t i = 0; i < p_.recv_peers.size(); ++i) recvs.push_back({recv + p_.recv_off[i], (std::size_t)(p_.recv_off[i + 1] - p_.recv_off[i]), p_.recv_peers[i]});
+    nccl_exchange(nccl_, sends.data(), (int)sends.size(), recvs.data(), (int)recvs.size(), stream_);
+    if (!in_order_) halo_unpack_cuda(d_recv_.data(), p_.recv_slot.size(), d_recv_slot_.data(), d_ghost_.data(), stream_);
+    GPUFORMATS_CUDA(cudaEventRecord(join_, stream_));
+  } else if (staged() && nsend) GPUFORMATS_CUDA(cudaMemcpyAsync(pin_send_, d_send_.data(), nsend * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+}
+
+void Halo::local_done(cudaStream_t s)
+{
+  if (measure_) GPUFORMATS_CUDA(cudaEventRecord(ev_[2], s));
+}
+
+void Halo::end(cudaStream_t s)
+{
+  const std::size_t nrecv = p_.recv_slot.size();
+  if (!device_) {
+    MPI_Waitall((int)reqs_.size(), reqs_.data(), MPI_STATUSES_IGNORE);
+    reqs_.clear();
+    if (!in_order_)
+      for (std::size_t k = 0; k < nrecv; ++k) h_ghost_[p_.recv_slot[k]] = h_recv_[k];
+    return;
+  }
+  if (path_ == HaloPath::mpi) {
+    // The host waits for the pack (and its copy to pinned memory) only: the local product queued on
+    // s since begin() runs on. Posting here, after that wait, also orders our receives after the
+    // previous product's last read of the buffers.
+    GPUFORMATS_CUDA(cudaStreamSynchronize(stream_));
+    double *dst = in_order_ ? d_ghost_.data() : d_recv_.data();
+    post_mpi(staged() ? pin_send_ : d_send_.data(), staged() ? pin_recv_ : dst);
+    MPI_Waitall((int)reqs_.size(), reqs_.data(), MPI_STATUSES_IGNORE);
+    reqs_.clear();
+    if (staged() && nrecv) GPUFORMATS_CUDA(cudaMemcpyAsync(dst, pin_recv_, nrecv * sizeof(double), cudaMemcpyHostToDevice, stream_));
+    if (!in_order_) halo_unpack_cuda(d_recv_.data(), nrecv, d_recv_slot_.data(), d_ghost_.data(), stream_);
+    GPUFORMATS_CUDA(cudaEventRecord(join_, stream_));
+  }
+  if (measure_) GPUFORMATS_CUDA(cudaEventRecord(ev_[1], stream_));
+  GPUFORMATS_CUDA(cudaStreamWaitEvent(s, join_));
+  if (measure_) {
+    GPUFORMATS_CUDA(cudaEventRecord(ev_[3], s));
+    pending_ = true;
+  }
+}
+
+void Halo::collect()
+{
+  float halo = 0, local = 0, exposed = 0;
+  GPUFORMATS_CUDA(cudaEventSynchronize(ev_[3]));
+  GPUFORMATS_CUDA(cudaEventElapsedTime(&halo, ev_[0], ev_[1]));
+  GPUFORMATS_CUDA(cudaEventElapsedTime(&local, ev_[0], ev_[2]));
+  GPUFORMATS_CUDA(cudaEventElapsedTime(&exposed, ev_[2], ev_[3]));
+  sum_.products++;
+  sum_.halo_s += 1e-3 * halo;
+  sum_.local_s += 1e-3 * local;
+  sum_.exposed_s += 1e-3 * exposed;
+  pending_ = false;
+}
+
+HaloTimes Halo::times()
+{
+  if (pending_) collect();
+  return sum_;
+}
+
+} // namespace gpuformats
