@@ -344,6 +344,27 @@ if [ $has_gpu = 1 ]; then
   for np in 1 2; do
     run_checks "gpu.matmult.np$np" $MPIEXEC -n "$np" bin/test/test_matmult -dir test/matrices -quick
   done
+  # The halo exchange (src/halo/): every product against AIJ on each device path; on one GPU with 2
+  # ranks (NCCL refuses them: nccl asked for is an error on every rank, auto takes mpi); with a GPU
+  # per rank, nccl too, and the stream path under compute-sanitizer (NCCL's own probes of kernels
+  # for other GPUs return errors to it: API errors are not reported)
+  export NCCL_NVLS_ENABLE=0
+  ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+  CUDA_VISIBLE_DEVICES=0 run_checks gpu.matmult_halo_mpi.one_gpu.np2 $MPIEXEC -n 2 bin/test/test_matmult -dir test/matrices -quick -halo mpi
+  CUDA_VISIBLE_DEVICES=0 run_checks gpu.matmult_halo_auto.one_gpu.np2 $MPIEXEC -n 2 bin/test/test_matmult -dir test/matrices -quick -halo auto
+  out=$(CUDA_VISIBLE_DEVICES=0 timeout 120 $MPIEXEC -n 2 bin/petsc/ksp_ex2 -m 40 -n 40 -dll_append "$LIB" -mat_type evchyb -vec_type cuda -mat_gpuformats_halo nccl 2>&1); rc=$?
+  [ $rc != 0 ] && [ $rc != 124 ] && echo "$out" | grep -q "halo nccl cannot run: ranks 0 and 1 share one GPU" && pass gpu.halo_nccl_refused_one_gpu || { fail gpu.halo_nccl_refused_one_gpu "rc=$rc"; echo "$out" | tail -5; }
+  if [ "${ngpu:-0}" -ge 2 ]; then
+    run_checks gpu.matmult_halo_nccl.np2 $MPIEXEC -n 2 bin/test/test_matmult -dir test/matrices -quick -halo nccl
+    san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -1)
+    if [ -n "$san" ]; then
+      log=$OUTDIR/gpu.sanitizer.halo_nccl.log
+      timeout 300 $MPIEXEC -n 2 "$san" --tool memcheck --report-api-errors no --error-exitcode 99 bin/test/test_matmult -dir test/matrices -quick -types evchyb -halo nccl >"$log" 2>&1; rc=$?
+      [ $rc = 0 ] && pass "gpu.sanitizer.halo_nccl # $(grep -c '^ok ' "$log") checks" || { fail gpu.sanitizer.halo_nccl "exit $rc (log $log)"; grep -m5 "=========" "$log"; }
+    fi
+  else
+    echo "# one GPU: the nccl path's checks need two"
+  fi
   for t in $TYPES; do
     for np in 1 2; do
       compare_solver "gpu.ex14.$t.np$np" "$np" aijcusparse "$t" "-dm_vec_type cuda" $EX14
