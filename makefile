@@ -6,6 +6,7 @@
 #   make bundle     pack PETSc + plugin + executables for the GPU machine (bundle/gpuformats-bundle.tar.xz)
 #   make install PREFIX=/path
 #   make experiments  compile the measurements behind tuning choices (bench/experiments/)
+#   make nccl-header  fetch NCCL's header (optional: the mpi types' NCCL halo; the bootstrap does it)
 #   make clean, make help (never build or install anything)
 #
 # PETSc: set PETSC_DIR (and PETSC_ARCH) to use your own CUDA-enabled PETSc 3.26; otherwise
@@ -185,4 +186,4 @@ clean:
 	rm -rf build lib bin bundle
 
 help:
-	@sed -n '3,13p' makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,14p' makefile | sed 's/^# \{0,1\}//'
