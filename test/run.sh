@@ -74,6 +74,7 @@ run_checks unit.suraa_build bin/test/test_suraa_build test/matrices
 run_checks unit.transpose_build bin/test/test_transpose_build test/matrices
 run_checks unit.evchyb_kernel bin/test/test_evchyb_kernel test/matrices
 run_checks unit.suraa_g3 bin/test/test_suraa_g3 test/matrices
+run_checks unit.select bin/test/test_select
 
 # --- petsc: every type against AIJ, on 1..3 ranks ---
 for np in $RANKS; do

@@ -1,0 +1,126 @@
+// src/select/: the strip partition (the paper's Fig. 11) against every partition enumerated, on
+// random block costs; the strip features against a direct count. Host only.
+#include "select/partition.hpp"
+
+#include "common/check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace gpuformats;
+using namespace gpuformats::select;
+using gftest::check;
+
+int main()
+{
+  std::mt19937 rng(20261125);
+  // --- the DP against all 2^(N-1) partitions ---
+  for (int trial = 0; trial < 300; ++trial) {
+    const int N = 1 + trial % 12;
+    // A block's cost per format: per-strip costs of that format plus a launch overhead per block,
+    // so splits pay and formats differ by strip (as a model's predictions would).
+    const int                        nf = 1 + trial % 4;
+    std::uniform_real_distribution<> u(0.1, 10.0);
+    std::vector<std::vector<double>> strip(nf, std::vector<double>(N));
+    for (auto &f : strip)
+      for (double &c : f) c = u(rng);
+    const double overhead = (trial % 3) * u(rng);
+    int          calls    = 0;
+    auto         cost     = [&](int i, int j, int *fmt) {
+      ++calls;
+      double best = INFINITY;
+      for (int f = 0; f < nf; ++f) {
+        double t = overhead;
+        for (int s = i; s <= j; ++s) t += strip[f][s];
+        if (t < best) best = t, *fmt = f;
+      }
+      return best;
+    };
+    const Partition p = partition_strips(N, cost);
+    const std::string tag = "select.dp.trial" + std::to_string(trial) + ".N" + std::to_string(N);
+    check(calls == N * (N + 1) / 2, tag + ".one_prediction_per_block");
+    // Every partition: bit b of mask set = a split after strip b.
+    double brute = INFINITY;
+    for (unsigned mask = 0; mask < (1u << (N - 1)); ++mask) {
+      double t = 0;
+      int    first = 0, f = -1;
+      for (int s = 0; s < N; ++s)
+        if (s == N - 1 || (mask >> s & 1u)) {
+          t += cost(first, s, &f);
+          first = s + 1;
+        }
+      brute = std::min(brute, t);
+    }
+    check(std::fabs(p.time - brute) <= 1e-9 * brute, tag + ".optimal");
+    // The blocks tile the strips in order and their times add up to the total.
+    bool   tiles = !p.blocks.empty() && p.blocks.front().first_strip == 0 && p.blocks.back().last_strip == N - 1;
+    double sum   = 0;
+    for (size_t b = 0; b < p.blocks.size(); ++b) {
+      int f = -1;
+      tiles = tiles && p.blocks[b].first_strip <= p.blocks[b].last_strip && (b == 0 || p.blocks[b].first_strip == p.blocks[b - 1].last_strip + 1);
+      tiles = tiles && std::fabs(p.blocks[b].time - cost(p.blocks[b].first_strip, p.blocks[b].last_strip, &f)) == 0 && f == p.blocks[b].format;
+      sum += p.blocks[b].time;
+    }
+    check(tiles && std::fabs(sum - p.time) <= 1e-9 * p.time, tag + ".blocks_tile_and_add_up");
+    int f = -1;
+    check(p.single.time == cost(0, N - 1, &f) && p.single.format == f && p.time <= p.single.time, tag + ".single_block_reported");
+    check(p.partitioned() == (p.time < p.single.time), tag + ".split_only_when_faster");
+  }
+  // Equal times keep one block; a huge per-block overhead too.
+  {
+    const Partition p = partition_strips(6, [](int i, int j, int *f) { *f = 0; return double(j - i + 1); });
+    check(!p.partitioned() && p.time == 6.0, "select.dp.ties_keep_one_block");
+    const Partition q = partition_strips(5, [](int i, int j, int *f) { *f = i % 2; return 1e6 + (j - i + 1); });
+    check(!q.partitioned(), "select.dp.overhead_keeps_one_block");
+    // Two halves that want different formats: split between them.
+    const Partition r = partition_strips(8, [](int i, int j, int *f) {
+      double a = 0, b = 0;
+      for (int s = i; s <= j; ++s) a += s < 4 ? 1 : 5, b += s < 4 ? 5 : 1;
+      *f = a <= b ? 0 : 1;
+      return std::min(a, b) + 0.5;
+    });
+    check(r.blocks.size() == 2 && r.blocks[0].last_strip == 3 && r.blocks[0].format == 0 && r.blocks[1].format == 1 && r.time == 9.0, "select.dp.splits_where_formats_differ");
+    bool threw = false;
+    try {
+      partition_strips(0, [](int, int, int *) { return 0.0; });
+    } catch (const Error &e) {
+      threw = e.kind == ErrorKind::bad_input;
+    }
+    check(threw, "select.dp.refuses_no_strips");
+  }
+  // --- strip features against a direct count ---
+  for (int trial = 0; trial < 50; ++trial) {
+    const int32_t         nrows = 1 + (int32_t)(rng() % 300), ncols = 1 + (int32_t)(rng() % 500), S = 1 + (int32_t)(rng() % 64);
+    std::vector<int32_t>  rowptr(1, 0), cols;
+    for (int32_t i = 0; i < nrows; ++i) {
+      const int32_t len = (int32_t)(rng() % 9) * (rng() % 4 != 0); // empty rows too
+      std::vector<int32_t> r;
+      for (int32_t k = 0; k < len; ++k) r.push_back((int32_t)(rng() % ncols));
+      std::sort(r.begin(), r.end());
+      r.erase(std::unique(r.begin(), r.end()), r.end());
+      cols.insert(cols.end(), r.begin(), r.end());
+      rowptr.push_back((int32_t)cols.size());
+    }
+    CsrView A;
+    A.nrows = nrows, A.ncols = ncols, A.nnz = (int64_t)cols.size(), A.rowptr = rowptr.data(), A.colidx = cols.data();
+    const std::vector<StripFeatures> f = strip_features(A, S);
+    bool ok = (int32_t)f.size() == (nrows + S - 1) / S;
+    for (size_t s = 0; s < f.size() && ok; ++s) {
+      int64_t nnz = 0, lo = ncols, hi = -1;
+      int32_t mx  = 0;
+      const int32_t r1 = std::min<int32_t>(nrows, (int32_t)(s + 1) * S);
+      for (int32_t i = (int32_t)s * S; i < r1; ++i) {
+        nnz += rowptr[i + 1] - rowptr[i];
+        mx = std::max(mx, rowptr[i + 1] - rowptr[i]);
+        for (int32_t k = rowptr[i]; k < rowptr[i + 1]; ++k) lo = std::min<int64_t>(lo, cols[k]), hi = std::max<int64_t>(hi, cols[k]);
+      }
+      ok = f[s].first_row == (int32_t)s * S && f[s].rows == r1 - (int32_t)s * S && f[s].nnz == nnz && f[s].max_row == mx && f[s].col_span == (hi >= 0 ? hi - lo + 1 : 0);
+    }
+    check(ok, "select.features.trial" + std::to_string(trial));
+  }
+  return gftest::finish();
+}
