@@ -516,7 +516,11 @@ PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptio
     PetscInt           val = (PetscInt)gm.params[p];
     PetscBool          set;
     PetscCall(PetscSNPrintf(opt, sizeof(opt), "-mat_%s_%s", gm.ops->root, fp.name));
-    PetscCall(PetscOptionsRangeInt(opt, fp.help, "MatSetFromOptions", val, &val, &set, (PetscInt)fp.min_value, (PetscInt)fp.max_value));
+    if (fp.min_value == 0 && fp.max_value == 1) { // a switch (narrow_columns, permute, ...): true/false, 1/0
+      PetscBool on = val ? PETSC_TRUE : PETSC_FALSE;
+      PetscCall(PetscOptionsBool(opt, fp.help, "MatSetFromOptions", on, &on, &set));
+      val = on ? 1 : 0;
+    } else PetscCall(PetscOptionsRangeInt(opt, fp.help, "MatSetFromOptions", val, &val, &set, (PetscInt)fp.min_value, (PetscInt)fp.max_value));
     if (set && val != gm.params[p]) {
       gm.params[p] = val;
       changed      = PETSC_TRUE;
