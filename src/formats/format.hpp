@@ -99,6 +99,12 @@ struct FormatOps {
 // Words every refusal's message carries (tests hold refusals to it).
 constexpr const char *kFitsHint = "Formats that fit";
 
+// params[i], checked against the range ops.params[i] declares (Error(bad_input) naming
+// -mat_<root>_<name>, the range and the value). The builders read their parameters through it, so
+// a range is declared once, in the table (which -help and the options database show too); a rule
+// the range cannot say (a power of two, a gap) stays with the format.
+int64_t checked_param(const FormatOps &ops, const int64_t *params, int i);
+
 // The formats this library carries, in registration order (formats/registry.cpp).
 const FormatOps *const *all_formats(int *count);
 const FormatOps        *find_format(const std::string &root);

@@ -27,4 +27,13 @@ const FormatOps *find_format(const std::string &root)
   return nullptr;
 }
 
+int64_t checked_param(const FormatOps &ops, const int64_t *params, int i)
+{
+  const FormatParam &fp = ops.params[i];
+  const int64_t      v  = params[i];
+  if (v < fp.min_value || v > fp.max_value)
+    throw Error(ErrorKind::bad_input, std::string(ops.root) + ": -mat_" + ops.root + "_" + fp.name + " must be in [" + std::to_string(fp.min_value) + ", " + std::to_string(fp.max_value) + "]; got " + std::to_string(v));
+  return v;
+}
+
 } // namespace gpuformats

@@ -17,12 +17,12 @@
 
 using namespace gftest;
 using namespace gpuformats;
-using namespace gpuformats::pellr_detail;
+using namespace gpuformats::pellr;
 
 // Every thread of PellrCudaBlock::spmv's one launch.
 static std::vector<double> emulated_product(const Arrays<HostSystem> &a, int32_t nrows, double alpha, const std::vector<double> &x, double beta, std::vector<double> y)
 {
-  const PellrInfo &in = a.info;
+  const Info &in = a.info;
   for (int32_t p = 0; p < nrows; ++p) {
     const auto args = [&](auto thread) { thread(p, in.stored, in.stride, a.rl.data(), a.perm.data(), a.colidx.data(), a.values.data(), alpha, x.data(), beta, y.data()); };
     if (in.rl_per_warp) in.permuted ? args(row_thread<true, true>) : args(row_thread<true, false>);
@@ -40,7 +40,7 @@ int main(int argc, char **argv)
     for (int64_t fill : {3, 1000})
       for (int64_t per_warp : {1, 0})
         for (int64_t permute : {1, 0}) {
-          const int64_t     params[pellr_nparams] = {fill, per_warp, permute};
+          const int64_t     params[nparams] = {fill, per_warp, permute};
           const std::string name = "pellr_build." + m.name + ".fill" + std::to_string(fill) + ".rlw" + std::to_string(per_warp) + ".perm" + std::to_string(permute);
           std::unique_ptr<FormatBlock> host;
           Arrays<HostSystem>           a;
@@ -59,8 +59,8 @@ int main(int argc, char **argv)
           if (!host || !dev_err.empty()) continue;
 
           std::vector<LayoutStat> dd;
-          pellr_describe(a.info, *host, dd);
-          check_layout_as_host(name, *host, A.nnz, a, dd, pellr_bytes(a.info, A.nrows, a.nslots));
+          describe_layout(a.info, *host, dd);
+          check_layout_as_host(name, *host, A.nnz, a, dd, layout_bytes(a.info, A.nrows, a.nslots));
           check_emulated_products(name, A, [&](double alpha, const std::vector<double> &x, double beta, const std::vector<double> &yin) { return emulated_product(a, A.nrows, alpha, x, beta, yin); });
         }
   }

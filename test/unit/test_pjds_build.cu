@@ -20,13 +20,13 @@
 
 using namespace gftest;
 using namespace gpuformats;
-using namespace gpuformats::pjds_detail;
+using namespace gpuformats::pjds;
 
 // Every launch of PjdsCudaBlock::spmv, thread by thread / warp by warp, in its stream order.
 static std::vector<double> emulated_product(Arrays<HostSystem> &a, int32_t nrows, double alpha, const std::vector<double> &x, double beta, std::vector<double> y)
 {
-  const PjdsInfo  &in = a.info;
-  const PjdsPlan  &pl = in.plan;
+  const Info &in = a.info;
+  const Plan &pl = in.plan;
   const KernelArgs ka = a.kernel_args(nrows);
   std::vector<double> partial((size_t)in.nwide_items * pl.block_rows), long_partial(in.nlong_chunks);
   if (in.nwide_items > 0) { // extra stream; disjoint rows from the row kernel
@@ -69,7 +69,7 @@ int main(int argc, char **argv)
   ms.push_back({"two_long_rows", random_rows(20000, 20000, 21, [](std::mt19937_64 &r, int32_t i) { return i == 700 || i == 15000 ? 6000 : std::uniform_int_distribution<int32_t>(0, 6)(r); })});
   // Blocks of 32 rows spanning 65535 columns, one more than 16-bit offsets with a padding mark hold
   // (the edge cases have span_65534, which fits).
-  ms.push_back({"span_65535", two_diagonals(32 * 40, kPjdsNarrowSpan - 30)});
+  ms.push_back({"span_65535", two_diagonals(32 * 40, kNarrowSpan - 30)});
   // Blocks that fit hold three quarters of the slots, below kNarrowMinShare: 32-bit columns
   // (narrow_mixed of the edge cases, seven eighths fitting, takes the narrow layout with split blocks).
   ms.push_back({"narrow_minority", two_diagonals_mixed(32 * 40, 100, 70000, 4)});
@@ -80,7 +80,7 @@ int main(int argc, char **argv)
         for (int64_t L : {-1, 0, 3, 40})
           for (int64_t nc : {1, 0}) {
           if (nc == 0 && (br != 32 || w != -1)) continue; // 32-bit columns: default block and window, every long-row rule
-          const int64_t     params[pjds_nparams] = {br, w, L, nc};
+          const int64_t     params[nparams] = {br, w, L, nc};
           const std::string name = "pjds_build." + m.name + ".br" + std::to_string(br) + ".w" + std::to_string(w) + ".L" + std::to_string(L) + (nc ? "" : ".nc0");
           std::unique_ptr<FormatBlock> host = pjds_ops.build_host(A, params);
           Arrays<HostSystem>           a;
@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 
           if (m.name.rfind("span_", 0) == 0 && br == 32) {
             const int32_t span = std::stoi(m.name.substr(5));
-            check(a.info.widest_span == span && a.info.narrow == (nc && span <= kPjdsNarrowSpan), name + ".narrow_decision", std::to_string(a.info.widest_span));
+            check(a.info.widest_span == span && a.info.narrow == (nc && span <= kNarrowSpan), name + ".narrow_decision", std::to_string(a.info.widest_span));
           }
           if (br == 32 && w == -1 && (m.name == "narrow_mixed" || m.name == "narrow_minority")) {
             const bool mixed = m.name == "narrow_mixed";
@@ -96,8 +96,8 @@ int main(int argc, char **argv)
                   "narrow " + std::to_string(a.info.narrow) + ", fitting slots " + std::to_string(a.info.narrow_slots) + ", split " + std::to_string(a.info.split_slots));
           }
           std::vector<LayoutStat> dd;
-          pjds_describe(a.info, *host, dd);
-          check_layout_as_host(name, *host, A.nnz, a, dd, pjds_bytes(a.info, A.nrows, a.nslots));
+          describe_layout(a.info, *host, dd);
+          check_layout_as_host(name, *host, A.nnz, a, dd, layout_bytes(a.info, A.nrows, a.nslots));
           check_emulated_products(name, A, [&](double alpha, const std::vector<double> &x, double beta, const std::vector<double> &yin) { return emulated_product(a, A.nrows, alpha, x, beta, yin); });
         }
   }

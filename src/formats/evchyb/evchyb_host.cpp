@@ -45,17 +45,17 @@ Params read_params(const int64_t *p)
 {
   Params prm;
   if (!p) return prm;
-  if (p[param_ell_max_row] < 0 || p[param_ell_max_row] > 1024) throw Error(ErrorKind::bad_input, "evchyb: ell_max_row must be in [0, 1024], got " + std::to_string(p[param_ell_max_row]));
-  if (!is_pow2(p[param_slice_rows]) || p[param_slice_rows] > 1024) throw Error(ErrorKind::bad_input, "evchyb: slice_rows must be a power of two in [1, 1024], got " + std::to_string(p[param_slice_rows]));
-  if (!is_pow2(p[param_block_threads]) || p[param_block_threads] < 64 || p[param_block_threads] > 1024) throw Error(ErrorKind::bad_input, "evchyb: block_threads must be a power of two in [64, 1024], got " + std::to_string(p[param_block_threads]));
-  prm.ell_max_row   = (int32_t)p[param_ell_max_row];
-  prm.slice_rows    = (int32_t)p[param_slice_rows];
-  prm.log2_slice    = ilog2(p[param_slice_rows]);
-  prm.block_threads = (int32_t)p[param_block_threads];
-  if (p[param_sort_window] < -1 || p[param_sort_window] > INT32_MAX) throw Error(ErrorKind::bad_input, "evchyb: sort_window must be -1 (auto), 0 (global sort) or a row count, got " + std::to_string(p[param_sort_window]));
-  prm.sort_window = (int32_t)p[param_sort_window];
-  if (p[param_narrow_columns] < 0 || p[param_narrow_columns] > 1) throw Error(ErrorKind::bad_input, "evchyb: narrow_columns must be 0 or 1, got " + std::to_string(p[param_narrow_columns]));
-  prm.narrow_columns = (int32_t)p[param_narrow_columns];
+  const auto param = [&](Param i) { // the range: kParams; the rest of the rule: here
+    const int64_t v = checked_param(evchyb_ops, p, i);
+    if ((i == param_slice_rows || i == param_block_threads) && !is_pow2(v)) throw Error(ErrorKind::bad_input, std::string("evchyb: -mat_evchyb_") + evchyb_ops.params[i].name + " must be a power of two; got " + std::to_string(v));
+    return v;
+  };
+  prm.ell_max_row    = (int32_t)param(param_ell_max_row);
+  prm.slice_rows     = (int32_t)param(param_slice_rows);
+  prm.log2_slice     = ilog2(prm.slice_rows);
+  prm.block_threads  = (int32_t)param(param_block_threads);
+  prm.sort_window    = (int32_t)param(param_sort_window);
+  prm.narrow_columns = (int32_t)param(param_narrow_columns);
   return prm;
 }
 

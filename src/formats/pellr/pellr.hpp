@@ -50,18 +50,22 @@
 
 namespace gpuformats {
 
-constexpr int32_t kPellrWarp = 32; // the paper's warp: rows per rl[] entry in per-warp mode, stride alignment
+extern const FormatOps pellr_ops;
+
+namespace pellr {
+
+constexpr int32_t kWarp = 32; // the paper's warp: rows per rl[] entry in per-warp mode, stride alignment
 
 // Parameter order of pellr_ops.params.
-enum PellrParam { pellr_param_max_fill = 0, pellr_param_rl_per_warp = 1, pellr_param_permute = 2, pellr_nparams = 3 };
+enum Param { param_max_fill = 0, param_rl_per_warp = 1, param_permute = 2, nparams = 3 };
 
-struct PellrInfo {
+struct Info {
   int32_t max_fill       = 3;
   bool    rl_per_warp    = true;
   bool    permuted       = true;
   int32_t width          = 0; // K: longest row
   int32_t stored         = 0; // rows with storage (see above)
-  int32_t stride         = 0; // S: stored rounded up to kPellrWarp
+  int32_t stride         = 0; // S: stored rounded up to kWarp
   int32_t empty_rows     = 0;
   int64_t n_warps        = 0; // N_w
   int64_t n_iter         = 0; // N_iter of the stored order
@@ -71,17 +75,16 @@ struct PellrInfo {
 };
 
 // Reads and checks the parameters (Error(bad_input)).
-PellrInfo pellr_params(const int64_t *params);
+Info read_params(const int64_t *params);
 // Fills stored/stride/n_warps (info.width, info.permuted and info.empty_rows set) and refuses a
 // blow-up (Error(unsupported)) before anything of the padded size is allocated. free_bytes < 0:
 // not checked (host).
-void      pellr_check_fill(PellrInfo &info, int32_t nrows, int64_t nnz, int64_t free_bytes);
-int64_t   pellr_rl_entries(const PellrInfo &info); // rl[] entries: per warp, or per stored row
-std::size_t pellr_bytes(const PellrInfo &info, int32_t nrows, int64_t nslots);
-void      pellr_describe(const PellrInfo &info, const FormatBlock &blk, std::vector<LayoutStat> &out);
+void        check_fill(Info &info, int32_t nrows, int64_t nnz, int64_t free_bytes);
+int64_t     rl_entries(const Info &info); // rl[] entries: per warp, or per stored row
+std::size_t layout_bytes(const Info &info, int32_t nrows, int64_t nslots);
+void        describe_layout(const Info &info, const FormatBlock &blk, std::vector<LayoutStat> &out);
 
-std::unique_ptr<FormatBlock> pellr_build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up);
+std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up);
 
-extern const FormatOps pellr_ops;
-
+} // namespace pellr
 } // namespace gpuformats

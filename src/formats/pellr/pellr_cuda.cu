@@ -5,8 +5,7 @@
 #include "../../core/device_buffer.hpp"
 
 namespace gpuformats {
-
-namespace pellr_detail {
+namespace pellr {
 
 template <bool kPerWarp, bool kPermuted>
 __global__ void __launch_bounds__(kThreads) pellr_spmv_rows(int32_t nrows, int32_t stored, int32_t S, const int32_t *__restrict__ rl, const int32_t *__restrict__ perm, const int32_t *__restrict__ colidx, const double *__restrict__ values, double alpha, const double *__restrict__ x, double beta,
@@ -23,23 +22,20 @@ public:
   void spmv(double alpha, const double *x, double beta, double *y, const StreamSet &streams) const override
   {
     if (nrows == 0) return;
-    const PellrInfo &in   = a.info;
-    const unsigned   grid = (unsigned)(((int64_t)nrows + kThreads - 1) / kThreads);
-    const auto       args = [&](auto kernel) { kernel<<<grid, kThreads, 0, streams.main()>>>(nrows, in.stored, in.stride, a.rl.data(), a.perm.data(), a.colidx.data(), a.values.data(), alpha, x, beta, y); };
+    const Info    &in   = a.info;
+    const unsigned grid = (unsigned)(((int64_t)nrows + kThreads - 1) / kThreads);
+    const auto     args = [&](auto kernel) { kernel<<<grid, kThreads, 0, streams.main()>>>(nrows, in.stored, in.stride, a.rl.data(), a.perm.data(), a.colidx.data(), a.values.data(), alpha, x, beta, y); };
     if (in.rl_per_warp) in.permuted ? args(pellr_spmv_rows<true, true>) : args(pellr_spmv_rows<true, false>);
     else in.permuted ? args(pellr_spmv_rows<false, true>) : args(pellr_spmv_rows<false, false>);
     GPUFORMATS_CUDA(cudaGetLastError());
   }
-  std::size_t bytes() const override { return pellr_bytes(a.info, nrows, nslots); }
-  void        describe(std::vector<LayoutStat> &out) const override { pellr_describe(a.info, *this, out); }
+  std::size_t bytes() const override { return layout_bytes(a.info, nrows, nslots); }
+  void        describe(std::vector<LayoutStat> &out) const override { describe_layout(a.info, *this, out); }
 };
 
-} // namespace pellr_detail
-
-std::unique_ptr<FormatBlock> pellr_build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up)
+std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up)
 {
-  using namespace pellr_detail;
-  pellr_params(params); // bad parameters fail before any upload
+  read_params(params); // bad parameters fail before any upload
   auto blk = std::make_unique<PellrCudaBlock>();
   {
     DeviceCsr d = upload_csr(A, stream, up);
@@ -49,4 +45,5 @@ std::unique_ptr<FormatBlock> pellr_build_cuda(const CsrView &A, const int64_t *p
   return blk;
 }
 
+} // namespace pellr
 } // namespace gpuformats

@@ -28,8 +28,7 @@
 #include <thrust/transform_reduce.h>
 
 namespace gpuformats {
-
-namespace pellr_detail {
+namespace pellr {
 
 // Loads (core/loads.cuh): the matrix streamed (load_stream), x and rl read-only (load_ro).
 
@@ -70,7 +69,7 @@ __host__ __device__ inline double row_sum(int32_t p, int32_t S, int32_t L, const
 template <bool kPerWarp, bool kPermuted>
 __host__ __device__ inline void row_thread(int32_t p, int32_t stored, int32_t S, const int32_t *__restrict__ rl, const int32_t *__restrict__ perm, const int32_t *__restrict__ colidx, const double *__restrict__ values, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
 {
-  const int32_t L   = p < stored ? load_ro(rl + (kPerWarp ? p / kPellrWarp : p)) : 0; // empty rows: not stored
+  const int32_t L   = p < stored ? load_ro(rl + (kPerWarp ? p / kWarp : p)) : 0; // empty rows: not stored
   const double  sum = row_sum(p, S, L, colidx, values, x);
   const int32_t row = kPermuted ? load_ro(perm + p) : p;
   y[row]            = beta == 0.0 ? alpha * sum : fma(beta, y[row], alpha * sum); // beta == 0: y write-only
@@ -79,11 +78,11 @@ __host__ __device__ inline void row_thread(int32_t p, int32_t stored, int32_t S,
 // ------------------------------------------------------------------------------------------------
 // Builder functors (host+device so the build also runs on thrust::host in tests).
 struct WarpOf {
-  __host__ __device__ int32_t operator()(int32_t p) const { return p / kPellrWarp; }
+  __host__ __device__ int32_t operator()(int32_t p) const { return p / kWarp; }
 };
 struct EveryWarpFirst { // sorted_desc[32 w]: the longest row of warp w of a sorted order
   const int32_t *sorted_desc;
-  __host__ __device__ int64_t operator()(int64_t w) const { return sorted_desc[w * kPellrWarp]; }
+  __host__ __device__ int64_t operator()(int64_t w) const { return sorted_desc[w * kWarp]; }
 };
 struct SlotOfEntry { // (k, row) -> slot of CSR entry k
   const int32_t *rowptr, *inv_perm; // inv_perm null: identity
@@ -98,7 +97,7 @@ template <class Sys>
 struct Arrays {
   template <class T>
   using buf = typename Sys::template buffer<T>;
-  PellrInfo    info;
+  Info         info;
   int64_t      nslots = 0;
   buf<int32_t> perm, rl, colidx, slot_of_csr;
   buf<double>  values;
@@ -120,15 +119,15 @@ template <class Sys>
 void build_arrays(const Sys &sys, const int32_t *rowptr, const int32_t *colidx, const double *csr_values, int32_t nrows, int32_t ncols, int64_t nnz, const int64_t *params, Arrays<Sys> &out)
 {
   using thrust::counting_iterator;
-  auto       pol = sys.policy();
-  PellrInfo &in  = out.info;
-  in             = pellr_params(params);
+  auto  pol = sys.policy();
+  Info &in  = out.info;
+  in        = read_params(params);
   const counting_iterator<int32_t> zero(0);
   const auto                       natural = thrust::make_transform_iterator(zero, RowLength{rowptr});
 
   in.width      = thrust::reduce(pol, natural, natural + nrows, (int32_t)0, thrust::maximum<int32_t>());
   in.empty_rows = (int32_t)thrust::count_if(pol, natural, natural + nrows, IsZero{});
-  pellr_check_fill(in, nrows, nnz, sys.free_bytes()); // before the padded allocation
+  check_fill(in, nrows, nnz, sys.free_bytes()); // before the padded allocation
   const int32_t S      = in.stride;
   const int64_t nslots = (int64_t)in.width * S;
   out.nslots           = nslots;
@@ -140,14 +139,14 @@ void build_arrays(const Sys &sys, const int32_t *rowptr, const int32_t *colidx, 
   const int32_t *perm   = in.permuted ? out.perm.data() : nullptr;
   const auto     stored = thrust::make_transform_iterator(zero, StoredLength{rowptr, perm});
 
-  const int64_t rl_n = pellr_rl_entries(in);
+  const int64_t rl_n = rl_entries(in);
   out.rl.resize(rl_n);
   if (in.rl_per_warp)
     thrust::reduce_by_key(pol, thrust::make_transform_iterator(zero, WarpOf{}), thrust::make_transform_iterator(zero + in.stored, WarpOf{}), stored, thrust::make_discard_iterator(), out.rl.data(), thrust::equal_to<int32_t>(), thrust::maximum<int32_t>());
   else thrust::copy(pol, stored, stored + in.stored, out.rl.data());
 
   // The paper's counts, for both orders (warps of empty rows count 0).
-  const int64_t all_warps = ((int64_t)nrows + kPellrWarp - 1) / kPellrWarp;
+  const int64_t all_warps = ((int64_t)nrows + kWarp - 1) / kWarp;
   in.n_iter_natural       = iterations(sys, natural, nrows, all_warps);
   in.n_iter               = in.permuted ? iterations(sys, stored, in.stored, in.n_warps) : in.n_iter_natural;
   if (in.permuted) in.n_iter_sorted = in.n_iter;
@@ -177,6 +176,5 @@ void build_arrays(const Sys &sys, const int32_t *rowptr, const int32_t *colidx, 
   }
 }
 
-} // namespace pellr_detail
-
+} // namespace pellr
 } // namespace gpuformats

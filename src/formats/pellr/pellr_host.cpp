@@ -13,6 +13,7 @@
 #include <string>
 
 namespace gpuformats {
+namespace pellr {
 
 namespace {
 
@@ -20,13 +21,13 @@ namespace {
 int64_t iterations(const std::vector<int32_t> &len)
 {
   int64_t n = 0;
-  for (size_t w = 0; w < len.size(); w += kPellrWarp) n += *std::max_element(len.begin() + w, len.begin() + std::min(len.size(), w + kPellrWarp));
+  for (size_t w = 0; w < len.size(); w += kWarp) n += *std::max_element(len.begin() + w, len.begin() + std::min(len.size(), w + kWarp));
   return n;
 }
 
 class PellrHostBlock : public FormatBlock {
 public:
-  PellrInfo            info;
+  Info                 info;
   std::vector<int32_t> perm, rl, colidx, slots; // perm empty when not permuted
   std::vector<double>  vals;
 
@@ -34,7 +35,7 @@ public:
   {
     const int32_t S = info.stride;
     for (int32_t p = 0; p < nrows; ++p) {
-      const int32_t L   = p >= info.stored ? 0 : info.rl_per_warp ? rl[p / kPellrWarp] : rl[p];
+      const int32_t L   = p >= info.stored ? 0 : info.rl_per_warp ? rl[p / kWarp] : rl[p];
       double        sum = 0;
       for (int32_t j = 0; j < L; ++j) {
         const int32_t slot = j * S + p, c = colidx[slot];
@@ -45,15 +46,15 @@ public:
       y[row]            = beta == 0.0 ? alpha * sum : alpha * sum + beta * y[row];
     }
   }
-  std::size_t bytes() const override { return pellr_bytes(info, nrows, nslots); }
-  void        describe(std::vector<LayoutStat> &out) const override { pellr_describe(info, *this, out); }
+  std::size_t bytes() const override { return layout_bytes(info, nrows, nslots); }
+  void        describe(std::vector<LayoutStat> &out) const override { describe_layout(info, *this, out); }
 };
 
-std::unique_ptr<FormatBlock> pellr_build_host(const CsrView &A, const int64_t *params)
+std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
 {
-  auto       blk = std::make_unique<PellrHostBlock>();
-  PellrInfo &in  = blk->info;
-  in             = pellr_params(params);
+  auto  blk = std::make_unique<PellrHostBlock>();
+  Info &in  = blk->info;
+  in        = read_params(params);
   const std::vector<int32_t> natural = [&] {
     std::vector<int32_t> l(A.nrows);
     for (int32_t i = 0; i < A.nrows; ++i) l[i] = A.row_length(i);
@@ -61,7 +62,7 @@ std::unique_ptr<FormatBlock> pellr_build_host(const CsrView &A, const int64_t *p
   }();
   in.width      = A.nrows ? *std::max_element(natural.begin(), natural.end()) : 0;
   in.empty_rows = (int32_t)std::count(natural.begin(), natural.end(), 0);
-  pellr_check_fill(in, A.nrows, A.nnz, -1); // before the padded allocation
+  check_fill(in, A.nrows, A.nnz, -1); // before the padded allocation
   const int32_t S      = in.stride;
   const int64_t nslots = (int64_t)in.width * S;
 
@@ -72,7 +73,7 @@ std::unique_ptr<FormatBlock> pellr_build_host(const CsrView &A, const int64_t *p
   for (int32_t p = 0; p < A.nrows; ++p) stored[p] = natural[row_at(p)];
   if (in.rl_per_warp) {
     blk->rl.assign(in.n_warps, 0);
-    for (int32_t p = 0; p < in.stored; ++p) blk->rl[p / kPellrWarp] = std::max(blk->rl[p / kPellrWarp], stored[p]);
+    for (int32_t p = 0; p < in.stored; ++p) blk->rl[p / kWarp] = std::max(blk->rl[p / kWarp], stored[p]);
   } else blk->rl.assign(stored.begin(), stored.begin() + in.stored);
 
   std::vector<int32_t> sorted = natural;
@@ -101,24 +102,20 @@ std::unique_ptr<FormatBlock> pellr_build_host(const CsrView &A, const int64_t *p
 
 } // namespace
 
-PellrInfo pellr_params(const int64_t *params)
+Info read_params(const int64_t *params)
 {
-  const int64_t f = params[pellr_param_max_fill], w = params[pellr_param_rl_per_warp], pm = params[pellr_param_permute];
-  if (f < 1 || f > 1000000) throw Error(ErrorKind::bad_input, "pellr: -mat_pellr_max_fill must be in [1, 1000000]; got " + std::to_string(f));
-  if (w != 0 && w != 1) throw Error(ErrorKind::bad_input, "pellr: -mat_pellr_rl_per_warp must be 0 or 1; got " + std::to_string(w));
-  if (pm != 0 && pm != 1) throw Error(ErrorKind::bad_input, "pellr: -mat_pellr_permute must be 0 or 1; got " + std::to_string(pm));
-  PellrInfo in;
-  in.max_fill    = (int32_t)f;
-  in.rl_per_warp = w == 1;
-  in.permuted    = pm == 1;
+  Info in; // the ranges: kParams
+  in.max_fill    = (int32_t)checked_param(pellr_ops, params, param_max_fill);
+  in.rl_per_warp = checked_param(pellr_ops, params, param_rl_per_warp) == 1;
+  in.permuted    = checked_param(pellr_ops, params, param_permute) == 1;
   return in;
 }
 
-void pellr_check_fill(PellrInfo &in, int32_t nrows, int64_t nnz, int64_t free_bytes)
+void check_fill(Info &in, int32_t nrows, int64_t nnz, int64_t free_bytes)
 {
   in.stored          = in.permuted ? nrows - in.empty_rows : nrows;
-  in.stride          = (int32_t)(((int64_t)in.stored + kPellrWarp - 1) / kPellrWarp * kPellrWarp);
-  in.n_warps         = ((int64_t)in.stored + kPellrWarp - 1) / kPellrWarp;
+  in.stride          = (int32_t)(((int64_t)in.stored + kWarp - 1) / kWarp * kWarp);
+  in.n_warps         = ((int64_t)in.stored + kWarp - 1) / kWarp;
   const int64_t fill = (int64_t)in.width * in.stored; // ELLPACK slots of the stored rows
   const int64_t slots = (int64_t)in.width * in.stride;
   const std::string fits = std::string(kFitsHint) + ": -mat_type pjds (pads only inside blocks of 32 sorted rows) or -mat_type evchyb (long rows kept in CSR)";
@@ -126,21 +123,21 @@ void pellr_check_fill(PellrInfo &in, int32_t nrows, int64_t nnz, int64_t free_by
     throw Error(ErrorKind::unsupported, "pellr: padding every row to the longest (" + std::to_string(in.width) + " entries) needs " + std::to_string(fill) + " slots = " + format_number((double)fill / (double)std::max<int64_t>(nnz, 1), "%.1f") + " x the " + std::to_string(nnz) +
                                           " nonzeros, above -mat_pellr_max_fill " + std::to_string(in.max_fill) + ". " + fits + "; or raise -mat_pellr_max_fill.");
   if (slots > INT32_MAX) throw Error(ErrorKind::unsupported, "pellr: the padded layout needs " + std::to_string(slots) + " slots, more than the 2^31-1 the int32 slot map addresses. " + fits + ", or split the matrix over more ranks.");
-  const int64_t need = slots * 12 + nnz * 4 + pellr_rl_entries(in) * 4 + (in.permuted ? (int64_t)nrows * 4 : 0);
+  const int64_t need = slots * 12 + nnz * 4 + rl_entries(in) * 4 + (in.permuted ? (int64_t)nrows * 4 : 0);
   if (free_bytes >= 0 && need > free_bytes)
     throw Error(ErrorKind::unsupported, "pellr: the padded layout needs " + std::to_string(need) + " bytes of device memory, only " + std::to_string(free_bytes) + " are free. " + fits + ".");
 }
 
-int64_t pellr_rl_entries(const PellrInfo &in) { return in.rl_per_warp ? in.n_warps : in.stored; }
+int64_t rl_entries(const Info &in) { return in.rl_per_warp ? in.n_warps : in.stored; }
 
-std::size_t pellr_bytes(const PellrInfo &in, int32_t nrows, int64_t nslots)
+std::size_t layout_bytes(const Info &in, int32_t nrows, int64_t nslots)
 {
-  return (std::size_t)(nslots * 12 + pellr_rl_entries(in) * 4 + (in.permuted ? (int64_t)nrows * 4 : 0));
+  return (std::size_t)(nslots * 12 + rl_entries(in) * 4 + (in.permuted ? (int64_t)nrows * 4 : 0));
 }
 
-void pellr_describe(const PellrInfo &in, const FormatBlock &blk, std::vector<LayoutStat> &out)
+void describe_layout(const Info &in, const FormatBlock &blk, std::vector<LayoutStat> &out)
 {
-  const double  bytes   = (double)pellr_bytes(in, blk.nrows, blk.nslots);
+  const double  bytes   = (double)layout_bytes(in, blk.nrows, blk.nslots);
   const double  csr     = csr_bytes(blk.nnz, blk.nrows);
   const int64_t padding = blk.nslots - blk.nnz;
   out.push_back({"rows", std::to_string(blk.nrows)});
@@ -164,20 +161,23 @@ void pellr_describe(const PellrInfo &in, const FormatBlock &blk, std::vector<Lay
   out.push_back({"CSR bytes", std::to_string((int64_t)csr) + " (pellr/CSR = " + format_number(csr > 0 ? bytes / csr : 0.0, "%.3f") + ")"});
 }
 
-static const FormatParam kPellrParams[] = {
+const FormatParam kParams[] = {
   {"max_fill", "refuse (suggesting pjds / evchyb) when padding all rows to the longest needs more than this many slots per nonzero", 3, 1, 1000000},
   {"rl_per_warp", "1: one row-length entry per warp (the warp's longest row; saves memory, the paper's suggestion); 0: one per row (ELLPACK-R's rl[])", 1, 0, 1},
   {"permute", "1: sort rows by length (PELLR); 0: identity permutation = plain ELLPACK-R (the paper's baseline; use with rl_per_warp 0)", 1, 0, 1},
 };
+static_assert(sizeof(kParams) / sizeof(kParams[0]) == nparams, "kParams follows enum Param");
+
+} // namespace pellr
 
 extern const FormatOps pellr_ops = {
   "pellr",
   "PELLR (Wang and Gu): rows sorted by length, stored as ELLPACK-R (padded to the longest row, column-major, rl[])",
-  kPellrParams,
-  pellr_nparams,
+  pellr::kParams,
+  pellr::nparams,
   0,
-  pellr_build_host,
-  pellr_build_cuda,
+  pellr::build_host,
+  pellr::build_cuda,
   true, // refuses padding beyond max_fill
 };
 

@@ -7,8 +7,7 @@
 #include "../../core/warp_sum.cuh"
 
 namespace gpuformats {
-
-namespace pjds_detail {
+namespace pjds {
 
 // ------------------------------------------------------------------------------------------------
 // Kernels: one thread (row kernel, wide items) or one warp (long chunks, finishes) per unit.
@@ -75,7 +74,7 @@ public:
     if (nrows == 0) return;
     const KernelArgs ka = a.kernel_args(nrows);
     const bool       nc = a.info.narrow;
-    const PjdsInfo  &in = a.info;
+    const Info      &in = a.info;
     if (in.nwide_items > 0) { // long rows first, on their own stream: they take longest
       const cudaStream_t ws = streams.count > 1 ? streams.streams[1] : streams.main();
       const WideArgs     wa{in.nwide_blocks, in.nwide_items, a.wide_block.data(), a.wide_item_start.data(), a.wide_item_owner.data(), partial.data()};
@@ -102,16 +101,13 @@ public:
       GPUFORMATS_CUDA(cudaGetLastError());
     }
   }
-  std::size_t bytes() const override { return pjds_bytes(a.info, nrows, nslots); }
-  void        describe(std::vector<LayoutStat> &out) const override { pjds_describe(a.info, *this, out); }
+  std::size_t bytes() const override { return layout_bytes(a.info, nrows, nslots); }
+  void        describe(std::vector<LayoutStat> &out) const override { describe_layout(a.info, *this, out); }
 };
 
-} // namespace pjds_detail
-
-std::unique_ptr<FormatBlock> pjds_build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up)
+std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up)
 {
-  using namespace pjds_detail;
-  pjds_check_params(params); // bad parameters fail before any upload
+  check_params(params); // bad parameters fail before any upload
   auto            blk = std::make_unique<PjdsCudaBlock>();
   {
     DeviceCsr d = upload_csr(A, stream, up);
@@ -123,4 +119,5 @@ std::unique_ptr<FormatBlock> pjds_build_cuda(const CsrView &A, const int64_t *pa
   return blk;
 }
 
+} // namespace pjds
 } // namespace gpuformats

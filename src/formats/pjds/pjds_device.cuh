@@ -32,8 +32,7 @@
 #include <algorithm>
 
 namespace gpuformats {
-
-namespace pjds_detail {
+namespace pjds {
 
 // ------------------------------------------------------------------------------------------------
 // Loads (core/loads.cuh): the matrix streamed (load_stream), x and metadata read-only (load_ro).
@@ -47,7 +46,7 @@ constexpr int kUnroll = 8;
 constexpr int kThreads = 256;
 
 // The column of a jagged slot, -1 for padding: 32-bit indices, or (narrow) 16-bit offsets from
-// the block's smallest column with kPjdsNarrowPad for padding (pjds.hpp).
+// the block's smallest column with kNarrowPad for padding (pjds.hpp).
 struct WideColumns {
   const int32_t *__restrict__ colidx;
   __host__ __device__ int32_t operator()(int32_t slot) const { return load_stream(colidx + slot); }
@@ -55,7 +54,7 @@ struct WideColumns {
 struct NarrowColumns { // a block that fits: offsets from its base
   const uint16_t *__restrict__ col16;
   int32_t base;
-  __host__ __device__ int32_t operator()(int32_t slot) const { return pjds_column_fit(load_stream(col16 + slot), base); }
+  __host__ __device__ int32_t operator()(int32_t slot) const { return column_fit(load_stream(col16 + slot), base); }
 };
 struct SplitColumns { // a block that does not fit (narrow layout): 32-bit columns in two 16-bit planes
   const uint16_t *__restrict__ lo;
@@ -138,13 +137,13 @@ struct LongArgs {
 };
 
 // Thread bodies (host+device: the tests run them on the host). One thread per sorted row (the
-// paper's Listing 2) over every block not wider than kPjdsChunkDiagonals. kWindowed: several
+// paper's Listing 2) over every block not wider than kChunkDiagonals. kWindowed: several
 // segments (sort_window > 0); otherwise p is its own local position. kNarrow: 16-bit columns.
 template <bool kWindowed, bool kNarrow>
 __host__ __device__ inline void row_thread(const KernelArgs &a, int32_t p, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
 {
   const int32_t b = p / a.block_rows, W = load_ro(a.block_width + b), cb = block_base<kNarrow>(a, b);
-  if (W > kPjdsChunkDiagonals) return; // a wide block: the split path handles it
+  if (W > kChunkDiagonals) return; // a wide block: the split path handles it
   int32_t        lp = p;
   const int32_t *cs = a.col_start;
   if (kWindowed) {
@@ -156,7 +155,7 @@ __host__ __device__ inline void row_thread(const KernelArgs &a, int32_t p, doubl
   store_y(y, load_ro(a.perm + p), alpha, sum, beta);
 }
 
-// Split path, step 1: item t covers kPjdsChunkDiagonals diagonals of one wide block; b_r
+// Split path, step 1: item t covers kChunkDiagonals diagonals of one wide block; b_r
 // consecutive threads take its b_r rows (same coalesced slots as the row kernel).
 template <bool kNarrow>
 __host__ __device__ inline void wide_item_thread(const KernelArgs &a, const WideArgs &w, int32_t t, const double *__restrict__ x)
@@ -167,9 +166,9 @@ __host__ __device__ inline void wide_item_thread(const KernelArgs &a, const Wide
   const int32_t  b  = load_ro(w.wide_block + wi);
   const int32_t  p  = b * a.block_rows + r; // may be a phantom row: all padding, sum 0
   const int32_t  s  = p / a.segment_rows, lp = p - s * a.segment_rows;
-  const int32_t  j0 = (item - load_ro(w.wide_item_start + wi)) * kPjdsChunkDiagonals;
+  const int32_t  j0 = (item - load_ro(w.wide_item_start + wi)) * kChunkDiagonals;
   const int32_t  W  = load_ro(a.block_width + b);
-  const int32_t  j1 = j0 + kPjdsChunkDiagonals < W ? j0 + kPjdsChunkDiagonals : W;
+  const int32_t  j1 = j0 + kChunkDiagonals < W ? j0 + kChunkDiagonals : W;
   const int32_t *cs = a.col_start + load_ro(a.diag_base + s);
   w.partial[(int64_t)item * a.block_rows + r] = jagged_sum<kNarrow>(a, block_base<kNarrow>(a, b), cs, lp, j0, j1, x);
 }
@@ -180,8 +179,8 @@ __host__ __device__ inline void wide_item_thread(const KernelArgs &a, const Wide
 __host__ __device__ inline double long_chunk_lane_sum(const LongArgs &l, int32_t c, int lane, const int32_t *__restrict__ colidx, int32_t colidx_first, const double *__restrict__ values, const double *__restrict__ x)
 {
   const int32_t r = load_ro(l.chunk_owner + c);
-  const int32_t k0 = load_ro(l.start + r) + (c - load_ro(l.chunk_start + r)) * kPjdsLongChunk, end = load_ro(l.start + r + 1);
-  const int32_t k1  = end - k0 < kPjdsLongChunk ? end : k0 + kPjdsLongChunk;
+  const int32_t k0 = load_ro(l.start + r) + (c - load_ro(l.chunk_start + r)) * kLongChunk, end = load_ro(l.start + r + 1);
+  const int32_t k1  = end - k0 < kLongChunk ? end : k0 + kLongChunk;
   double        sum = 0;
   for (int32_t k = k0 + lane; k < k1; k += 32 * kUnroll) {
     int32_t cl[kUnroll];
@@ -232,7 +231,7 @@ struct LongStart { // slot of the first entry of long row i: after the diagonals
 };
 struct ChunksOfLongRow {
   const int32_t *rowptr;
-  __host__ __device__ int32_t operator()(int32_t i) const { return (rowptr[i + 1] - rowptr[i] + kPjdsLongChunk - 1) / kPjdsLongChunk; }
+  __host__ __device__ int32_t operator()(int32_t i) const { return (rowptr[i + 1] - rowptr[i] + kLongChunk - 1) / kLongChunk; }
 };
 struct SegmentWidth { // width of the first block of segment s = number of its diagonals
   const int32_t *block_width;
@@ -270,11 +269,11 @@ struct SlotOfEntry { // (k, row) -> slot of CSR entry k
   }
 };
 struct IsWide {
-  __host__ __device__ bool operator()(int32_t w) const { return w > kPjdsChunkDiagonals; }
+  __host__ __device__ bool operator()(int32_t w) const { return w > kChunkDiagonals; }
 };
 struct ItemsOfBlock {
   const int32_t *block_width;
-  __host__ __device__ int32_t operator()(int32_t b) const { return (block_width[b] + kPjdsChunkDiagonals - 1) / kPjdsChunkDiagonals; }
+  __host__ __device__ int32_t operator()(int32_t b) const { return (block_width[b] + kChunkDiagonals - 1) / kChunkDiagonals; }
 };
 struct MinusOne {
   __host__ __device__ int32_t operator()(int32_t v) const { return v - 1; }
@@ -299,7 +298,7 @@ struct RowColumnRange {
     hi[p] = h;
   }
 };
-struct BlockColumnRange { // writes block b's base (0 if it has no entries, kPjdsSplitBlock if its span does not fit; idempotent) and returns its span (-1: none)
+struct BlockColumnRange { // writes block b's base (0 if it has no entries, kSplitBlock if its span does not fit; idempotent) and returns its span (-1: none)
   const int32_t *lo, *hi;
   int32_t        nrows, block_rows;
   int32_t       *base;
@@ -312,7 +311,7 @@ struct BlockColumnRange { // writes block b's base (0 if it has no entries, kPjd
       h = hi[p] > h ? hi[p] : h;
     }
     const int32_t span = h >= l ? h - l : -1;
-    base[b]            = span < 0 ? 0 : pjds_block_fits(span) ? l : kPjdsSplitBlock;
+    base[b]            = span < 0 ? 0 : block_fits(span) ? l : kSplitBlock;
     return span;
   }
 };
@@ -341,7 +340,7 @@ template <class Sys>
 struct Arrays {
   template <class T>
   using buf = typename Sys::template buffer<T>;
-  PjdsInfo     info;
+  Info         info;
   int64_t      nslots = 0;
   buf<int32_t> perm, block_width, diag_base, col_start, colidx, slot_of_csr, wide_block, wide_item_start, wide_item_owner;
   buf<int32_t> long_row, long_start, long_chunk_start, long_chunk_owner;
@@ -351,18 +350,18 @@ struct Arrays {
 
   KernelArgs kernel_args(int32_t nrows) const
   {
-    const PjdsPlan &pl = info.plan;
+    const Plan &pl = info.plan;
     return {nrows, pl.block_rows, pl.segment_rows, perm.data(), block_width.data(), diag_base.data(), col_start.data(), colidx.data(), values.data(), col16.data(), block_col_base.data(), col_hi16.data()};
   }
   int32_t colidx_first() const { return info.narrow ? (int32_t)(nslots - info.long_nnz) : 0; }
 };
 
-// pjds_padded_slots (pjds_window.cuh) on the system's policy, with its buffers.
+// count_padded_slots (pjds_window.cuh) on the system's policy, with its buffers.
 template <class Sys>
 int64_t padded_slots(const Sys &sys, const int32_t *rowptr, int32_t nrows, int32_t br, int32_t window, int32_t long_row)
 {
   typename Sys::template buffer<int64_t> keys(std::max<int32_t>(nrows, 1));
-  const int64_t                          slots = pjds_padded_slots(sys.policy(), keys.data(), rowptr, nrows, br, window, long_row);
+  const int64_t                          slots = count_padded_slots(sys.policy(), keys.data(), rowptr, nrows, br, window, long_row);
   sys.sync(); // keys die here
   return slots;
 }
@@ -391,13 +390,13 @@ template <class Sys>
 void build_arrays(const Sys &sys, const int32_t *rowptr, const int32_t *colidx, const double *csr_values, int32_t nrows, int32_t ncols, int64_t nnz, const int64_t *params, Arrays<Sys> &out)
 {
   using thrust::counting_iterator;
-  auto      pol = sys.policy();
-  PjdsInfo &in  = out.info;
+  auto  pol = sys.policy();
+  Info &in  = out.info;
   const counting_iterator<int32_t> zero(0);
   auto long_nnz = [&](int32_t long_row) { return thrust::transform_reduce(pol, zero, zero + nrows, LongLength{rowptr, long_row}, (int64_t)0, thrust::plus<int64_t>()); };
-  in.plan = pjds_make_plan(nrows, nnz, params, [&](int32_t br, int32_t window, int32_t long_row) { return padded_slots(sys, rowptr, nrows, br, window, long_row); }, long_nnz);
-  const PjdsPlan &pl  = in.plan;
-  const int32_t   br = pl.block_rows, S = pl.segment_rows, nb = pl.nblocks, nseg = pl.nsegments, bps = S / br, L = pl.long_row;
+  in.plan = make_plan(nrows, nnz, params, [&](int32_t br, int32_t window, int32_t long_row) { return padded_slots(sys, rowptr, nrows, br, window, long_row); }, long_nnz);
+  const Plan   &pl = in.plan;
+  const int32_t br = pl.block_rows, S = pl.segment_rows, nb = pl.nblocks, nseg = pl.nsegments, bps = S / br, L = pl.long_row;
 
   in.max_row_length = thrust::transform_reduce(pol, zero, zero + nrows, RowLength{rowptr}, (int32_t)0, thrust::maximum<int32_t>());
   in.empty_rows     = (int32_t)thrust::count_if(pol, thrust::make_transform_iterator(zero, RowLength{rowptr}), thrust::make_transform_iterator(zero + nrows, RowLength{rowptr}), IsZero{});
@@ -410,7 +409,7 @@ void build_arrays(const Sys &sys, const int32_t *rowptr, const int32_t *colidx, 
   const int64_t jagged_slots = (int64_t)br * thrust::transform_reduce(pol, out.block_width.data(), out.block_width.data() + nb, ToInt64{}, (int64_t)0, thrust::plus<int64_t>());
   in.long_nnz                = L > 0 ? long_nnz(L) : 0;
   const int64_t nslots       = jagged_slots + in.long_nnz;
-  pjds_check_slots(nslots, nnz); // before the big allocations
+  check_slots(nslots, nnz); // before the big allocations
   out.nslots = nslots;
 
   // diag_base = exclusive scan of the segments' widths; col_start = exclusive scan of the
@@ -466,11 +465,11 @@ void build_arrays(const Sys &sys, const int32_t *rowptr, const int32_t *colidx, 
   }
   const int64_t jagged = nslots - in.long_nnz;
   if (nb > 0) in.narrow_slots = thrust::transform_reduce(pol, zero, zero + nb, FittingSlots{out.block_width.data(), out.block_col_base.data(), br}, (int64_t)0, thrust::plus<int64_t>());
-  in.narrow = pjds_narrow(params[pjds_param_narrow], in.narrow_slots, jagged);
+  in.narrow = narrow_pays(params[param_narrow], in.narrow_slots, jagged);
   if (in.narrow) {
     in.split_slots = jagged - in.narrow_slots;
     out.col16.resize(jagged);
-    thrust::fill(pol, out.col16.data(), out.col16.data() + jagged, kPjdsNarrowPad);
+    thrust::fill(pol, out.col16.data(), out.col16.data() + jagged, kNarrowPad);
     out.col_hi16.resize(in.split_slots ? jagged : 0);
     if (in.split_slots) thrust::fill(pol, out.col_hi16.data(), out.col_hi16.data() + jagged, (uint16_t)0xFFFF);
     thrust::for_each_n(pol, zero, nrows, FillNarrowColumns{rowptr, colidx, out.perm.data(), out.slot_of_csr.data(), out.block_col_base.data(), br, L, out.col16.data(), out.col_hi16.data()});
@@ -489,6 +488,5 @@ void build_arrays(const Sys &sys, const int32_t *rowptr, const int32_t *colidx, 
   sys.sync();
 }
 
-} // namespace pjds_detail
-
+} // namespace pjds
 } // namespace gpuformats

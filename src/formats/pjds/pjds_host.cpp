@@ -13,25 +13,26 @@
 #include <vector>
 
 namespace gpuformats {
+namespace pjds {
 
 namespace {
 
 // The host block: plain vectors, plain loops.
 class PjdsHostBlock : public FormatBlock {
 public:
-  PjdsInfo             info;
+  Info                 info;
   std::vector<int32_t> perm, block_width, diag_base, col_start, colidx, slots;
   std::vector<int32_t> wide_block, wide_item_start, wide_item_owner;
   std::vector<int32_t> long_row, long_start; // long rows: original row, slot of its first entry
   std::vector<uint16_t> col16, col_hi16;      // narrow: jagged column offsets / low halves, high halves
-  std::vector<int32_t>  block_col_base;       // narrow: smallest column per block, or kPjdsSplitBlock
+  std::vector<int32_t>  block_col_base;       // narrow: smallest column per block, or kSplitBlock
   std::vector<double>  vals;
 
   // Column at a jagged slot of block b (-1: padding), and at a long-row slot.
   int32_t jagged_column(int32_t b, int32_t slot) const
   {
     if (!info.narrow) return colidx[slot];
-    return block_col_base[b] >= 0 ? pjds_column_fit(col16[slot], block_col_base[b]) : narrow_column_split(col16[slot], col_hi16[slot]);
+    return block_col_base[b] >= 0 ? column_fit(col16[slot], block_col_base[b]) : narrow_column_split(col16[slot], col_hi16[slot]);
   }
   int32_t long_column(int32_t slot) const { return colidx[info.narrow ? slot - (nslots - info.long_nnz) : slot]; }
 
@@ -56,25 +57,25 @@ public:
       y[long_row[r]] += alpha * sum;
     }
   }
-  std::size_t bytes() const override { return pjds_bytes(info, nrows, nslots); }
-  void        describe(std::vector<LayoutStat> &out) const override { pjds_describe(info, *this, out); }
+  std::size_t bytes() const override { return layout_bytes(info, nrows, nslots); }
+  void        describe(std::vector<LayoutStat> &out) const override { describe_layout(info, *this, out); }
 };
 
-std::unique_ptr<FormatBlock> pjds_build_host(const CsrView &A, const int64_t *params)
+std::unique_ptr<FormatBlock> build_host(const CsrView &A, const int64_t *params)
 {
-  auto blk     = std::make_unique<PjdsHostBlock>();
-  PjdsInfo &in = blk->info;
+  auto  blk = std::make_unique<PjdsHostBlock>();
+  Info &in  = blk->info;
   std::vector<int32_t> len(A.nrows);
   for (int32_t i = 0; i < A.nrows; ++i) len[i] = A.row_length(i);
-  in.plan = pjds_make_plan(
-    A.nrows, A.nnz, params, [&](int32_t br, int32_t window, int32_t long_row) { return pjds_padded_slots_host(len, br, window, long_row); },
+  in.plan = make_plan(
+    A.nrows, A.nnz, params, [&](int32_t br, int32_t window, int32_t long_row) { return padded_slots_host(len, br, window, long_row); },
     [&](int32_t long_row) {
       int64_t n = 0;
       for (int32_t l : len) n += l - sort_length(l, long_row);
       return n;
     });
-  const PjdsPlan &pl  = in.plan;
-  const int32_t   br = pl.block_rows, S = pl.segment_rows, nb = pl.nblocks, nseg = pl.nsegments, L = pl.long_row;
+  const Plan   &pl = in.plan;
+  const int32_t br = pl.block_rows, S = pl.segment_rows, nb = pl.nblocks, nseg = pl.nsegments, L = pl.long_row;
 
   blk->perm = sorted_row_permutation(A, RowOrder::longest_first, pl.perm_window, L);
   for (int32_t i = 0; i < A.nrows; ++i) {
@@ -97,12 +98,12 @@ std::unique_ptr<FormatBlock> pjds_build_host(const CsrView &A, const int64_t *pa
     if (sort_length(len[i], L) != len[i]) {
       blk->long_row.push_back(i);
       in.long_nnz += len[i];
-      in.nlong_chunks += (len[i] + kPjdsLongChunk - 1) / kPjdsLongChunk;
+      in.nlong_chunks += (len[i] + kLongChunk - 1) / kLongChunk;
       blk->long_start.push_back((int32_t)std::min<int64_t>(jagged_slots + in.long_nnz, INT32_MAX));
     }
   in.nlong_rows        = (int32_t)blk->long_row.size();
   const int64_t nslots = jagged_slots + in.long_nnz;
-  pjds_check_slots(nslots, A.nnz);
+  check_slots(nslots, A.nnz);
 
   // Jagged diagonals, segment by segment; diagonal j of segment s spans the blocks wider than j.
   const int32_t blocks_per_segment = S / br;
@@ -163,13 +164,13 @@ std::unique_ptr<FormatBlock> pjds_build_host(const CsrView &A, const int64_t *pa
     if (!block_has[b]) continue;
     const int32_t span = block_hi[b] - blk->block_col_base[b];
     in.widest_span     = std::max(in.widest_span, span);
-    if (pjds_block_fits(span)) in.narrow_slots += (int64_t)br * blk->block_width[b];
-    else blk->block_col_base[b] = kPjdsSplitBlock;
+    if (block_fits(span)) in.narrow_slots += (int64_t)br * blk->block_width[b];
+    else blk->block_col_base[b] = kSplitBlock;
   }
-  in.narrow = pjds_narrow(params[pjds_param_narrow], in.narrow_slots, jagged);
+  in.narrow = narrow_pays(params[param_narrow], in.narrow_slots, jagged);
   if (in.narrow) {
     in.split_slots = jagged - in.narrow_slots;
-    blk->col16.assign(jagged, kPjdsNarrowPad);
+    blk->col16.assign(jagged, kNarrowPad);
     blk->col_hi16.assign(in.split_slots ? jagged : 0, 0xFFFF);
     for (int32_t p = 0; p < A.nrows; ++p) {
       const int32_t  i = blk->perm[p], s = p / S, lp = p - s * S, base = blk->block_col_base[p / br];
@@ -188,8 +189,8 @@ std::unique_ptr<FormatBlock> pjds_build_host(const CsrView &A, const int64_t *pa
   blk->wide_item_start.push_back(0);
   for (int32_t b = 0; b < nb; ++b) {
     const int32_t W = blk->block_width[b];
-    if (W <= kPjdsChunkDiagonals) continue;
-    const int32_t w = (int32_t)blk->wide_block.size(), items = (W + kPjdsChunkDiagonals - 1) / kPjdsChunkDiagonals;
+    if (W <= kChunkDiagonals) continue;
+    const int32_t w = (int32_t)blk->wide_block.size(), items = (W + kChunkDiagonals - 1) / kChunkDiagonals;
     blk->wide_block.push_back(b);
     for (int32_t t = 0; t < items; ++t) blk->wide_item_owner.push_back(w);
     blk->wide_item_start.push_back(blk->wide_item_start.back() + items);
@@ -203,7 +204,7 @@ std::unique_ptr<FormatBlock> pjds_build_host(const CsrView &A, const int64_t *pa
 
 } // namespace
 
-int64_t pjds_padded_slots_host(const std::vector<int32_t> &lengths, int32_t br, int32_t window, int32_t long_row)
+int64_t padded_slots_host(const std::vector<int32_t> &lengths, int32_t br, int32_t window, int32_t long_row)
 {
   const size_t n = lengths.size(), W = window > 0 ? ((size_t)window + br - 1) / br * br : std::max<size_t>(n, 1);
   int64_t      slots = 0;
@@ -217,19 +218,14 @@ int64_t pjds_padded_slots_host(const std::vector<int32_t> &lengths, int32_t br, 
   return slots;
 }
 
-void pjds_check_params(const int64_t *params)
+void check_params(const int64_t *params)
 {
-  const int64_t br = params[pjds_param_block_rows], w = params[pjds_param_sort_window], L = params[pjds_param_long_row], nc = params[pjds_param_narrow];
-  if (nc < 0 || nc > 1) throw Error(ErrorKind::bad_input, "pjds: -mat_pjds_narrow_columns must be 0 (32-bit columns) or 1 (16-bit offsets in the blocks that fit); got " + std::to_string(nc));
-  if (br < 1 || br > 1024) throw Error(ErrorKind::bad_input, "pjds: -mat_pjds_block_rows must be in [1, 1024] (32, one warp, is the paper's choice); got " + std::to_string(br));
-  if (w < -1 || w > INT32_MAX) throw Error(ErrorKind::bad_input, "pjds: -mat_pjds_sort_window must be -1 (auto), 0 (sort all rows) or a window size; got " + std::to_string(w));
-  if (L < -1 || L > kPjdsChunkDiagonals)
-    throw Error(ErrorKind::bad_input, "pjds: -mat_pjds_long_row must be -1 (auto), 0 (every row in the jagged diagonals, the paper's layout) or a length in [1, " + std::to_string(kPjdsChunkDiagonals) + "] above which rows are stored apart; got " + std::to_string(L));
+  for (int i = 0; i < nparams; ++i) checked_param(pjds_ops, params, i); // the ranges: kParams
 }
 
-PjdsPlan pjds_plan(int32_t nrows, int32_t br, int32_t w, bool auto_window, int32_t long_row, bool auto_long)
+Plan plan_geometry(int32_t nrows, int32_t br, int32_t w, bool auto_window, int32_t long_row, bool auto_long)
 {
-  PjdsPlan pl;
+  Plan pl;
   pl.block_rows             = br;
   pl.sort_window            = w;
   pl.auto_window            = auto_window;
@@ -249,13 +245,13 @@ PjdsPlan pjds_plan(int32_t nrows, int32_t br, int32_t w, bool auto_window, int32
   return pl;
 }
 
-void pjds_check_slots(int64_t nslots, int64_t nnz)
+void check_slots(int64_t nslots, int64_t nnz)
 {
   if (nslots > INT32_MAX)
     throw Error(ErrorKind::unsupported, "pjds: the padded layout needs " + std::to_string(nslots) + " slots for " + std::to_string(nnz) + " nonzeros, more than the 2^31-1 the int32 slot map can address; use -mat_type evchyb (no block padding), or split the matrix over more ranks");
 }
 
-std::size_t pjds_bytes(const PjdsInfo &in, int32_t nrows, int64_t nslots)
+std::size_t layout_bytes(const Info &in, int32_t nrows, int64_t nslots)
 {
   const int64_t br = in.plan.block_rows;
   const int64_t columns = in.narrow ? (nslots - in.long_nnz) * 2 + in.split_slots * 2 + in.plan.nblocks * 4 + in.long_nnz * 4 : nslots * 4;
@@ -267,10 +263,10 @@ std::size_t pjds_bytes(const PjdsInfo &in, int32_t nrows, int64_t nslots)
                        + (int64_t)in.nlong_rows * 12 + 8 + (int64_t)in.nlong_chunks * 12);   // long-row lists, partials
 }
 
-void pjds_describe(const PjdsInfo &in, const FormatBlock &blk, std::vector<LayoutStat> &out)
+void describe_layout(const Info &in, const FormatBlock &blk, std::vector<LayoutStat> &out)
 {
-  const PjdsPlan &pl      = in.plan;
-  const double    bytes   = (double)pjds_bytes(in, blk.nrows, blk.nslots);
+  const Plan     &pl      = in.plan;
+  const double    bytes   = (double)layout_bytes(in, blk.nrows, blk.nslots);
   const double    csr     = csr_bytes(blk.nnz, blk.nrows);
   // ELLPACK-R as the paper counts it: N padded to a multiple of the warp size, times the longest
   // row, values + column indices, plus rowmax[] (4 bytes per row).
@@ -285,41 +281,44 @@ void pjds_describe(const PjdsInfo &in, const FormatBlock &blk, std::vector<Layou
   out.push_back({"block rows (b_r)", std::to_string(pl.block_rows)});
   out.push_back({"blocks", std::to_string(pl.nblocks)});
   out.push_back({"row sort", (pl.perm_window ? "within windows of " + std::to_string(pl.segment_rows) + " rows (" + std::to_string(pl.nsegments) + " segments)" : std::string("global, longest first")) +
-                               (pl.auto_window ? " (auto: the first of 1024, 8192, 65536 rows that pads at most " + format_number(100 * kPjdsAutoExtraPadding, "%.0f") + "% of the nonzeros more than the global sort, else global)" : "")});
+                               (pl.auto_window ? " (auto: the first of 1024, 8192, 65536 rows that pads at most " + format_number(100 * kAutoExtraPadding, "%.0f") + "% of the nonzeros more than the global sort, else global)" : "")});
   out.push_back({"jagged diagonals (col_start entries)", std::to_string(in.ndiagonals)});
   const std::string span = in.widest_span < 0 ? "no jagged entries" : "widest block spans " + std::to_string(in.widest_span) + " columns";
   const int64_t     jagged = blk.nslots - in.long_nnz;
-  const std::string fit    = format_number(jagged ? 100.0 * (double)in.narrow_slots / (double)jagged : 0.0, "%.1f") + "% of the jagged slots in blocks spanning at most " + std::to_string(kPjdsNarrowSpan) + " columns";
+  const std::string fit    = format_number(jagged ? 100.0 * (double)in.narrow_slots / (double)jagged : 0.0, "%.1f") + "% of the jagged slots in blocks spanning at most " + std::to_string(kNarrowSpan) + " columns";
   out.push_back({"column indices", in.narrow ? "16-bit offsets from each block's smallest column (" + fit + "; " + span + (in.split_slots ? ", such blocks in two 16-bit halves" : "") + "); long rows 32-bit"
                                              : "32-bit (" + span + "; " + fit + ", 16-bit offsets need " + format_number(100 * kNarrowMinShare, "%.0f") + "% and -mat_pjds_narrow_columns 1)"});
   out.push_back({"slots", std::to_string(blk.nslots)});
   out.push_back({"padding slots", std::to_string(padding) + " (" + format_number(blk.nslots ? 100.0 * (double)padding / (double)blk.nslots : 0.0, "%.2f") + "% of slots)"});
-  out.push_back({"wide blocks (> " + std::to_string(kPjdsChunkDiagonals) + " diagonals, split)", std::to_string(in.nwide_blocks) + " blocks, " + std::to_string(in.nwide_items) + " items"});
+  out.push_back({"wide blocks (> " + std::to_string(kChunkDiagonals) + " diagonals, split)", std::to_string(in.nwide_blocks) + " blocks, " + std::to_string(in.nwide_items) + " items"});
   out.push_back({"long rows (CSR part after the diagonals)",
-                 (pl.long_row ? std::to_string(in.nlong_rows) + " rows longer than " + std::to_string(pl.long_row) + ", " + std::to_string(in.long_nnz) + " nonzeros, " + std::to_string(in.nlong_chunks) + " warp chunks of " + std::to_string(kPjdsLongChunk)
+                 (pl.long_row ? std::to_string(in.nlong_rows) + " rows longer than " + std::to_string(pl.long_row) + ", " + std::to_string(in.long_nnz) + " nonzeros, " + std::to_string(in.nlong_chunks) + " warp chunks of " + std::to_string(kLongChunk)
                               : std::string("none (every row in the diagonals)")) +
-                   (pl.auto_long ? " (auto: rows longer than " + std::to_string(kPjdsAutoLongRow) + " leave the diagonals when that saves padding above " + std::to_string(kPjdsAutoLongPaddingPercent) + "% of the nonzeros, longer than " + std::to_string(kPjdsAutoWarpLongRow) + " when only that keeps the sort windows)" : "")});
+                   (pl.auto_long ? " (auto: rows longer than " + std::to_string(kAutoLongRow) + " leave the diagonals when that saves padding above " + std::to_string(kAutoLongPaddingPercent) + "% of the nonzeros, longer than " + std::to_string(kAutoWarpLongRow) + " when only that keeps the sort windows)" : "")});
   out.push_back({"bytes", std::to_string((int64_t)bytes)});
   out.push_back({"CSR bytes", std::to_string((int64_t)csr) + " (pjds/CSR = " + format_number(csr > 0 ? bytes / csr : 0.0, "%.3f") + ")"});
   out.push_back({"ELLPACK-R bytes", format_number(ellr, "%.0f")});
   out.push_back({"memory saving vs ELLPACK-R", format_number(ellr > 0 ? 100.0 * (1.0 - bytes / ellr) : 0.0, "%.2f") + "%"});
 }
 
-static const FormatParam kPjdsParams[] = {
+const FormatParam kParams[] = {
   {"block_rows", "rows per padded block b_r (32 = one warp, the paper's choice); rows of a block are padded to its longest row", 32, 1, 1024},
   {"sort_window", "sort rows by length only inside windows of this many rows (rounded up to whole blocks; keeps x/y locality like SELL-C-sigma); 0 = global sort (the paper); -1 (default) = auto: the first of 1024, 8192, 65536 rows that pads at most 10% of the nonzeros more than the global sort, else the global sort", -1, -1, INT32_MAX},
-  {"long_row", "rows longer than this (1..256) leave the jagged diagonals for a CSR part read by one warp per 1024 entries, so they pad no other row of their block; 0 = none (the paper); -1 (default) = auto: rows longer than 256 when that saves padding above 10% of the nonzeros, or longer than 32 when only that lets the auto sort window keep windows", -1, -1, kPjdsChunkDiagonals},
+  {"long_row", "rows longer than this (1..256) leave the jagged diagonals for a CSR part read by one warp per 1024 entries, so they pad no other row of their block; 0 = none (the paper); -1 (default) = auto: rows longer than 256 when that saves padding above 10% of the nonzeros, or longer than 32 when only that lets the auto sort window keep windows", -1, -1, kChunkDiagonals},
   {"narrow_columns", "1: jagged column indices of every block spanning at most 65534 columns stored as 16-bit offsets from the block's smallest column (10 instead of 12 bytes per slot; other blocks keep 32-bit columns as two 16-bit halves), when such blocks hold at least 85% of the slots; 0: always 32-bit", 1, 0, 1},
 };
+static_assert(sizeof(kParams) / sizeof(kParams[0]) == nparams, "kParams follows enum Param");
+
+} // namespace pjds
 
 extern const FormatOps pjds_ops = {
   "pjds",
   "pJDS (Kreutzer et al.): rows sorted by length, blocks of b_r rows padded to their longest row, stored by jagged diagonal",
-  kPjdsParams,
-  pjds_nparams,
+  pjds::kParams,
+  pjds::nparams,
   1, // extra stream: the split path for wide blocks runs beside the row kernel
-  pjds_build_host,
-  pjds_build_cuda,
+  pjds::build_host,
+  pjds::build_cuda,
 };
 
 } // namespace gpuformats

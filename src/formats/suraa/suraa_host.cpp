@@ -144,21 +144,16 @@ Tiles tile_rows(Plan &pl, std::vector<int32_t> &perm)
 
 Params read_params(const int64_t *params)
 {
-  const int64_t s = params[param_segment_rows], c = params[param_max_child_threads], d = params[param_dynamic], n = params[param_streams], e = params[param_subwarp_entries];
-  if (s < 0 || s > INT32_MAX) throw Error(ErrorKind::bad_input, "suraa: -mat_suraa_segment_rows must be 0 (Freedman-Diaconis rule) or a row count up to 2^31-1; got " + std::to_string(s));
-  if (c < 0 || c > (1 << 20)) throw Error(ErrorKind::bad_input, "suraa: -mat_suraa_max_child_threads must be in [0, 1048576] (0: no G1); got " + std::to_string(c));
-  if (d != 0 && d != 1) throw Error(ErrorKind::bad_input, "suraa: -mat_suraa_dynamic must be 0 or 1; got " + std::to_string(d));
-  if (n < 0 || n > kMaxStreams) throw Error(ErrorKind::bad_input, "suraa: -mat_suraa_streams must be in [0, " + std::to_string(kMaxStreams) + "]; got " + std::to_string(n));
-  if (e < 1 || e > kWarp) throw Error(ErrorKind::bad_input, "suraa: -mat_suraa_subwarp_entries must be in [1, 32]; got " + std::to_string(e));
-  const int64_t w = params[param_window];
-  if (w != 0 && (w < kMinWindow || w > INT32_MAX)) throw Error(ErrorKind::bad_input, "suraa: -mat_suraa_window must be 0 (G3 in per-T launches, the paper's order) or a row count in [" + std::to_string(kMinWindow) + ", 2^31-1]; got " + std::to_string(w));
+  const auto param = [&](Param i) { return checked_param(suraa_ops, params, i); }; // the ranges: kParams
+  const int64_t w = param(param_window);
+  if (w != 0 && w < kMinWindow) throw Error(ErrorKind::bad_input, "suraa: -mat_suraa_window must be 0 (G3 in per-T launches, the paper's order) or a row count of at least " + std::to_string(kMinWindow) + "; got " + std::to_string(w));
   Params P;
   P.window            = (int32_t)w;
-  P.subwarp_entries   = (int32_t)e;
-  P.segment_rows      = s;
-  P.max_child_threads = (int32_t)c;
-  P.dynamic           = d == 1;
-  P.streams           = (int32_t)n;
+  P.subwarp_entries   = (int32_t)param(param_subwarp_entries);
+  P.segment_rows      = param(param_segment_rows);
+  P.max_child_threads = (int32_t)param(param_max_child_threads);
+  P.dynamic           = param(param_dynamic) == 1;
+  P.streams           = (int32_t)param(param_streams);
   return P;
 }
 
@@ -323,9 +318,7 @@ void describe(const Plan &pl, std::vector<LayoutStat> &out)
   out.push_back({"CSR bytes", std::to_string((int64_t)csr) + " (suraa/CSR = " + format_number(csr > 0 ? b / csr : 0.0, "%.3f") + ")"});
 }
 
-} // namespace suraa
-
-static const FormatParam kSuraaParams[] = {
+const FormatParam kParams[] = {
   {"segment_rows", "rows per segment; 0: Freedman-Diaconis rule on the sorted row lengths (Scott's rule when IQR = 0, at least a warp)", 0, 0, INT32_MAX},
   {"max_child_threads", "G1 (dynamic kernel) takes whole leading segments of mean length >= 32 up to this many rows; 0: no G1", 2048, 0, 1 << 20},
   {"dynamic", "G1 kernel: 1 = dynamic parallelism (parent thread per row launches a child grid), 0 = host-launched block-per-chunk kernel", 0, 0, 1},
@@ -333,11 +326,14 @@ static const FormatParam kSuraaParams[] = {
   {"subwarp_entries", "G3 (rows of mean < 32): entries per lane E; a segment runs T = smallest power of two >= mean/E threads per row (2: the paper's G2 rule)", 2, 1, 32},
   {"window", "G3 rows and G2 rows of Y <= 256 run in one launch of tiles: by window of this many rows of the matrix order, then threads per row (x and y read and written where the matrix has them); 0: one launch per T or Y over the length-sorted rows (the paper)", 4096, 0, INT32_MAX},
 };
+static_assert(sizeof(kParams) / sizeof(kParams[0]) == nparams, "kParams follows enum Param");
+
+} // namespace suraa
 
 extern const FormatOps suraa_ops = {
   "suraa",
   "SURAA (Muhammed et al.): rows sorted longest first, Freedman-Diaconis segments, G1/G2/G3 by segment mean run by dynamic-parallelism / vector / sub-warp CSR kernels on streams",
-  kSuraaParams,
+  suraa::kParams,
   suraa::nparams,
   suraa::kMaxStreams,
   suraa::build_host,
