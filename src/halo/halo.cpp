@@ -1,7 +1,5 @@
 #include "halo/halo.hpp"
 
-#include "halo/nccl_comm.hpp"
-
 #include <cstring>
 
 namespace gpuformats {
@@ -105,8 +103,13 @@ Halo::Halo(HaloPattern pattern, HaloPath path, bool device, bool gpu_aware_mpi) 
 
 void Halo::connect(MPI_Comm comm)
 {
-  if (path_ == HaloPath::nccl) nccl_ = nccl_comm_of(comm);
-  else if (comm_ == MPI_COMM_NULL) MPI_Comm_dup(comm, &comm_);
+  if (path_ == HaloPath::nccl) {
+    nccl_ = nccl_comm_of(comm);
+    // The transfers of every product: the buffers and counts are fixed with the pattern.
+    double *recv = in_order_ ? d_ghost_.data() : d_recv_.data();
+    for (std::size_t i = 0; i < p_.send_peers.size(); ++i) nccl_sends_.push_back({d_send_.data() + p_.send_off[i], (std::size_t)(p_.send_off[i + 1] - p_.send_off[i]), p_.send_peers[i]});
+    for (std::size_t i = 0; i < p_.recv_peers.size(); ++i) nccl_recvs_.push_back({recv + p_.recv_off[i], (std::size_t)(p_.recv_off[i + 1] - p_.recv_off[i]), p_.recv_peers[i]});
+  } else if (comm_ == MPI_COMM_NULL) MPI_Comm_dup(comm, &comm_);
 }
 
 Halo::~Halo()
@@ -153,11 +156,7 @@ void Halo::begin(const double *x)
   GPUFORMATS_CUDA(cudaStreamWaitEvent(stream_, measure_ ? ev_[0] : fork_));
   if (nsend) halo_pack_cuda(d_send_idx_.data(), nsend, x, d_send_.data(), stream_);
   if (path_ == HaloPath::nccl) {
-    double                   *recv = in_order_ ? d_ghost_.data() : d_recv_.data();
-    std::vector<NcclTransfer> sends, recvs;
-    for (std::size_t i = 0; i < p_.send_peers.size(); ++i) sends.push_back({d_send_.data() + p_.send_off[i], (std::size_t)(p_.send_off[i + 1] - p_.send_off[i]), p_.send_peers[i]});
-    for (std::size_t i = 0; i < p_.recv_peers.size(); ++i) recvs.push_back({recv + p_.recv_off[i], (std::size_t)(p_.recv_off[i + 1] - p_.recv_off[i]), p_.recv_peers[i]});
-    nccl_exchange(nccl_, sends.data(), (int)sends.size(), recvs.data(), (int)recvs.size(), stream_);
+    nccl_exchange(nccl_, nccl_sends_.data(), (int)nccl_sends_.size(), nccl_recvs_.data(), (int)nccl_recvs_.size(), stream_);
     if (!in_order_) halo_unpack_cuda(d_recv_.data(), p_.recv_slot.size(), d_recv_slot_.data(), d_ghost_.data(), stream_);
     GPUFORMATS_CUDA(cudaEventRecord(join_, stream_));
   } else if (staged() && nsend) GPUFORMATS_CUDA(cudaMemcpyAsync(pin_send_, d_send_.data(), nsend * sizeof(double), cudaMemcpyDeviceToHost, stream_));

@@ -20,6 +20,7 @@
 // in which each pair of ranks agrees (the glue takes them from a PetscSF, see gf_mpi.cpp).
 #pragma once
 #include "core/device_buffer.hpp"
+#include "halo/nccl_comm.hpp"
 
 #include <mpi.h>
 
@@ -116,6 +117,7 @@ private:
   bool        device_, gpu_aware_, in_order_;
   bool        measure_ = false, pending_ = false;
   void       *nccl_ = nullptr;                    // ncclComm_t, owned by the communicator's cache
+  std::vector<NcclTransfer> nccl_sends_, nccl_recvs_; // nccl: each product's transfers (connect())
   cudaStream_t stream_ = nullptr;                 // c
   cudaEvent_t  fork_ = nullptr, join_ = nullptr;
   cudaEvent_t  ev_[4] = {};                       // measure: fork, local done, ghosts waited for, end

@@ -499,14 +499,11 @@ PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptio
   PetscOptionsHeadBegin(PetscOptionsObject, title);
   PetscCall(PetscOptionsEnum("-mat_gpuformats_backend", "Where products run: auto (cuda if a device is present), host (reference kernels), cuda", "MatGPUFormatsSetBackend", MatGPUFormatsBackends, (PetscEnum)backend, (PetscEnum *)&backend, NULL));
   if (gm.mpi) {
-    MatGPUFormatsHalo halo = gm.halo_option;
+    MatGPUFormatsHalo halo    = gm.halo_option;
+    PetscBool         measure = gm.halo_measure;
     PetscCall(PetscOptionsEnum("-mat_gpuformats_halo", "How products gather the ghost values: auto (GPU: nccl for halos of 2^20 values or more where NCCL serves every rank, else mpi; host backend: vecscatter), nccl (device to device, overlapped), mpi (our pattern over MPI, overlapped), vecscatter (PETSc's)", "MatSetFromOptions", MatGPUFormatsHalos, (PetscEnum)halo, (PetscEnum *)&halo, NULL));
-    PetscCall(PetscOptionsBool("-mat_gpuformats_halo_measure", "Time each product's halo and local product with CUDA events (the hidden fraction in -mat_view ::ascii_info)", "MatGPUFormatsGetHaloTimes", gm.halo_measure, &gm.halo_measure, NULL));
-    if (halo != gm.halo_option) {
-      gm.halo_option  = halo;
-      gm.halo_nzstate = -1; // chosen again at the next product
-    }
-    if (gm.dhalo) gm.dhalo->measure(gm.halo_measure);
+    PetscCall(PetscOptionsBool("-mat_gpuformats_halo_measure", "Time each product's halo and local product with CUDA events (the hidden fraction in -mat_view ::ascii_info)", "MatGPUFormatsGetHaloTimes", measure, &measure, NULL));
+    GFSetHalo(gm, halo, measure);
   }
   PetscCall(PetscOptionsEList("-mat_gpuformats_product_result", "Type of the result of a MatProduct computed on the GPU (MatMatMult, MatPtAP: GAMG's coarse operators): aijcusparse, or this matrix's format", "MatProductSetFromOptions", GFProductResults, 2, GFProductResults[result], &result, NULL));
   gm.product_format = result == 1;

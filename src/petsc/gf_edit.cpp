@@ -377,9 +377,7 @@ PetscErrorCode GFInherit(Mat from, Mat to)
   GFMat &f = gf(from), &t = gf(to);
   if (f.ops == t.ops) t.params = f.params;
   t.upload_threads = f.upload_threads;
-  if (t.halo_option != f.halo_option) t.halo_nzstate = -1; // chosen again at the next product
-  t.halo_option  = f.halo_option;
-  t.halo_measure = f.halo_measure;
+  GFSetHalo(t, f.halo_option, f.halo_measure);
   t.product_format = f.product_format;
   if (t.backend_option != f.backend_option) {
     t.backend_option = f.backend_option;

@@ -205,6 +205,9 @@ PetscErrorCode GFMPIView(Mat A, PetscViewer viewer);
 PetscErrorCode GFMPIDestroy(Mat A);
 PetscErrorCode GFMPIAdoptLocalBlock(Mat A, Mat *Ad, Mat *Ao); // the blocks, A_d made our seq type sharing the diag block
 PetscErrorCode GFMPIGhostValues(Mat A, Backend backend, Vec r, Vec *ghosts); // r's values at the off-process block's columns (GFMat::lvec)
+// The halo options (-mat_gpuformats_halo, _measure): a changed choice is made again at the next
+// product; measuring applies to the exchange in use at once.
+void           GFSetHalo(GFMat &gm, MatGPUFormatsHalo halo, PetscBool measure);
 PetscErrorCode GFMPIPrepareHalo(Mat A); // collective, at the first final assembly: NCCL's communicator made where products may use it
 PetscErrorCode GFMPIHaloTimes(Mat A, MatGPUFormatsHalo *used, PetscInt *products, PetscReal *halo, PetscReal *local, PetscReal *exposed);
 

@@ -162,6 +162,14 @@ static PetscErrorCode ChooseHalo(Mat A, GFMat &gm, Backend backend)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+void GFSetHalo(GFMat &gm, MatGPUFormatsHalo halo, PetscBool measure)
+{
+  if (gm.halo_option != halo) gm.halo_nzstate = -1; // EnsureHalo chooses again
+  gm.halo_option  = halo;
+  gm.halo_measure = measure;
+  if (gm.dhalo) gm.dhalo->measure(measure);
+}
+
 // Collective, at an mpi<fmt>'s first final assembly: where the products will take NCCL (nccl asked
 // for, or auto with a large halo; device vectors), the NCCL communicator of this group of ranks is made now (once
 // per program: about a second, measured on 2 H100) rather than in the first product, inside a solve.

@@ -625,9 +625,7 @@ PetscErrorCode MatGPUFormatsSetHalo(Mat A, MatGPUFormatsHalo halo)
   PetscCall(MatGPUFormatsIsType(A, &ours));
   PetscCheck(ours, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "MatGPUFormatsSetHalo: matrix type %s is not a gpuformats type (e.g. %s, %s)", ((PetscObject)A)->type_name ? ((PetscObject)A)->type_name : "(not set)", MATEVCHYB, MATPJDS);
   PetscCheck(halo >= MAT_GPUFORMATS_HALO_AUTO && halo <= MAT_GPUFORMATS_HALO_VECSCATTER, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "MatGPUFormatsSetHalo: unknown halo %d", (int)halo);
-  gpuformats::GFMat &gm = gpuformats::gf(A);
-  if (gm.halo_option != halo) gm.halo_nzstate = -1; // chosen again at the next product
-  gm.halo_option = halo;
+  gpuformats::GFSetHalo(gpuformats::gf(A), halo, gpuformats::gf(A).halo_measure);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
