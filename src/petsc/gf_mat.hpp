@@ -212,6 +212,7 @@ PetscErrorCode GFMPIPrepareHalo(Mat A); // collective, at the first final assemb
 PetscErrorCode GFMPIHaloTimes(Mat A, MatGPUFormatsHalo *used, PetscInt *products, PetscReal *halo, PetscReal *local, PetscReal *exposed);
 
 // --- gf_edit.cpp: in-place value changes and derived matrices ---
+PetscErrorCode MatAXPY_GF(Mat Y, PetscScalar a, Mat X, MatStructure str); // also an aijcusparse product result's (GFProductResultAXPY)
 void           GFInstallEdits(Mat B); // MatScale, MatShift, MatDiagonalSet, MatDiagonalScale, MatAXPY, MatZeroEntries
 void           GFInstallDerived(Mat B); // MatCreateSubMatrix(ces): of our type, with B's options
 PetscErrorCode GFInherit(Mat from, Mat to); // to (a gpuformats matrix) takes from's format options
@@ -252,6 +253,9 @@ extern const char *const GFProductResults[]; // -mat_gpuformats_product_result: 
 // Installs (or, at destroy, removes) the seq type's MatProductSetFromOptions: cuSPARSE's products
 // on device operands on the cuda backend, AIJ's elsewhere.
 PetscErrorCode GFInstallProducts(Mat B, PetscBool install);
+// MatAXPY of an aijcusparse product result (which shares MatAXPY_GF with our types, so that PETSc's
+// MatAXPY finds a common method for the result and our X): aijcusparse's, on the device.
+PetscErrorCode GFProductResultAXPY(Mat Y, PetscScalar a, Mat X, MatStructure str);
 
 } // namespace gpuformats
 

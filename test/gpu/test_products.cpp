@@ -26,7 +26,7 @@ bool has_gpu = false;
 
 // A = 3D 7-point stencil on n^3 (values perturbed, so that no symmetry hides a transposition);
 // P = (I - 0.3 A) P0, P0 the piecewise constant aggregation on 2x2x2 blocks (n even).
-PetscErrorCode MakeOperators(PetscInt n, Mat *A, Mat *P)
+PetscErrorCode MakeOperators(PetscInt n, Mat *A, Mat *P, Mat *P0out)
 {
   gpuformats::CsrMatrix G  = gftest::stencil7((int32_t)n);
   const PetscInt        N  = G.nrows, nc = n / 2, Nc = nc * nc * nc;
@@ -51,8 +51,8 @@ PetscErrorCode MakeOperators(PetscInt n, Mat *A, Mat *P)
   PetscCall(MatMatMult(*A, P0, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &AP));
   PetscCall(MatAYPX(AP, -0.3, P0, SUBSET_NONZERO_PATTERN));
   PetscCall(MatSetBlockSizes(AP, 1, 2)); // the results' block sizes come from P's (GAMG reads a coarse operator's)
-  *P = AP;
-  PetscCall(MatDestroy(&P0));
+  *P      = AP;
+  *P0out  = P0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -184,6 +184,55 @@ PetscErrorCode RunCase(const std::string &tag, const Case &c, const char *want_t
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// GAMG's prolongator smoothing (agg.c): C = A P0, C = D^-1 C, C = -1.4/emax C + P0 with P0 of A's
+// type (SUBSET_NONZERO_PATTERN). With an aijcusparse result on the device, the sum stays there (no
+// copy of C to the host: PETSc's MatAXPY_Basic would make one); AIJ's values either way.
+PetscErrorCode CheckSmoothing(const std::string &tag, Mat A, Mat P0, Mat Ag, Mat P0g, bool device_sum)
+{
+  Mat            C, R;
+  Vec            d, dg;
+  PetscReal      rel;
+  PetscBool      nz;
+  PetscLogDouble copies;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatMatMult(Ag, P0g, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
+  PetscCall(MatMatMult(A, P0, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &R));
+  PetscCall(MatProductClear(C));
+  PetscCall(MatCreateVecs(Ag, &dg, NULL));
+  PetscCall(MatCreateVecs(A, &d, NULL));
+  PetscCall(MatGetDiagonal(Ag, dg));
+  PetscCall(MatGetDiagonal(A, d));
+  PetscCall(VecReciprocal(dg));
+  PetscCall(VecReciprocal(d));
+  PetscCall(MatDiagonalScale(C, dg, NULL));
+  PetscCall(MatDiagonalScale(R, d, NULL));
+  copies = petsc_gtoc_ct;
+  PetscCall(MatAYPX(C, -0.35, P0g, SUBSET_NONZERO_PATTERN));
+  if (device_sum) check(petsc_gtoc_ct == copies, tag + ".smoothing.on_device", std::to_string(petsc_gtoc_ct - copies) + " copies to the host in MatAYPX");
+  PetscCall(MatAYPX(R, -0.35, P0, SUBSET_NONZERO_PATTERN));
+  PetscCall(Compare(C, R, &rel, &nz));
+  check(rel <= 1e-12, tag + ".smoothing.values", "relative difference " + std::to_string(rel));
+  check(nz, tag + ".smoothing.pattern", "nonzero count differs from AIJ's");
+  // a plain aijcusparse X and Y = that result: aijcusparse's own sum (the same pattern)
+  if (device_sum) {
+    Mat Cc;
+    PetscCall(MatDuplicate(C, MAT_COPY_VALUES, &Cc));
+    copies = petsc_gtoc_ct;
+    PetscCall(MatAXPY(C, 2.0, Cc, SAME_NONZERO_PATTERN));
+    check(petsc_gtoc_ct == copies, tag + ".smoothing.aijcusparse_sum_on_device", std::to_string(petsc_gtoc_ct - copies) + " copies to the host in MatAXPY");
+    PetscCall(MatAXPY(R, 2.0, R, SAME_NONZERO_PATTERN));
+    PetscCall(Compare(C, R, &rel, &nz));
+    check(rel <= 1e-12, tag + ".smoothing.aijcusparse_sum", "relative difference " + std::to_string(rel));
+    PetscCall(MatDestroy(&Cc));
+  }
+  PetscCall(VecDestroy(&d));
+  PetscCall(VecDestroy(&dg));
+  PetscCall(MatDestroy(&C));
+  PetscCall(MatDestroy(&R));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // New values, same pattern: scale, and change a few entries.
 PetscErrorCode NewValues(Mat M, PetscScalar s)
 {
@@ -229,16 +278,17 @@ PetscErrorCode RunType(const char *t, PetscInt n)
     if (!has_gpu && !std::strcmp(backend, "cuda")) continue;
     for (const char *result : results) {
       if (!std::strcmp(backend, "host") && !std::strcmp(result, "format")) continue; // the option only matters on the device
-      Mat         A, P, R, Ag, Pg, Rg, Pc = NULL, Ppl = NULL;
+      Mat         A, P, P0, R, Ag, Pg, P0g, Rg, Pc = NULL, Ppl = NULL;
       char        seq_type[64];
       const bool  dev  = !std::strcmp(backend, "cuda");
       const char *want = dev && !std::strcmp(result, "aijcusparse") ? MATSEQAIJCUSPARSE : seq_type;
       PetscCall(PetscSNPrintf(seq_type, sizeof(seq_type), "seqaij%s", t));
-      PetscCall(MakeOperators(n, &A, &P));
+      PetscCall(MakeOperators(n, &A, &P, &P0));
       PetscCall(MatTranspose(P, MAT_INITIAL_MATRIX, &R));
       PetscCall(Convert(A, t, result, backend, &Ag));
       PetscCall(Convert(P, t, result, backend, &Pg));
       PetscCall(Convert(R, t, result, backend, &Rg));
+      PetscCall(Convert(P0, t, result, backend, &P0g));
       if (dev) {
         PetscCall(MatConvert(P, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, &Pc));
         PetscCall(MatDuplicate(P, MAT_COPY_VALUES, &Ppl));
@@ -271,7 +321,8 @@ PetscErrorCode RunType(const char *t, PetscInt n)
         const std::string tag = std::string("products.") + t + "." + backend + (dev ? std::string(".") + result : "") + "." + c.name;
         PetscCall(RunCase(tag, c, want, dev, change));
       }
-      for (Mat *M : {&A, &P, &R, &Ag, &Pg, &Rg, &Pc, &Ppl}) PetscCall(MatDestroy(M));
+      PetscCall(CheckSmoothing(std::string("products.") + t + "." + backend + (dev ? std::string(".") + result : ""), A, P0, Ag, P0g, dev && !std::strcmp(result, "aijcusparse")));
+      for (Mat *M : {&A, &P, &P0, &R, &Ag, &Pg, &P0g, &Rg, &Pc, &Ppl}) PetscCall(MatDestroy(M));
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -242,6 +242,8 @@ static PetscErrorCode test_edits(Mat A, Mat B, const char *type, const std::stri
   PetscCall(step("diagonalscale_left", [&](Mat Y, Mat) { return MatDiagonalScale(Y, l, NULL); }));
   PetscCall(step("axpy_same", [](Mat Y, Mat X) { return MatAXPY(Y, 0.25, X, SAME_NONZERO_PATTERN); }));
   PetscCall(step("axpy_unknown", [](Mat Y, Mat X) { return MatAXPY(Y, -1.5, X, UNKNOWN_NONZERO_PATTERN); }));
+  PetscCall(step("axpy_different", [](Mat Y, Mat X) { return MatAXPY(Y, 0.5, X, DIFFERENT_NONZERO_PATTERN); })); // found the same: an edit, as aijcusparse's
+  PetscCall(step("axpy_subset", [](Mat Y, Mat X) { return MatAXPY(Y, -0.25, X, SUBSET_NONZERO_PATTERN); }));
   { // X in another format: the two layouts differ, entries meet through both slot maps
     Mat         X2;
     const char *other = std::strcmp(type, "evchyb") ? "evchyb" : "pjds";
