@@ -75,6 +75,7 @@ run_checks unit.transpose_build bin/test/test_transpose_build test/matrices
 run_checks unit.evchyb_kernel bin/test/test_evchyb_kernel test/matrices
 run_checks unit.suraa_g3 bin/test/test_suraa_g3 test/matrices
 run_checks unit.select bin/test/test_select
+run_checks unit.trisolve bin/test/test_trisolve test/matrices
 
 # --- petsc: every type against AIJ, on 1..3 ranks ---
 for np in $RANKS; do
@@ -389,6 +390,16 @@ if [ $has_gpu = 1 ]; then
     # the CSR for the factor (its symbolic phase), not one per Newton step.
     n=$(bin/petsc/snes_ex14 -da_grid_x 10 -da_grid_y 10 -da_grid_z 10 -dll_append "$LIB" -mat_type "$t" -dm_vec_type cuda -log_view 2>&1 | awk '$1 == "SNESSolve" {ok = 1} $1 == "MatCUSPARSCopyTo" {n = $2} END {if (ok) print n + 0}')
     [ -n "$n" ] && [ "$n" -le 1 ] && pass "gpu.factor_one_upload.$t # MatCUSPARSCopyTo ${n:-0}" || fail "gpu.factor_one_upload.$t" "MatCUSPARSCopyTo $n"
+    # ILU(0) applied in the format (-mat_gpuformats_trisolve, src/trisolve): sweeps beyond the
+    # triangles' depth (ex2 40x37: 76 levels) are the exact solves, so aijcusparse's history, also in
+    # block Jacobi's sub-blocks on 2 ranks; isai converges, and -ksp_view names the apply
+    TS="-pc_type ilu -mat_gpuformats_trisolve sweeps -mat_gpuformats_trisolve_sweeps 200"
+    compare_solver "gpu.trisolve.sweeps_exact.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 $TS
+    compare_solver "gpu.trisolve.bjacobi_sweeps_exact.$t.np2" 2 aijcusparse "$t" "-vec_type cuda" $EX2 ${TS/ilu/bjacobi}
+    out=$(bin/petsc/ksp_ex2 -m 40 -n 37 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu -mat_gpuformats_trisolve isai -ksp_converged_reason -ksp_view 2>&1)
+    echo "$out" | grep -q "Linear solve converged" && echo "$out" | grep -q "gpuformats ILU(0) apply (-mat_gpuformats_trisolve isai)" && pass "gpu.trisolve.isai.$t # $(echo "$out" | grep -o 'iterations [0-9]*')" || { fail "gpu.trisolve.isai.$t"; echo "$out" | tail -5; }
+    out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu -mat_gpuformats_trisolve isai -ksp_type bicg 2>&1)
+    echo "$out" | grep -q "MatSolveTranspose() is not offered with -mat_gpuformats_trisolve isai" && pass "gpu.trisolve.transpose_refused.$t" || { fail "gpu.trisolve.transpose_refused.$t"; echo "$out" | tail -5; }
   done
 else
   echo "# gpu suite skipped: no CUDA device on this machine"

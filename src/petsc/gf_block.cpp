@@ -507,6 +507,8 @@ PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptio
   }
   PetscCall(PetscOptionsEList("-mat_gpuformats_product_result", "Type of the result of a MatProduct computed on the GPU (MatMatMult, MatPtAP: GAMG's coarse operators): aijcusparse, or this matrix's format", "MatProductSetFromOptions", GFProductResults, 2, GFProductResults[result], &result, NULL));
   gm.product_format = result == 1;
+  PetscCall(PetscOptionsEList("-mat_gpuformats_trisolve", "How the triangular solves of a device ILU(0) / PCILU run: exact (cuSPARSE's triangular solves), sweeps (Jacobi sweeps, products in this format), isai (incomplete sparse approximate inverses, 2 products)", "PCFactorSetMatSolverType", GFTrisolveModes, 3, GFTrisolveModes[gm.trisolve], &gm.trisolve, NULL));
+  PetscCall(PetscOptionsRangeInt("-mat_gpuformats_trisolve_sweeps", "Jacobi sweeps per triangle of -mat_gpuformats_trisolve sweeps", "PCFactorSetMatSolverType", gm.trisolve_sweeps, &gm.trisolve_sweeps, NULL, 0, 1000));
   PetscCall(PetscOptionsRangeInt("-mat_gpuformats_upload_threads", "Host threads that copy the AIJ arrays into pinned buffers for their upload to the GPU at a build or values-only refresh (1: cudaMemcpyAsync from pageable memory, as aijcusparse)", "MatSetFromOptions", gm.upload_threads, &gm.upload_threads, NULL, 1, kMaxUploadThreads));
   for (int p = 0; p < gm.ops->nparams; ++p) {
     const FormatParam &fp  = gm.ops->params[p];

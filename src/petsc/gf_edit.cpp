@@ -391,6 +391,8 @@ PetscErrorCode GFInherit(Mat from, Mat to)
   t.upload_threads = f.upload_threads;
   GFSetHalo(t, f.halo_option, f.halo_measure);
   t.product_format = f.product_format;
+  t.trisolve        = f.trisolve;
+  t.trisolve_sweeps = f.trisolve_sweeps;
   if (t.backend_option != f.backend_option) {
     t.backend_option = f.backend_option;
     PetscCall(MatSetVecType(to, resolve_backend(t) == Backend::cuda ? VECCUDA : VECSTANDARD));

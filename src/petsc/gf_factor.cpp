@@ -11,6 +11,10 @@
 // pattern uploads nothing the products do not upload anyway. Phases that factor on the host read
 // S's host values, which are A's own arrays.
 //
+// -mat_gpuformats_trisolve sweeps|isai (src/trisolve): a device ILU(0) is factored by cuSPARSE's
+// csrilu02 into a copy of A's values, and its triangular solves become products in our formats
+// (Jacobi sweeps, or incomplete sparse approximate inverses); exact keeps cuSPARSE's solves.
+//
 // The package is registered for the seq types by their exact names, so MatGetFactor() without a
 // solver type offers it before PETSc's own. On the host backend (and for a matrix bound to the CPU)
 // it declines, and MatGetFactor() goes on to MATSOLVERPETSC, which serves our types as the
@@ -18,10 +22,13 @@
 #include "gf_mat.hpp"
 
 #include "formats/slot_map.hpp"
+#include "trisolve/trisolve.hpp"
 
 #include <petscdevice_cuda.h>
 
 #include <algorithm>
+#include <chrono>
+#include <memory>
 
 // Exported by libpetsc (aijcusparse.cu), declared only in PETSc's source tree.
 PETSC_EXTERN PetscErrorCode MatGetFactor_seqaijcusparse_cusparse(Mat, MatFactorType, Mat *);
@@ -34,6 +41,17 @@ using CholSymbolicFn = PetscErrorCode (*)(Mat, Mat, IS, const MatFactorInfo *);
 using NumericFn     = PetscErrorCode (*)(Mat, Mat, const MatFactorInfo *);
 using SolveFn       = PetscErrorCode (*)(Mat, Vec, Vec);
 
+// An ILU(0) applied in our formats (-mat_gpuformats_trisolve sweeps|isai), made by the symbolic phase.
+struct TriState {
+  std::unique_ptr<trisolve::TriangularApply> apply;
+  std::unique_ptr<trisolve::Ilu0Cuda>        ilu;
+  DeviceBuffer<double>                       m;              // M = L\U: A's values factored in place
+  PetscObjectState                           nzstate    = -1; // A's pattern at the symbolic phase
+  double                                     setup_ms   = 0;  // the last numeric phase (factor + operators)
+  double                                     a_bytes    = 0;  // one product of A in its format (bytes it reads)
+  PetscInt                                   numerics   = 0;
+};
+
 // The cusparse package's phases a factor of ours wraps, composed on the factor (PetscNew'd).
 struct GFFactor {
   LUSymbolicFn   lu_symbolic, ilu_symbolic;
@@ -42,6 +60,8 @@ struct GFFactor {
   SolveFn        solve, solve_transpose;       // installed by the numeric phase
   PetscBool      device_values;                // the numeric phase reads S's device values
   Vec            db, dx;                       // device copies of host vectors given to a solve
+  TriState      *tri;                          // -mat_gpuformats_trisolve sweeps|isai
+  PetscErrorCode (*view)(Mat, PetscViewer);    // the factor's own MatView
 };
 
 PetscErrorCode DestroyFactorData(void *ctx)
@@ -51,6 +71,7 @@ PetscErrorCode DestroyFactorData(void *ctx)
   PetscFunctionBegin;
   PetscCall(VecDestroy(&f->db));
   PetscCall(VecDestroy(&f->dx));
+  delete f->tri;
   PetscCall(PetscFree(f));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -203,6 +224,137 @@ PetscErrorCode FactorNumeric_GF(Mat B, Mat A, const MatFactorInfo *info)
 constexpr auto LUFactorNumeric_GF       = FactorNumeric_GF<&GFFactor::lu_numeric, &_MatOps::lufactornumeric>;
 constexpr auto CholeskyFactorNumeric_GF = FactorNumeric_GF<&GFFactor::cholesky_numeric, &_MatOps::choleskyfactornumeric>;
 
+// ---- -mat_gpuformats_trisolve sweeps|isai ----
+
+const char *TrisolveName(const TriState &t) { return trisolve::mode_name(t.apply->mode()); }
+
+// x ~ (LU)^-1 b with device vectors: the operators' products (no cuSPARSE triangular solve).
+PetscErrorCode TriSolve(Mat B, Vec b, Vec x)
+{
+  GFFactor          *f;
+  const PetscScalar *bb;
+  PetscScalar       *xx;
+  cudaStream_t       stream;
+
+  PetscFunctionBegin;
+  PetscCall(GetFactorData(B, &f));
+  PetscCall(VecCUDAGetArrayRead(b, &bb));
+  PetscCall(VecCUDAGetArrayWrite(x, &xx));
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(PetscLogGpuTimeBegin());
+  GF_TRY(PETSC_COMM_SELF, f->tri->apply->apply(bb, xx, stream));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)f->tri->apply->nnz() * std::max(1, f->tri->apply->products() / 2)));
+  PetscCall(VecCUDARestoreArrayWrite(x, &xx));
+  PetscCall(VecCUDARestoreArrayRead(b, &bb));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode TriSolveTranspose(Mat B, Vec, Vec)
+{
+  GFFactor *f;
+
+  PetscFunctionBegin;
+  PetscCall(GetFactorData(B, &f));
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "gpuformats: MatSolveTranspose() is not offered with -mat_gpuformats_trisolve %s; use -mat_gpuformats_trisolve exact (cuSPARSE's triangular solves)", TrisolveName(*f->tri));
+}
+
+// -ksp_view / -mat_view ::ascii_info: the apply, its operators and its costs, then the factor's own view.
+PetscErrorCode TriView(Mat B, PetscViewer viewer)
+{
+  GFFactor         *f;
+  PetscBool         ascii;
+  PetscViewerFormat format;
+
+  PetscFunctionBegin;
+  PetscCall(GetFactorData(B, &f));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
+  PetscCall(PetscViewerGetFormat(viewer, &format));
+  if (ascii && f->tri && (format == PETSC_VIEWER_ASCII_INFO || format == PETSC_VIEWER_ASCII_INFO_DETAIL)) {
+    std::vector<LayoutStat> lines;
+    f->tri->apply->describe(lines);
+    PetscCall(PetscViewerASCIIPrintf(viewer, "gpuformats ILU(0) apply (-mat_gpuformats_trisolve %s):\n", TrisolveName(*f->tri)));
+    PetscCall(PetscViewerASCIIPushTab(viewer));
+    for (const LayoutStat &l : lines) PetscCall(PetscViewerASCIIPrintf(viewer, "%s: %s\n", l.key.c_str(), l.value.c_str()));
+    if (f->tri->a_bytes > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "apply cost: %.2f products of A (bytes read)\n", (double)f->tri->apply->apply_bytes() / f->tri->a_bytes));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "numeric phases: %" PetscInt_FMT ", the last %.3f ms (cuSPARSE ILU(0) and the operators)\n", f->tri->numerics, f->tri->setup_ms));
+    PetscCall(PetscViewerASCIIPopTab(viewer));
+  }
+  if (f->view) PetscCall(f->view(B, viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The numeric phase: A's current values (from the format, device to device) into M, cuSPARSE's
+// ILU(0) in place, the operators from M; the solves become the operators' products.
+PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *)
+{
+  GFFactor          *f;
+  Mat                S;
+  const PetscScalar *a;
+  cudaStream_t       stream;
+  PetscObjectState   nz;
+
+  PetscFunctionBegin;
+  PetscCall(CheckOurs(A));
+  PetscCall(GetFactorData(B, &f));
+  TriState &t = *f->tri;
+  PetscCall(MatGetNonzeroState(A, &nz));
+  PetscCheck(nz == t.nzstate, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "gpuformats: the matrix's nonzero pattern changed since the ILU(0) symbolic phase; factor it again from MatILUFactorSymbolic()");
+  const auto t0 = std::chrono::steady_clock::now();
+  PetscCall(GFShadowOnDevice(A, &S));
+  PetscCall(MatSeqAIJCUSPARSEGetArrayRead(S, &a));
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(PetscLogGpuTimeBegin());
+  GF_TRY(PETSC_COMM_SELF, {
+    GPUFORMATS_CUDA(cudaMemcpyAsync(t.m.data(), a, sizeof(double) * t.m.size(), cudaMemcpyDeviceToDevice, stream));
+    t.ilu->factor(t.m.data(), stream); // synchronises (its zero-pivot check)
+    t.apply->set_values(t.m.data(), stream);
+    GPUFORMATS_CUDA(cudaStreamSynchronize(stream));
+  });
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(S, &a));
+  t.setup_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  t.numerics++;
+  t.a_bytes               = gf(A).diag && gf(A).diag->fmt ? (double)gf(A).diag->fmt->bytes() + 16.0 * A->rmap->n : 0.0;
+  f->solve                = TriSolve;
+  f->solve_transpose      = TriSolveTranspose;
+  B->ops->solve           = Solve_GF<&GFFactor::solve>;
+  B->ops->solvetranspose  = Solve_GF<&GFFactor::solve_transpose>;
+  B->ops->matsolve        = NULL; // MatMatSolve column by column through the solve above
+  B->ops->matsolvetranspose = NULL;
+  B->ops->lufactornumeric = TriNumeric;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// After the package's ILU(0) symbolic phase (which keeps the factor a complete seqaijcusparse
+// factor for its views and queries): the operators for A's pattern, cuSPARSE's ILU(0) analysis, and
+// our numeric phase in place of the package's (whose factors would go unused).
+PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f)
+{
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa;
+  PetscMemType    mt;
+  cudaStream_t    stream;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mt));
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  auto t = std::make_unique<TriState>();
+  PetscCall(MatGetNonzeroState(A, &t->nzstate));
+  const CsrView view{(int32_t)A->rmap->n, (int32_t)A->cmap->n, (int64_t)ai[A->rmap->n], ai, aj, nullptr};
+  GF_TRY(PETSC_COMM_SELF, {
+    const trisolve::Mode mode = gf(A).trisolve == 2 ? trisolve::Mode::isai : trisolve::Mode::sweeps;
+    t->apply = std::make_unique<trisolve::TriangularApply>(view, mode, (int)gf(A).trisolve_sweeps, *gf(A).ops, Backend::cuda, stream);
+    t->ilu   = std::make_unique<trisolve::Ilu0Cuda>(t->apply->nrows(), t->apply->nnz(), t->apply->rowptr(), t->apply->colidx(), stream);
+    t->m.resize(std::max<int64_t>(t->apply->nnz(), 1));
+  });
+  f.tri                   = t.release();
+  B->ops->lufactornumeric = TriNumeric;
+  if (B->ops->view != TriView) f.view = B->ops->view;
+  B->ops->view = TriView;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // Whether the cusparse package factors on the device: ILU(0) / IC(0) in the natural ordering, as
 // its MatILUFactorSymbolic_SeqAIJCUSPARSE / MatICCFactorSymbolic_SeqAIJCUSPARSE decide (PETSc 3.26).
 // A wrong answer costs time, never correctness: S's values are current on the side it marks.
@@ -244,6 +396,9 @@ PetscErrorCode LUSymbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *inf
   PetscCall((ilu ? f->ilu_symbolic : f->lu_symbolic)(B, S, row, col, info));
   f->lu_numeric           = B->ops->lufactornumeric;
   B->ops->lufactornumeric = LUFactorNumeric_GF;
+  delete f->tri;
+  f->tri = nullptr;
+  if (ilu && f->device_values && gf(A).trisolve != 0) PetscCall(TriSymbolic(B, A, *f));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -311,6 +466,8 @@ PetscErrorCode MatGetFactor_SeqGF_cusparse(Mat A, MatFactorType ftype, Mat *B)
 }
 
 } // namespace
+
+const char *const GFTrisolveModes[] = {"exact", "sweeps", "isai"};
 
 // The shadow of `aij` whose format block `blk` the caller has synced.
 static PetscErrorCode GFShadowOfBlock(Mat aij, GFBlock &blk, GFShadow &sh, Mat *S)

@@ -23,6 +23,13 @@ L=$PWD/lib/libgpuformats.so
 V="${S20_VEC--vec_type cuda -dm_vec_type cuda} -use_gpu_aware_mpi 0" # S20_VEC= and S20_N=17: a dry run on a machine without GPU
 N=${S20_N:-200}
 deadline=${S20_DEADLINE:-320} # seconds by which every run has ended (the call has 6 minutes; unpacking the bundle comes before, ~30 s)
+# Overridable (s21's gamg.sh): the result types of the histories, and the 200^3 runs, a line each:
+# "name timeout type options..." (a name's evchyb -> aijcusparse is its baseline)
+GAMG_RESULTS=${GAMG_RESULTS:-aijcusparse format}
+GAMG_RUNS=${GAMG_RUNS:-"aijcusparse 110 aijcusparse
+evchyb 120 evchyb -mat_gpuformats_product_result aijcusparse
+evchyb_format 120 evchyb -mat_gpuformats_product_result format"}
+export GAMG_RUNS
 mkdir -p "$OUT/gamg-histories" "$OUT/gamg-200"
 echo "commit $(cat bundle/commit 2>/dev/null); types: $(bin/test/list_types | tr '\n' ' ')"
 
@@ -39,13 +46,13 @@ copies() { awk '$1 == "VecCUDACopyTo" {t = $2} $1 == "VecCUDACopyFrom" {f = $2} 
 for c in "ex45|bin/petsc/ksp_ex45 -da_grid_x 33 -da_grid_y 33 -da_grid_z 33" "ex50|bin/petsc/ksp_ex50 -da_grid_x 65 -da_grid_y 65" "ex50_classical|bin/petsc/ksp_ex50 -da_grid_x 65 -da_grid_y 65 -pc_gamg_type classical" \
   "ex49_elasticity|bin/petsc/ksp_ex49 -mx 32 -my 32 -elas_pc_type gamg -elas_ksp_monitor -elas_ksp_converged_reason"; do
   name=${c%%|*}; cmd=${c#*|}
-  [ $SECONDS -gt $((deadline - 200)) ] && { echo "# histories: out of time at $name"; break; }
+  [ $SECONDS -gt $((deadline - ${GAMG_HISTORY_MARGIN:-200})) ] && { echo "# histories: out of time at $name"; break; }
   # shellcheck disable=SC2086
   timeout 25 $cmd -pc_type gamg -ksp_monitor -ksp_converged_reason -mat_type aij -dm_mat_type aij $V </dev/null >"$H/$name.aij.log" 2>&1
   # shellcheck disable=SC2086
   timeout 25 $cmd -pc_type gamg -ksp_monitor -ksp_converged_reason -mat_type aijcusparse -dm_mat_type aijcusparse $V -log_view </dev/null >"$H/$name.aijcusparse.log" 2>&1
   for t in evchyb; do
-    for res in aijcusparse format; do
+    for res in $GAMG_RESULTS; do
       log=$H/$name.$t.$res.log
       # shellcheck disable=SC2086
       timeout 25 $cmd -pc_type gamg -ksp_monitor -ksp_converged_reason -dll_append "$L" -mat_type $t -dm_mat_type aij$t -mat_gpuformats_product_result $res $V -log_view </dev/null >"$log" 2>&1
@@ -76,9 +83,7 @@ run200() { # name timeout type options...
     "${dll[@]}" -mat_type "$t" -dm_mat_type "$dmt" $V "$@" -log_view ":$D/$name.log,:$D/$name.csv:ascii_csv" </dev/null >"$D/$name.out" 2>&1
   echo "$name exit $? in $((SECONDS - t0)) s: $(grep -m1 'Linear solve' "$D/$name.out"); $(awk '$1 ~ /^(KSPSolve|PCSetUp|MatPtAPSymbolic|MatPtAPNumeric|MatMatMultSym|MatMatMultNum|MatAXPY|GFBuild|GFRefresh|GFViewFill|MatCUSPARSCopyTo|VecCUDACopyTo|VecCUDACopyFrom)$/ {printf "%s %s %s | ", $1, $2, $4}' "$D/$name.log" 2>/dev/null)"
 }
-run200 aijcusparse 110 aijcusparse
-run200 evchyb 120 evchyb -mat_gpuformats_product_result aijcusparse
-run200 evchyb_format 120 evchyb -mat_gpuformats_product_result format
+while read -r -a r; do [ ${#r[@]} -ge 3 ] && run200 "${r[@]}"; done <<<"$GAMG_RUNS"
 
 python3 - "$D" "$OUT/gamg-200.json" "$(cat bundle/commit 2>/dev/null || echo unknown)" <<'PY'
 import csv, json, os, re, subprocess, sys
@@ -86,7 +91,9 @@ d, out, commit = sys.argv[1:4]
 try: gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True, text=True).stdout.strip().splitlines()
 except OSError: gpu = []
 runs = []
-for name, typ, result in [("aijcusparse", "aijcusparse", None), ("evchyb", "evchyb", "aijcusparse"), ("evchyb_format", "evchyb", "format")]:
+for line in os.environ["GAMG_RUNS"].splitlines():
+    name, typ = line.split()[0], line.split()[2]
+    result = None if typ == "aijcusparse" else ("format" if "product_result format" in line else "aijcusparse")
     r = {"case": "ex45_200_gamg", "name": name, "type": typ, "product_result": result, "status": "not run"}
     out_txt, log, csvf = (os.path.join(d, name + s) for s in (".out", ".log", ".csv"))
     if os.path.exists(out_txt):
@@ -119,13 +126,13 @@ for name, typ, result in [("aijcusparse", "aijcusparse", None), ("evchyb", "evch
         r["galerkin_s"] = sum(v for k, v in ev.items() if k.startswith("PCGAMG Gal l")) or None
     r["log"] = name + ".log"
     runs.append(r)
-base = next((x for x in runs if x["name"] == "aijcusparse" and x.get("total_s")), None)
 for x in runs:
+    base = next((b for b in runs if b["name"] == x["name"].replace("evchyb", "aijcusparse") and b.get("total_s")), None) or next((b for b in runs if b["name"] == "aijcusparse" and b.get("total_s")), None)
     if base and x.get("total_s"):
         x["total_vs_aijcusparse"] = round(base["total_s"] / x["total_s"], 3)
         if x.get("kspsolve_s") and base.get("kspsolve_s"): x["kspsolve_vs_aijcusparse"] = round(base["kspsolve_s"] / x["kspsolve_s"], 3)
         if x.get("pcsetup_s") and base.get("pcsetup_s"): x["pcsetup_vs_aijcusparse"] = round(base["pcsetup_s"] / x["pcsetup_s"], 3)
-json.dump({"tool": "s20-device-runs/gamg.sh", "commit": commit, "gpu": gpu[0] if gpu else "none", "ranks": 1,
+json.dump({"tool": os.environ.get("GAMG_TOOL", "s20-device-runs/gamg.sh"), "commit": commit, "gpu": gpu[0] if gpu else "none", "ranks": 1,
            "options": "-da_grid_x 200 -da_grid_y 200 -da_grid_z 200 -pc_type gamg -vec_type cuda -dm_vec_type cuda", "runs": runs}, open(out, "w"), indent=1)
 for x in runs:
     print(x["name"], x["status"], "its", x.get("ksp_its"), "KSPSolve", x.get("kspsolve_s"), "PCSetUp", x.get("pcsetup_s"), "PtAP", x.get("ptap_symbolic_s"), x.get("ptap_numeric_s"),

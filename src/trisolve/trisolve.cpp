@@ -1,0 +1,56 @@
+// Host references of the triangular apply (trisolve.hpp): ILU(0) and the exact solves.
+#include "trisolve.hpp"
+
+#include "../formats/slot_map.hpp"
+
+#include <cmath>
+#include <string>
+
+namespace gpuformats {
+namespace trisolve {
+
+const char *mode_name(Mode m) { return m == Mode::sweeps ? "sweeps" : "isai"; }
+
+void ilu0_host(const CsrView &A, double *a)
+{
+  const std::vector<int32_t> diag = diagonal_of(A);
+  std::vector<int32_t>       pos(A.ncols, -1); // column -> CSR position in row i
+  for (int32_t i = 0; i < A.nrows; ++i) {
+    for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) pos[A.colidx[k]] = k;
+    for (int32_t k = A.rowptr[i]; k < diag[i]; ++k) { // l_ij = a_ij / u_jj; row i -= l_ij * row j (within the pattern)
+      const int32_t j = A.colidx[k];
+      a[k] /= a[diag[j]];
+      for (int32_t q = diag[j] + 1; q < A.rowptr[j + 1]; ++q)
+        if (pos[A.colidx[q]] >= 0) a[pos[A.colidx[q]]] -= a[k] * a[q];
+    }
+    if (a[diag[i]] == 0.0 || !std::isfinite(a[diag[i]])) throw Error(ErrorKind::bad_input, "ILU(0): zero pivot in row " + std::to_string(i));
+    for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) pos[A.colidx[k]] = -1;
+  }
+}
+
+void lu_solve_host(const CsrView &M, const double *b, double *x)
+{
+  const std::vector<int32_t> diag = diagonal_of(M);
+  for (int32_t i = 0; i < M.nrows; ++i) { // L y = b, unit diagonal
+    double s = b[i];
+    for (int32_t k = M.rowptr[i]; k < diag[i]; ++k) s -= M.values[k] * x[M.colidx[k]];
+    x[i] = s;
+  }
+  for (int32_t i = M.nrows - 1; i >= 0; --i) { // U x = y
+    double s = x[i];
+    for (int32_t k = diag[i] + 1; k < M.rowptr[i + 1]; ++k) s -= M.values[k] * x[M.colidx[k]];
+    x[i] = s / M.values[diag[i]];
+  }
+}
+
+std::vector<int32_t> diagonal_of(const CsrView &M)
+{
+  if (M.nrows != M.ncols) throw Error(ErrorKind::bad_input, "triangular factors of a non-square matrix (" + std::to_string(M.nrows) + " x " + std::to_string(M.ncols) + ")");
+  std::vector<int32_t> diag = diagonal_positions(M);
+  for (int32_t i = 0; i < M.nrows; ++i)
+    if (diag[i] < 0) throw Error(ErrorKind::bad_input, "ILU(0) needs every diagonal entry in the nonzero pattern; row " + std::to_string(i) + " has none (insert an explicit zero, or use -mat_gpuformats_trisolve exact)");
+  return diag;
+}
+
+} // namespace trisolve
+} // namespace gpuformats

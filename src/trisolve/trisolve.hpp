@@ -1,0 +1,95 @@
+// Incomplete factors applied as sparse products in our formats: the triangular solves of ILU(0)
+// replaced by Jacobi sweeps or by incomplete sparse approximate inverses (issue 28).
+//
+// M = L + U - I holds A ~ L U in A's pattern (cuSPARSE's csrilu02 and PETSc's device ILU(0) store
+// it so): L unit lower (diagonal not stored), U upper with its diagonal D. The symbolic phase splits
+// M's pattern; each numeric phase fills the operators from M's values on the backend:
+//
+//   M (4 rows)          Ls (strict lower)   Us' = D^-1 (strict upper)   LI (lower + I)   UI (upper)
+//   r0: d0 u01          .                   u01/d0                      1                m00 m01
+//   r1: l10 d1 u12      l10                 u12/d1                      m10 1            m11 m12
+//   r2: l21 d2 u23      l21                 u23/d2                      m21 1            m22 m23
+//   r3: l30 l32 d3      l30 l32             .                           m30 m32 1        m33
+//
+// sweeps K  Jacobi sweeps on each triangle (Chow and Patel 2015; Anzt, Chow and Dongarra 2015):
+//           y_0 = b, y_{k+1} = b - Ls y_k;  c = D^-1 y_K, x_0 = c, x_{k+1} = c - Us' x_k.
+//           K products with each strict triangle: K = 0 is Jacobi (x = D^-1 b); K >= the depth
+//           of a triangle's dependency graph is its exact solve (the Neumann series ends).
+// isai      incomplete sparse approximate inverses (Anzt, Huckle, Braeckle and Dongarra 2018):
+//           LI ~ L^-1 on L's pattern with the diagonal, UI ~ U^-1 on U's; x = UI (LI b), 2 products.
+//           Row i of LI, J its columns (i last): (LI L)(i, j) = delta_ij for j in J, the |J| x |J|
+//           triangular system L(J, J)^T m = e_i, solved by one thread per row in place (UI alike,
+//           i first). Exact where L^-1 and U^-1 have L's and U's patterns (a bidiagonal L, ...).
+//
+// Invariants: every row of M stores its diagonal (the constructor checks: Error(bad_input) naming
+// the row); the operators are layouts of `format` (default parameters; evchyb where it refuses)
+// on the backend of construction; set_values and apply run on that backend, asynchronous on
+// `stream`, without host round trips (the device numeric phase never copies to the host).
+#pragma once
+#include "../formats/format.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpuformats {
+namespace trisolve {
+
+enum class Mode { sweeps, isai };
+const char *mode_name(Mode m);
+
+class TriangularApply {
+public:
+  // pattern: M's host CSR (values not read). sweeps: K of mode sweeps.
+  TriangularApply(const CsrView &pattern, Mode mode, int sweeps, const FormatOps &format, Backend backend, cudaStream_t stream);
+  ~TriangularApply();
+  TriangularApply(const TriangularApply &)            = delete;
+  TriangularApply &operator=(const TriangularApply &) = delete;
+
+  // The operators from M's values (nnz, CSR order, backend memory).
+  void set_values(const double *m_values, cudaStream_t stream);
+  // x ~ U^-1 L^-1 b, b and x distinct, n entries each in backend memory.
+  void apply(const double *b, double *x, cudaStream_t stream) const;
+
+  // M's pattern in backend memory (the device numeric phase factors in it).
+  const int32_t *rowptr() const;
+  const int32_t *colidx() const;
+  int32_t        nrows() const;
+  int64_t        nnz() const;
+  Mode           mode() const;
+  // Bytes one apply reads (the operators' layouts and the vectors), and the products it runs.
+  std::size_t apply_bytes() const;
+  int         products() const;
+  void        describe(std::vector<LayoutStat> &out) const;
+
+  struct Impl;
+
+private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Host references (the tests' oracle): ILU(0) of A in place (A's values, every row with its
+// diagonal; Error(bad_input) at a zero pivot), and the exact solves x = U^-1 L^-1 b with M = L\U.
+void ilu0_host(const CsrView &A, double *values);
+void lu_solve_host(const CsrView &M, const double *b, double *x);
+// CSR position of each row's diagonal entry; Error(bad_input) naming a row without one.
+std::vector<int32_t> diagonal_of(const CsrView &M);
+
+// ILU(0) on the device, cuSPARSE's csrilu02 (analysis once, at construction): values (CSR order,
+// device) factored in place. Error(bad_input) naming the row at a zero pivot.
+class Ilu0Cuda {
+public:
+  Ilu0Cuda(int32_t n, int64_t nnz, const int32_t *d_rowptr, const int32_t *d_colidx, cudaStream_t stream);
+  ~Ilu0Cuda();
+  Ilu0Cuda(const Ilu0Cuda &)            = delete;
+  Ilu0Cuda &operator=(const Ilu0Cuda &) = delete;
+  void factor(double *d_values, cudaStream_t stream);
+
+  struct Impl;
+
+private:
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace trisolve
+} // namespace gpuformats

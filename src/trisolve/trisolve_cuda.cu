@@ -1,0 +1,340 @@
+// The triangular apply (trisolve.hpp) on both backends. The operators' values come from M by
+// __host__ __device__ functors that Thrust runs where the backend is (thrust::host in CI, the GPU
+// otherwise: test_trisolve runs this very code on the host), and go into the layouts through their
+// slot maps; the products are the formats' own. ILU(0) on the device is cuSPARSE's.
+#include "trisolve.hpp"
+
+#include "../core/thrust_system.cuh"
+#include "../formats/slot_map.hpp"
+
+// csrilu02 is deprecated in CUDA 13 with no successor for ILU(0); PETSc 3.26's device ILU(0) calls it too.
+#define DISABLE_CUSPARSE_DEPRECATED
+#include <cusparse.h>
+#include <thrust/copy.h>
+#include <thrust/execution_policy.h>
+#include <thrust/for_each.h>
+#include <thrust/functional.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/scatter.h>
+#include <thrust/transform.h>
+
+#include <string>
+
+namespace gpuformats {
+namespace trisolve {
+namespace {
+
+// M's value at column c of the sorted columns [lo, hi) of a row; 0 outside the pattern.
+__host__ __device__ inline double entry(const int32_t *colidx, const double *m, int32_t lo, int32_t hi, int32_t c)
+{
+  const int32_t end = hi;
+  while (lo < hi) {
+    const int32_t mid = lo + ((hi - lo) >> 1);
+    if (colidx[mid] < c) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < end && colidx[lo] == c ? m[lo] : 0.0;
+}
+
+// out[k] = m[src[k]] (/ m[div[k]]): a strict triangle's values (Us' = D^-1 strict upper).
+struct GatherPart {
+  const double  *m;
+  const int32_t *src, *div;
+  double        *out;
+  __host__ __device__ void operator()(int32_t k) const { out[k] = div ? m[src[k]] / m[div[k]] : m[src[k]]; }
+};
+
+struct InverseDiagonal {
+  const double  *m;
+  const int32_t *diag;
+  double        *out;
+  __host__ __device__ void operator()(int32_t i) const { out[i] = 1.0 / m[diag[i]]; }
+};
+
+// Row i of LI ~ L^-1 (positions prow[i] .. prow[i+1], columns pcol; i last): L(J, J)^T m = e_i by
+// back substitution, L unit: m_last = 1, m_p = -sum_{q > p} L(J_q, J_p) m_q, L(J_q, J_p) from the
+// strict lower part of M's row J_q. Row i of UI ~ U^-1 (i first): U(J, J)^T m = e_i forward,
+// m_0 = 1 / U(i, i), m_p = -(sum_{q < p} U(J_q, J_p) m_q) / U(J_p, J_p), from the strict upper part.
+template <bool Upper>
+struct Isai {
+  const int32_t *rowptr, *colidx, *diag;
+  const double  *m;
+  const int32_t *prow, *pcol;
+  double        *out;
+  __host__ __device__ void operator()(int32_t i) const
+  {
+    const int32_t b = prow[i], e = prow[i + 1];
+    out[Upper ? b : e - 1] = Upper ? 1.0 / m[diag[i]] : 1.0;
+    for (int32_t step = 1; step < e - b; ++step) {
+      const int32_t p = Upper ? b + step : e - 1 - step, jp = pcol[p];
+      double        s = 0.0;
+      for (int32_t q = Upper ? b : p + 1; q < (Upper ? p : e); ++q) {
+        const int32_t jq = pcol[q];
+        s += entry(colidx, m, Upper ? diag[jq] + 1 : rowptr[jq], Upper ? rowptr[jq + 1] : diag[jq], jp) * out[q];
+      }
+      out[p] = Upper ? -s / m[diag[jp]] : -s;
+    }
+  }
+};
+
+// One operator: a part of M (or its approximate inverse) in a layout, with what fills its values.
+template <class Sys>
+struct Part {
+  template <class T>
+  using buf = typename Sys::template buffer<T>;
+  buf<int32_t>                 src, div;       // sweeps: M's position of each entry (and of its divisor)
+  buf<int32_t>                 rowptr, colidx; // isai: the pattern whose rows the functors solve
+  buf<double>                  csr;            // the values in CSR order, before the scatter
+  std::unique_ptr<FormatBlock> blk;
+  int64_t                      nnz = 0;
+};
+
+template <class Sys>
+Sys make_system(cudaStream_t s);
+template <>
+HostSystem make_system<HostSystem>(cudaStream_t) { return HostSystem{}; }
+template <>
+CudaOrderedSystem make_system<CudaOrderedSystem>(cudaStream_t s) { return CudaOrderedSystem{{s}}; }
+
+template <class T, class Sys>
+void put(const Sys &sys, typename Sys::template buffer<T> &dst, const std::vector<T> &src)
+{
+  dst.resize(src.size());
+  sys.to_system(dst.data(), src.data(), src.size());
+}
+
+} // namespace
+
+struct TriangularApply::Impl {
+  Mode                 mode;
+  int                  sweeps = 0;
+  Backend              backend;
+  int32_t              n   = 0;
+  int64_t              nnz = 0;
+  const FormatOps     *format = nullptr;
+  std::size_t          bytes  = 0;
+  virtual ~Impl()      = default;
+  virtual void           set_values(const double *m, cudaStream_t s)            = 0;
+  virtual void           apply(const double *b, double *x, cudaStream_t s) const = 0;
+  virtual const int32_t *rowptr() const                                          = 0;
+  virtual const int32_t *colidx() const                                          = 0;
+  virtual void           parts(std::vector<const FormatBlock *> &out) const      = 0;
+};
+
+namespace {
+
+template <class Sys>
+struct ImplT final : TriangularApply::Impl {
+  template <class T>
+  using buf = typename Sys::template buffer<T>;
+  buf<int32_t>        m_rowptr, m_colidx, m_diag;
+  Part<Sys>           lower, upper; // sweeps: Ls and Us'; isai: LI and UI
+  buf<double>         dinv;         // sweeps
+  mutable buf<double> w[3];         // work vectors
+
+  ImplT(const CsrView &M, Mode md, int k, const FormatOps &fmt, Backend be, cudaStream_t stream)
+  {
+    const Sys                  sys  = make_system<Sys>(stream);
+    const std::vector<int32_t> diag = diagonal_of(M);
+    mode = md, sweeps = k, backend = be, n = M.nrows, nnz = M.nnz;
+    // the layouts: the matrix's format where it needs no streams of its own and takes the part
+    format = fmt.extra_streams ? find_format("evchyb") : &fmt;
+    for (int t = 0; t < 2; ++t) { // 0: lower, 1: upper
+      Part<Sys>           &P = t ? upper : lower;
+      std::vector<int32_t> rowptr{0}, colidx, src, div;
+      for (int32_t i = 0; i < n; ++i) {
+        // sweeps: the strict triangle; isai: with the diagonal
+        const int32_t b = t ? diag[i] + (md == Mode::sweeps) : M.rowptr[i], e = t ? M.rowptr[i + 1] : diag[i] + (md == Mode::isai);
+        for (int32_t q = b; q < e; ++q) {
+          colidx.push_back(M.colidx[q]);
+          src.push_back(q);
+          if (t) div.push_back(diag[i]);
+        }
+        rowptr.push_back((int32_t)colidx.size());
+      }
+      P.nnz = (int64_t)colidx.size();
+      const std::vector<double> zeros(P.nnz, 0.0);
+      const CsrView             view{n, n, P.nnz, rowptr.data(), colidx.data(), zeros.data()};
+      P.blk = build(view, stream);
+      P.csr.resize(P.nnz);
+      if (md == Mode::sweeps) {
+        put<int32_t>(sys, P.src, src);
+        if (t) put<int32_t>(sys, P.div, div);
+      } else {
+        put<int32_t>(sys, P.rowptr, rowptr);
+        put<int32_t>(sys, P.colidx, colidx);
+      }
+      bytes += P.blk->bytes() * (md == Mode::sweeps ? k : 1);
+    }
+    if (md == Mode::sweeps) dinv.resize(n);
+    put<int32_t>(sys, m_rowptr, std::vector<int32_t>(M.rowptr, M.rowptr + n + 1));
+    put<int32_t>(sys, m_colidx, std::vector<int32_t>(M.colidx, M.colidx + M.nnz));
+    put<int32_t>(sys, m_diag, diag);
+    for (auto &v : w) v.resize(n);
+    // vectors: sweeps read b and write t per sweep and the product reads y (3 per sweep and
+    // triangle), plus D^-1 y; isai: two products of 3 vector passes
+    bytes += sizeof(double) * (std::size_t)n * (md == Mode::sweeps ? 6 * k + 3 : 6);
+    sys.sync();
+  }
+
+  std::unique_ptr<FormatBlock> build(const CsrView &view, cudaStream_t stream)
+  {
+    for (const FormatOps *f : {format, find_format("evchyb")}) {
+      std::vector<int64_t> params;
+      for (int p = 0; p < f->nparams; ++p) params.push_back(f->params[p].default_value);
+      try {
+        auto blk = backend == Backend::cuda ? f->build_cuda(view, params.data(), stream, UploadContext{}) : f->build_host(view, params.data());
+        format   = f;
+        return blk;
+      } catch (const Error &e) {
+        if (e.kind != ErrorKind::unsupported || f == find_format("evchyb")) throw;
+      }
+    }
+    throw Error(ErrorKind::internal, "trisolve: no layout for a triangle");
+  }
+
+  void scatter(const Sys &sys, Part<Sys> &P) const
+  {
+    thrust::scatter(sys.policy(), P.csr.data(), P.csr.data() + P.nnz, P.blk->slot_of_csr, P.blk->values);
+  }
+
+  void set_values(const double *m, cudaStream_t stream) override
+  {
+    const Sys  sys = make_system<Sys>(stream);
+    const auto all = [](int64_t count) { return thrust::make_counting_iterator<int32_t>(0) + count; };
+    const auto it0 = thrust::make_counting_iterator<int32_t>(0);
+    if (mode == Mode::sweeps) {
+      thrust::for_each(sys.policy(), it0, all(lower.nnz), GatherPart{m, lower.src.data(), nullptr, lower.csr.data()});
+      thrust::for_each(sys.policy(), it0, all(upper.nnz), GatherPart{m, upper.src.data(), upper.div.data(), upper.csr.data()});
+      thrust::for_each(sys.policy(), it0, all(n), InverseDiagonal{m, m_diag.data(), dinv.data()});
+    } else {
+      thrust::for_each(sys.policy(), it0, all(n), Isai<false>{m_rowptr.data(), m_colidx.data(), m_diag.data(), m, lower.rowptr.data(), lower.colidx.data(), lower.csr.data()});
+      thrust::for_each(sys.policy(), it0, all(n), Isai<true>{m_rowptr.data(), m_colidx.data(), m_diag.data(), m, upper.rowptr.data(), upper.colidx.data(), upper.csr.data()});
+    }
+    scatter(sys, lower);
+    scatter(sys, upper);
+  }
+
+  void apply(const double *b, double *x, cudaStream_t stream) const override
+  {
+    const Sys       sys = make_system<Sys>(stream);
+    const StreamSet ss{backend == Backend::cuda ? &stream : nullptr, backend == Backend::cuda ? 1 : 0};
+    double         *w0 = w[0].data(), *w1 = w[1].data(), *c = w[2].data();
+    if (mode == Mode::isai) {
+      lower.blk->spmv(1.0, b, 0.0, w0, ss);
+      upper.blk->spmv(1.0, w0, 0.0, x, ss);
+      return;
+    }
+    const double *y = b; // y_{k+1} = b - Ls y_k
+    for (int k = 0; k < sweeps; ++k) {
+      double *t = k % 2 ? w1 : w0;
+      thrust::copy(sys.policy(), b, b + n, t);
+      lower.blk->spmv(-1.0, y, 1.0, t, ss);
+      y = t;
+    }
+    double *c0 = sweeps ? c : x; // c = D^-1 y; x_{k+1} = c - Us' x_k, the last into x
+    thrust::transform(sys.policy(), y, y + n, dinv.data(), c0, thrust::multiplies<double>());
+    const double *xk = c0;
+    for (int k = 0; k < sweeps; ++k) {
+      double *t = k == sweeps - 1 ? x : (k % 2 ? w1 : w0);
+      thrust::copy(sys.policy(), c, c + n, t);
+      upper.blk->spmv(-1.0, xk, 1.0, t, ss);
+      xk = t;
+    }
+  }
+
+  const int32_t *rowptr() const override { return m_rowptr.data(); }
+  const int32_t *colidx() const override { return m_colidx.data(); }
+  void           parts(std::vector<const FormatBlock *> &out) const override { out = {lower.blk.get(), upper.blk.get()}; }
+};
+
+} // namespace
+
+TriangularApply::TriangularApply(const CsrView &pattern, Mode mode, int sweeps, const FormatOps &format, Backend backend, cudaStream_t stream)
+{
+  if (sweeps < 0) throw Error(ErrorKind::bad_input, "trisolve: a negative number of sweeps");
+  if (backend == Backend::cuda) impl_ = std::make_unique<ImplT<CudaOrderedSystem>>(pattern, mode, sweeps, format, backend, stream);
+  else impl_ = std::make_unique<ImplT<HostSystem>>(pattern, mode, sweeps, format, backend, stream);
+}
+TriangularApply::~TriangularApply() = default;
+
+void           TriangularApply::set_values(const double *m, cudaStream_t s) { impl_->set_values(m, s); }
+void           TriangularApply::apply(const double *b, double *x, cudaStream_t s) const { impl_->apply(b, x, s); }
+const int32_t *TriangularApply::rowptr() const { return impl_->rowptr(); }
+const int32_t *TriangularApply::colidx() const { return impl_->colidx(); }
+int32_t        TriangularApply::nrows() const { return impl_->n; }
+int64_t        TriangularApply::nnz() const { return impl_->nnz; }
+Mode           TriangularApply::mode() const { return impl_->mode; }
+std::size_t    TriangularApply::apply_bytes() const { return impl_->bytes; }
+int            TriangularApply::products() const { return impl_->mode == Mode::isai ? 2 : 2 * impl_->sweeps; }
+
+void TriangularApply::describe(std::vector<LayoutStat> &out) const
+{
+  std::vector<const FormatBlock *> p;
+  impl_->parts(p);
+  const char *names[2][2] = {{"Ls (strict lower)", "Us' (D^-1 strict upper)"}, {"LI ~ L^-1", "UI ~ U^-1"}};
+  out.push_back({"triangular apply", impl_->mode == Mode::isai ? "isai: x = UI (LI b)" : "sweeps: " + std::to_string(impl_->sweeps) + " Jacobi sweeps per triangle"});
+  for (int t = 0; t < 2; ++t) out.push_back({names[impl_->mode == Mode::isai][t], std::string(impl_->format->root) + ", " + std::to_string(p[t]->nnz) + " nonzeros"});
+  out.push_back({"apply bytes", std::to_string(impl_->bytes) + " in " + std::to_string(products()) + " products"});
+}
+
+// ---- ILU(0) on the device: cuSPARSE's csrilu02 ----
+
+struct Ilu0Cuda::Impl {
+  cusparseHandle_t   handle = nullptr;
+  cusparseMatDescr_t descr  = nullptr;
+  csrilu02Info_t     info   = nullptr;
+  DeviceBuffer<char> buffer;
+  int32_t            n = 0;
+  int64_t            nnz = 0;
+  const int32_t     *rowptr = nullptr, *colidx = nullptr;
+};
+
+#define GF_CUSPARSE(call)                                                                                                    \
+  do {                                                                                                                       \
+    const cusparseStatus_t st_ = (call);                                                                                     \
+    if (st_ != CUSPARSE_STATUS_SUCCESS) throw Error(st_ == CUSPARSE_STATUS_ALLOC_FAILED ? ErrorKind::out_of_memory : ErrorKind::device, std::string(#call) + ": " + cusparseGetErrorString(st_)); \
+  } while (0)
+
+Ilu0Cuda::Ilu0Cuda(int32_t n, int64_t nnz, const int32_t *d_rowptr, const int32_t *d_colidx, cudaStream_t stream) : impl_(std::make_unique<Impl>())
+{
+  Impl &I = *impl_;
+  I.n = n, I.nnz = nnz, I.rowptr = d_rowptr, I.colidx = d_colidx;
+  if (nnz > INT32_MAX) throw Error(ErrorKind::unsupported, "ILU(0) on the device: more than 2^31 nonzeros");
+  if (n == 0) return; // nothing to factor (cuSPARSE refuses an empty matrix)
+  GF_CUSPARSE(cusparseCreate(&I.handle));
+  GF_CUSPARSE(cusparseSetStream(I.handle, stream));
+  GF_CUSPARSE(cusparseCreateMatDescr(&I.descr));
+  GF_CUSPARSE(cusparseSetMatIndexBase(I.descr, CUSPARSE_INDEX_BASE_ZERO));
+  GF_CUSPARSE(cusparseSetMatType(I.descr, CUSPARSE_MATRIX_TYPE_GENERAL));
+  GF_CUSPARSE(cusparseCreateCsrilu02Info(&I.info));
+  DeviceBuffer<double> probe(nnz ? nnz : 1); // the analysis reads the pattern only; the calls want a value array
+  int                  size = 0;
+  GF_CUSPARSE(cusparseDcsrilu02_bufferSize(I.handle, n, (int)nnz, I.descr, probe.data(), d_rowptr, d_colidx, I.info, &size));
+  I.buffer.resize(size > 0 ? size : 1);
+  GF_CUSPARSE(cusparseDcsrilu02_analysis(I.handle, n, (int)nnz, I.descr, probe.data(), d_rowptr, d_colidx, I.info, CUSPARSE_SOLVE_POLICY_USE_LEVEL, I.buffer.data()));
+  int pivot = -1;
+  if (cusparseXcsrilu02_zeroPivot(I.handle, I.info, &pivot) == CUSPARSE_STATUS_ZERO_PIVOT) throw Error(ErrorKind::bad_input, "ILU(0): no diagonal entry in row " + std::to_string(pivot));
+  GPUFORMATS_CUDA(cudaStreamSynchronize(stream));
+}
+
+Ilu0Cuda::~Ilu0Cuda()
+{
+  if (!impl_) return;
+  if (impl_->info) cusparseDestroyCsrilu02Info(impl_->info);
+  if (impl_->descr) cusparseDestroyMatDescr(impl_->descr);
+  if (impl_->handle) cusparseDestroy(impl_->handle);
+}
+
+void Ilu0Cuda::factor(double *d_values, cudaStream_t stream)
+{
+  Impl &I = *impl_;
+  if (I.n == 0) return;
+  GF_CUSPARSE(cusparseSetStream(I.handle, stream));
+  GF_CUSPARSE(cusparseDcsrilu02(I.handle, I.n, (int)I.nnz, I.descr, d_values, I.rowptr, I.colidx, I.info, CUSPARSE_SOLVE_POLICY_USE_LEVEL, I.buffer.data()));
+  int pivot = -1; // synchronises: a zero pivot is an error of this factorization, reported by it
+  if (cusparseXcsrilu02_zeroPivot(I.handle, I.info, &pivot) == CUSPARSE_STATUS_ZERO_PIVOT) throw Error(ErrorKind::bad_input, "ILU(0): zero pivot in row " + std::to_string(pivot) + " (a singular or badly scaled matrix; try -pc_factor_shift_type nonzero with -mat_gpuformats_trisolve exact)");
+}
+
+} // namespace trisolve
+} // namespace gpuformats

@@ -1,0 +1,293 @@
+// The triangular apply of incomplete factors (src/trisolve): the host references, then the apply
+// of each mode with the parts in every format, on the host backend (the functors the GPU runs, on
+// thrust::host) and, where a GPU is present, on the device (with cuSPARSE's ILU(0) against the host's).
+//   ilu0      (L U)(i, j) == A(i, j) on A's pattern (the definition of ILU(0)); lu_solve: L U x == b
+//   sweeps    K = 0 is x = D^-1 b, K >= the triangles' depths is the exact solve; the error
+//             against the exact solve shrinks from K = 1 to K = 3 on diagonally dominant matrices
+//   isai      against LI and UI made here by another route (each row's small triangular system
+//             assembled densely and solved by elimination), then x = UI (LI b)
+//   errors    a missing diagonal entry, a non-square matrix, negative sweeps: Error(bad_input)
+// Matrices: square edge cases and real matrices with a dominant diagonal put in (ILU(0) exists).
+//   bin/test/test_trisolve test/matrices
+#include "common/check.hpp"
+#include "common/test_matrices.hpp"
+#include "trisolve/trisolve.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace gftest;
+using namespace gpuformats;
+using gpuformats::trisolve::Mode;
+
+namespace {
+
+// A with every diagonal entry present and 1 + sum |row| on it (strictly dominant: ILU(0) exists).
+CsrMatrix dominant(const CsrMatrix &A)
+{
+  CsrMatrix B;
+  B.nrows = B.ncols = A.nrows;
+  for (int32_t i = 0; i < A.nrows; ++i) {
+    std::map<int32_t, double> row;
+    double                    s = 1.0;
+    for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) row[A.colidx[k]] += A.values[k], s += std::fabs(A.values[k]);
+    row[i] = s;
+    for (auto [c, v] : row) B.colidx.push_back(c), B.values.push_back(v);
+    B.rowptr.push_back((int32_t)B.colidx.size());
+  }
+  return B;
+}
+
+double entry(const CsrMatrix &M, int32_t i, int32_t j)
+{
+  auto b = M.colidx.begin() + M.rowptr[i], e = M.colidx.begin() + M.rowptr[i + 1];
+  auto p = std::lower_bound(b, e, j);
+  return p != e && *p == j ? M.values[p - M.colidx.begin()] : 0.0;
+}
+
+// Depth of a triangle's dependency graph (levels of the level schedule): sweeps that make it exact.
+int depth(const CsrMatrix &M, bool lower)
+{
+  std::vector<int> level(M.nrows, 1);
+  int              d = M.nrows ? 1 : 0;
+  for (int32_t s = 0; s < M.nrows; ++s) {
+    const int32_t i = lower ? s : M.nrows - 1 - s;
+    for (int32_t k = M.rowptr[i]; k < M.rowptr[i + 1]; ++k) {
+      const int32_t j = M.colidx[k];
+      if (lower ? j < i : j > i) level[i] = std::max(level[i], level[j] + 1);
+    }
+    d = std::max(d, level[i]);
+  }
+  return d;
+}
+
+// LI and UI by another route: row i's system assembled densely, solved by elimination.
+void isai_reference(const CsrMatrix &M, CsrMatrix &LI, CsrMatrix &UI)
+{
+  LI = UI = CsrMatrix{};
+  LI.nrows = LI.ncols = UI.nrows = UI.ncols = M.nrows;
+  for (int32_t i = 0; i < M.nrows; ++i)
+    for (int t = 0; t < 2; ++t) {
+      std::vector<int32_t> J;
+      for (int32_t k = M.rowptr[i]; k < M.rowptr[i + 1]; ++k)
+        if (t ? M.colidx[k] >= i : M.colidx[k] <= i) J.push_back(M.colidx[k]);
+      const size_t        m = J.size();
+      std::vector<double> G(m * m), r(m, 0.0); // G = T(J, J)^T, T = L (unit) or U; G m = e_i
+      for (size_t a = 0; a < m; ++a)
+        for (size_t b = 0; b < m; ++b) {
+          const int32_t row = J[b], col = J[a]; // G(a, b) = T(J_b, J_a)
+          double        v   = 0.0;
+          if (!t) v = row == col ? 1.0 : (col < row ? entry(M, row, col) : 0.0);
+          else v = col >= row ? entry(M, row, col) : 0.0;
+          G[a * m + b] = v;
+        }
+      r[t ? 0 : m - 1] = 1.0;
+      for (size_t p = 0; p < m; ++p) { // Gaussian elimination with partial pivoting
+        size_t piv = p;
+        for (size_t q = p + 1; q < m; ++q)
+          if (std::fabs(G[q * m + p]) > std::fabs(G[piv * m + p])) piv = q;
+        for (size_t c = 0; c < m; ++c) std::swap(G[p * m + c], G[piv * m + c]);
+        std::swap(r[p], r[piv]);
+        for (size_t q = p + 1; q < m; ++q) {
+          const double f = G[q * m + p] / G[p * m + p];
+          for (size_t c = p; c < m; ++c) G[q * m + c] -= f * G[p * m + c];
+          r[q] -= f * r[p];
+        }
+      }
+      std::vector<double> x(m);
+      for (size_t p = m; p-- > 0;) {
+        double s = r[p];
+        for (size_t c = p + 1; c < m; ++c) s -= G[p * m + c] * x[c];
+        x[p] = s / G[p * m + p];
+      }
+      CsrMatrix &O = t ? UI : LI;
+      for (size_t p = 0; p < m; ++p) O.colidx.push_back(J[p]), O.values.push_back(x[p]);
+      O.rowptr.push_back((int32_t)O.colidx.size());
+    }
+}
+
+size_t max_row(const CsrMatrix &A)
+{
+  size_t m = 0;
+  for (int32_t i = 0; i < A.nrows; ++i) m = std::max<size_t>(m, A.rowptr[i + 1] - A.rowptr[i]);
+  return m;
+}
+
+// x = apply(b) on the backend: device vectors and M's values uploaded for the cuda backend.
+std::vector<double> run_apply(trisolve::TriangularApply &T, Backend be, const std::vector<double> &m, const std::vector<double> &b, bool device_factor = false, std::vector<double> *factored = nullptr)
+{
+  const size_t        n = b.size();
+  std::vector<double> x(n, NAN);
+  if (be == Backend::host) {
+    T.set_values(m.data(), nullptr);
+    T.apply(b.data(), x.data(), nullptr);
+    return x;
+  }
+  double *dm, *db, *dx;
+  cudaMalloc(&dm, sizeof(double) * std::max<size_t>(m.size(), 1));
+  cudaMalloc(&db, sizeof(double) * std::max<size_t>(n, 1));
+  cudaMalloc(&dx, sizeof(double) * std::max<size_t>(n, 1));
+  cudaMemcpy(dm, m.data(), sizeof(double) * m.size(), cudaMemcpyHostToDevice);
+  cudaMemcpy(db, b.data(), sizeof(double) * n, cudaMemcpyHostToDevice);
+  if (device_factor) {
+    trisolve::Ilu0Cuda ilu(T.nrows(), T.nnz(), T.rowptr(), T.colidx(), nullptr);
+    ilu.factor(dm, nullptr);
+    factored->resize(m.size());
+    cudaMemcpy(factored->data(), dm, sizeof(double) * m.size(), cudaMemcpyDeviceToHost);
+  }
+  T.set_values(dm, nullptr);
+  T.apply(db, dx, nullptr);
+  cudaMemcpy(x.data(), dx, sizeof(double) * n, cudaMemcpyDeviceToHost);
+  cudaFree(dm), cudaFree(db), cudaFree(dx);
+  return x;
+}
+
+void test_matrix(const std::string &name, const CsrMatrix &A0, const std::vector<Backend> &backends)
+{
+  const CsrMatrix A = dominant(A0);
+  const int32_t   n = A.nrows;
+  CsrMatrix       M = A;
+  trisolve::ilu0_host(A.view(), M.values.data());
+  { // (L U)(i, j) == A(i, j) on the pattern
+    double err = 0, scale = 0;
+    for (int32_t i = 0; i < n; ++i)
+      for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) {
+        const int32_t j = A.colidx[k];
+        double        s = 0;
+        for (int32_t q = M.rowptr[i]; q < M.rowptr[i + 1] && M.colidx[q] <= std::min(i, j); ++q) { // L(i, p) U(p, j), p <= min(i, j)
+          const int32_t p = M.colidx[q];
+          s += (p == i ? 1.0 : M.values[q]) * entry(M, p, j);
+        }
+        err = std::max(err, std::fabs(s - A.values[k]));
+        scale = std::max(scale, std::fabs(A.values[k]));
+      }
+    check(err <= 1e-12 * scale, "trisolve.ilu0_host." + name, "max |LU - A| on the pattern " + std::to_string(err));
+  }
+  std::mt19937_64                        rng(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double>                    b(n), exact(n);
+  for (auto &v : b) v = u(rng);
+  trisolve::lu_solve_host(M.view(), b.data(), exact.data());
+  { // L U exact == b
+    std::vector<double> y(n, 0.0), r(n, 0.0);
+    for (int32_t i = 0; i < n; ++i) // y = U exact
+      for (int32_t k = M.rowptr[i]; k < M.rowptr[i + 1]; ++k)
+        if (M.colidx[k] >= i) y[i] += M.values[k] * exact[M.colidx[k]];
+    for (int32_t i = 0; i < n; ++i) { // r = L y
+      r[i] = y[i];
+      for (int32_t k = M.rowptr[i]; k < M.rowptr[i + 1] && M.colidx[k] < i; ++k) r[i] += M.values[k] * y[M.colidx[k]];
+    }
+    // backward stable: the residual is rounding times |L| |U| |x| (not times ||b||: arc130's entries span 10^15)
+    std::vector<double> bound(n, 0.0), yb(n, 0.0);
+    for (int32_t i = 0; i < n; ++i)
+      for (int32_t k = M.rowptr[i]; k < M.rowptr[i + 1]; ++k)
+        if (M.colidx[k] >= i) yb[i] += std::fabs(M.values[k] * exact[M.colidx[k]]);
+    for (int32_t i = 0; i < n; ++i) {
+      bound[i] = yb[i];
+      for (int32_t k = M.rowptr[i]; k < M.rowptr[i + 1] && M.colidx[k] < i; ++k) bound[i] += std::fabs(M.values[k]) * yb[M.colidx[k]];
+    }
+    double worst = 0;
+    for (int32_t i = 0; i < n; ++i) worst = std::max(worst, std::fabs(r[i] - b[i]) / std::max(bound[i], 1e-300));
+    check(worst <= 1e-12, "trisolve.lu_solve_host." + name, "max |LU x - b| / (|L| |U| |x|) " + std::to_string(worst));
+  }
+  const int  dmax  = std::max(depth(M, true), depth(M, false));
+  const bool small = max_row(M) <= 200;
+  CsrMatrix  LI, UI;
+  if (small) isai_reference(M, LI, UI);
+  std::vector<double> isai_ref(n), y(n);
+  if (small) {
+    csr_spmv_host(LI.view(), 1.0, b.data(), 0.0, y.data());
+    csr_spmv_host(UI.view(), 1.0, y.data(), 0.0, isai_ref.data());
+  }
+  int nf = 0;
+  const FormatOps *const *formats = all_formats(&nf);
+  for (Backend be : backends) {
+    const std::string bn = be == Backend::host ? "host" : "cuda";
+    for (int f = 0; f < nf; ++f) {
+      const std::string tag = bn + "." + formats[f]->root + "." + name;
+      try {
+        { // K = 0: Jacobi on the factors, x = D^-1 b
+          trisolve::TriangularApply T(M.view(), Mode::sweeps, 0, *formats[f], be, nullptr);
+          const std::vector<double> x = run_apply(T, be, M.values, b);
+          std::vector<double>       want(n);
+          for (int32_t i = 0; i < n; ++i) want[i] = b[i] / entry(M, i, i);
+          check(rel_error(x, want, n) <= 1e-14, "trisolve.sweeps0." + tag, std::to_string(rel_error(x, want, n)));
+        }
+        if (dmax <= 300) { // as many sweeps as the deeper triangle: the exact solve
+          trisolve::TriangularApply T(M.view(), Mode::sweeps, dmax, *formats[f], be, nullptr);
+          const std::vector<double> x = run_apply(T, be, M.values, b);
+          check(rel_error(x, exact, n) <= 1e-10, "trisolve.sweeps_depth_exact." + tag, "K " + std::to_string(dmax) + ": " + std::to_string(rel_error(x, exact, n)));
+        }
+        if (n > 0) { // fewer sweeps: the error against the exact solve shrinks
+          double e[2];
+          for (int s = 0; s < 2; ++s) {
+            trisolve::TriangularApply T(M.view(), Mode::sweeps, s ? 3 : 1, *formats[f], be, nullptr);
+            e[s] = rel_error(run_apply(T, be, M.values, b), exact, n);
+          }
+          check(e[1] <= e[0] * (1 + 1e-12) + 1e-15, "trisolve.sweeps_converge." + tag, "K=1 " + std::to_string(e[0]) + ", K=3 " + std::to_string(e[1]));
+        }
+        if (small) {
+          trisolve::TriangularApply T(M.view(), Mode::isai, 0, *formats[f], be, nullptr);
+          const std::vector<double> x = run_apply(T, be, M.values, b);
+          check(rel_error(x, isai_ref, n) <= 1e-11, "trisolve.isai." + tag, std::to_string(rel_error(x, isai_ref, n)));
+          check(T.products() == 2 && (n == 0 || T.apply_bytes() > 0), "trisolve.isai_cost." + tag);
+        }
+        if (be == Backend::cuda && f == 0) { // cuSPARSE's ILU(0) against the host's
+          trisolve::TriangularApply T(M.view(), Mode::isai, 0, *formats[f], be, nullptr);
+          std::vector<double>       factored;
+          const std::vector<double> x = run_apply(T, be, A.values, b, true, &factored);
+          check(rel_error(factored, M.values, M.values.size()) <= 1e-12, "trisolve.ilu0_cuda." + name, std::to_string(rel_error(factored, M.values, M.values.size())));
+          if (small) check(rel_error(x, isai_ref, n) <= 1e-10, "trisolve.ilu0_cuda_isai." + name, std::to_string(rel_error(x, isai_ref, n)));
+        }
+      } catch (const Error &e) {
+        check(false, "trisolve." + tag, std::string("threw: ") + e.what());
+      }
+    }
+  }
+}
+
+template <class F>
+void expect_bad_input(const std::string &name, F &&f)
+{
+  try {
+    f();
+    check(false, name, "no error");
+  } catch (const Error &e) {
+    check(e.kind == ErrorKind::bad_input, name, e.what());
+  }
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+  int                  count = 0;
+  std::vector<Backend> backends{Backend::host};
+  if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) backends.push_back(Backend::cuda);
+  cudaGetLastError();
+  for (const NamedMatrix &m : edge_case_matrices(false))
+    if (m.A.nrows == m.A.ncols && m.A.nrows <= 6000 && m.name != "mixed_1_to_600") test_matrix(m.name, m.A, backends);
+  if (argc > 1)
+    for (const NamedMatrix &m : real_matrices(argv[1]))
+      if (m.A.nrows == m.A.ncols && m.A.nrows <= 20000) test_matrix(m.name, m.A, backends);
+  // errors
+  CsrMatrix nodiag = uniform_rows(4, 4, 1, 1, 3); // one entry per row, not all on the diagonal
+  nodiag.colidx = {1, 0, 3, 2};
+  const FormatOps &ev = *find_format("evchyb");
+  expect_bad_input("trisolve.error.missing_diagonal", [&] { trisolve::TriangularApply T(nodiag.view(), Mode::isai, 0, ev, Backend::host, nullptr); });
+  expect_bad_input("trisolve.error.ilu0_missing_diagonal", [&] { trisolve::ilu0_host(nodiag.view(), nodiag.values.data()); });
+  const CsrMatrix rect = uniform_rows(3, 5, 1, 2, 4);
+  expect_bad_input("trisolve.error.not_square", [&] { trisolve::TriangularApply T(rect.view(), Mode::sweeps, 1, ev, Backend::host, nullptr); });
+  const CsrMatrix sq = dominant(uniform_rows(5, 5, 1, 3, 5));
+  expect_bad_input("trisolve.error.negative_sweeps", [&] { trisolve::TriangularApply T(sq.view(), Mode::sweeps, -1, ev, Backend::host, nullptr); });
+  CsrMatrix zero_pivot = sq;
+  for (int32_t k = zero_pivot.rowptr[0]; k < zero_pivot.rowptr[1]; ++k) zero_pivot.values[k] = 0.0;
+  expect_bad_input("trisolve.error.zero_pivot", [&] { trisolve::ilu0_host(zero_pivot.view(), zero_pivot.values.data()); });
+  return finish();
+}
