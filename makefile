@@ -10,11 +10,11 @@
 #   make clean, make help (never build or install anything)
 #
 # PETSc: set PETSC_DIR (and PETSC_ARCH) to use your own CUDA-enabled PETSc 3.26; otherwise
-# config/bootstrap-petsc.sh builds one into $(GPUFORMATS_CACHE) the first time (~10 min on 2 cores).
+# config/bootstrap-petsc.sh builds one into $(GPUFORMATS_CACHE) the first time (~20 min on 2 cores).
 # The build reads PETSc's own variables (lib/petsc/conf/variables), as SLEPc does.
 
 GPUFORMATS_CACHE ?= $(HOME)/.cache/gpuformats
-PETSC_DIR        ?= $(GPUFORMATS_CACHE)/petsc-3.26.1-cuda-sm90
+PETSC_DIR        ?= $(GPUFORMATS_CACHE)/petsc-3.26.1-cuda-sm80-90-100
 PETSC_ARCH       ?=
 export PETSC_DIR PETSC_ARCH
 

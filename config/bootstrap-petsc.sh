@@ -9,9 +9,12 @@
 set -euo pipefail
 
 PETSC_VERSION=3.26.1
-CUDA_ARCH=90
+# A fat binary: A100 (sm_80), H100/H200 (sm_90), B200 (sm_100), and PTX of sm_100 that the driver
+# compiles for newer GPUs. GPUFORMATS_CUDA_ARCH=90 (one or a comma-separated list) builds less.
+CUDA_ARCH=${GPUFORMATS_CUDA_ARCH:-80,90,100}
+PTX_ARCH=${CUDA_ARCH##*,}
 CACHE=${GPUFORMATS_CACHE:-$HOME/.cache/gpuformats}
-PREFIX=$CACHE/petsc-$PETSC_VERSION-cuda-sm$CUDA_ARCH
+PREFIX=$CACHE/petsc-$PETSC_VERSION-cuda-sm${CUDA_ARCH//,/-}
 JOBS=${GPUFORMATS_JOBS:-$(nproc)}
 log() { echo "[bootstrap-petsc] $*" >&2; }
 
@@ -50,14 +53,15 @@ rm -rf "$SRC"; tar -xzf "$tarball" -C "$CACHE/src"
 #    it off, so no NVML header or link stub is needed.
 ARCH=arch-gpuformats
 cd "$SRC"
-log "configuring PETSc $PETSC_VERSION (CUDA sm_$CUDA_ARCH) into $PREFIX; log: $SRC/configure.log"
+log "configuring PETSc $PETSC_VERSION (CUDA sm_$CUDA_ARCH, PTX compute_$PTX_ARCH) into $PREFIX; log: $SRC/configure.log"
 python3 ./configure PETSC_ARCH=$ARCH --prefix="$PREFIX" \
   --with-cc=mpicc --with-cxx=mpicxx --with-fc=0 \
-  --with-cuda=1 --with-cuda-dir="$CUDA_DIR" --with-cuda-arch=$CUDA_ARCH \
+  --with-cuda=1 --with-cuda-dir="$CUDA_DIR" --with-cuda-arch="$CUDA_ARCH" \
+  CUDAFLAGS="-gencode arch=compute_$PTX_ARCH,code=compute_$PTX_ARCH" \
   --with-debugging=0 --with-shared-libraries=1 --with-x=0 --with-fortran-bindings=0 \
   --with-blaslapack-lib="-llapack -lblas" \
   COPTFLAGS=-O2 CXXOPTFLAGS=-O2 CUDAOPTFLAGS=-O3 >&2
-log "building PETSc with $JOBS jobs (about 10 minutes on 2 cores)"
+log "building PETSc with $JOBS jobs (about 20 minutes on 2 cores for the three architectures)"
 make PETSC_DIR="$SRC" PETSC_ARCH=$ARCH MAKE_NP="$JOBS" all >&2
 make PETSC_DIR="$SRC" PETSC_ARCH=$ARCH install >&2
 rm -rf "$SRC/$ARCH"
