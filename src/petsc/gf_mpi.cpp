@@ -88,15 +88,16 @@ static PetscErrorCode BuildHaloPattern(Mat A, HaloPattern &p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// The largest halo (ghost values) of any rank: collective.
+// The largest halo (ghost values) of any rank: collective. Called inside the final assembly, where
+// PETSc does not yet count A as assembled (MatGetGhosts would refuse it): the off-process block's
+// columns, which MPIAIJ's assembly has just compacted to the ghosts.
 static PetscErrorCode LargestHalo(Mat A, PetscInt64 *largest)
 {
-  PetscInt        nghost;
-  const PetscInt *ghosts;
+  Mat Ao;
 
   PetscFunctionBegin;
-  PetscCall(MatGetGhosts(A, &nghost, &ghosts));
-  *largest = nghost;
+  PetscCall(MatMPIAIJGetSeqAIJ(A, NULL, &Ao, NULL));
+  *largest = Ao ? Ao->cmap->n : 0;
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, largest, 1, MPIU_INT64, MPI_MAX, PetscObjectComm((PetscObject)A)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
