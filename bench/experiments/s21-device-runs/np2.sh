@@ -6,12 +6,7 @@
 # ASM and block Jacobi with -mat_gpuformats_trisolve sweeps beyond the depth, against aijcusparse.
 #   run(command="bash bench/experiments/s21-device-runs/np2.sh", carry=["bundle"])
 set -uo pipefail
-cd "$(dirname "$0")/../../.." || exit 1
-if [ -z "${GF_S21_ENV:-}" ]; then
-  GF_S21_ENV=1 exec config/gpu-run.sh exec bash "$0" "$@"
-fi
-OUT=${OUT:-$PWD/build/gpu-out}
-L=$PWD/lib/libgpuformats.so
+source "$(dirname "$0")/env.sh"
 timeout 240 mpiexec -n 2 bin/test/test_matmult -dir test/matrices -quick >"$OUT/np2-matmult.log" 2>&1
 echo "test_matmult np2 exit $?: $(grep -c '^ok ' "$OUT/np2-matmult.log") ok, $(grep -c '^not ok' "$OUT/np2-matmult.log") not ok"
 grep -m3 "PETSC ERROR: [A-Z]\|^not ok" "$OUT/np2-matmult.log"

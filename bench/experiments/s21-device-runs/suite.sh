@@ -9,12 +9,7 @@
 # Run from the repository root with the bundle carried (make bundle):
 #   run(command="bash bench/experiments/s21-device-runs/suite.sh", carry=["bundle"])
 set -uo pipefail
-cd "$(dirname "$0")/../../.." || exit 1
-if [ -z "${GF_S21_ENV:-}" ]; then
-  GF_S21_ENV=1 exec config/gpu-run.sh exec bash "$0" "$@"
-fi
-OUT=${OUT:-$PWD/build/gpu-out}
-L=$PWD/lib/libgpuformats.so
+source "$(dirname "$0")/env.sh"
 NG=${S21_NG:-200}
 D=$OUT/gamg-200
 mkdir -p "$D"

@@ -12,13 +12,8 @@
 # Run from the repository root with the bundle carried (make bundle):
 #   run(command="bash bench/experiments/s21-device-runs/trisolve.sh", carry=["bundle"])
 set -uo pipefail
-cd "$(dirname "$0")/../../.." || exit 1
-if [ -z "${GF_S21_ENV:-}" ]; then
-  GF_S21_ENV=1 exec config/gpu-run.sh exec bash "$0" "$@"
-fi
+source "$(dirname "$0")/env.sh"
 export CUDA_VISIBLE_DEVICES=0
-OUT=${OUT:-$PWD/build/gpu-out}
-L=$PWD/lib/libgpuformats.so
 V="${S21_VEC--vec_type cuda -dm_vec_type cuda} -use_gpu_aware_mpi 0"
 N=${S21_N:-128}
 N2=${S21_N2:-256}
