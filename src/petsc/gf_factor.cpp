@@ -305,13 +305,19 @@ PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *)
   PetscCall(MatSeqAIJCUSPARSEGetArrayRead(S, &a));
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
+  int32_t pivot = -1;
   GF_TRY(PETSC_COMM_SELF, {
     GPUFORMATS_CUDA(cudaMemcpyAsync(t.m.data(), a, sizeof(double) * t.m.size(), cudaMemcpyDeviceToDevice, stream));
-    t.ilu->factor(t.m.data(), stream); // synchronises (its zero-pivot check)
-    t.apply->set_values(t.m.data(), stream);
+    pivot = t.ilu->factor(t.m.data(), stream); // synchronises (its zero-pivot check)
+    if (pivot < 0) t.apply->set_values(t.m.data(), stream);
     GPUFORMATS_CUDA(cudaStreamSynchronize(stream));
   });
   PetscCall(PetscLogGpuTimeEnd());
+  // a zero pivot is the factorization's failure, as PETSc reports it (KSP: DIVERGED_PC_FAILED), not an error
+  B->factorerrortype             = pivot < 0 ? MAT_FACTOR_NOERROR : MAT_FACTOR_NUMERIC_ZEROPIVOT;
+  B->factorerror_zeropivot_value = 0.0;
+  B->factorerror_zeropivot_row   = pivot < 0 ? 0 : pivot;
+  if (pivot >= 0) PetscCall(PetscInfo(A, "gpuformats: ILU(0) zero pivot in row %d\n", (int)pivot));
   PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(S, &a));
   t.setup_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   t.numerics++;
@@ -399,6 +405,7 @@ PetscErrorCode LUSymbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *inf
   delete f->tri;
   f->tri = nullptr;
   if (ilu && f->device_values && gf(A).trisolve != 0) PetscCall(TriSymbolic(B, A, *f));
+  else if (gf(A).trisolve != 0) PetscCall(PetscInfo(A, "gpuformats: -mat_gpuformats_trisolve applies to a device ILU(0) in the natural ordering; this factorization keeps cuSPARSE's triangular solves\n"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -409,6 +416,7 @@ PetscErrorCode CholeskySymbolic(Mat B, Mat A, IS perm, const MatFactorInfo *info
 
   PetscFunctionBegin;
   PetscCall(BeginSymbolic(B, A, perm, NULL, info, icc, &f, &S));
+  if (gf(A).trisolve != 0) PetscCall(PetscInfo(A, "gpuformats: -mat_gpuformats_trisolve applies to a device ILU(0); Cholesky and ICC keep cuSPARSE's triangular solves\n"));
   PetscCall((icc ? f->icc_symbolic : f->cholesky_symbolic)(B, S, perm, info));
   f->cholesky_numeric           = B->ops->choleskyfactornumeric;
   B->ops->choleskyfactornumeric = CholeskyFactorNumeric_GF;

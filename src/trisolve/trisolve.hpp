@@ -76,14 +76,14 @@ void lu_solve_host(const CsrView &M, const double *b, double *x);
 std::vector<int32_t> diagonal_of(const CsrView &M);
 
 // ILU(0) on the device, cuSPARSE's csrilu02 (analysis once, at construction): values (CSR order,
-// device) factored in place. Error(bad_input) naming the row at a zero pivot.
+// device) factored in place; factor() returns the first row with a zero pivot, or -1 (synchronises).
 class Ilu0Cuda {
 public:
   Ilu0Cuda(int32_t n, int64_t nnz, const int32_t *d_rowptr, const int32_t *d_colidx, cudaStream_t stream);
   ~Ilu0Cuda();
   Ilu0Cuda(const Ilu0Cuda &)            = delete;
   Ilu0Cuda &operator=(const Ilu0Cuda &) = delete;
-  void factor(double *d_values, cudaStream_t stream);
+  int32_t factor(double *d_values, cudaStream_t stream);
 
   struct Impl;
 

@@ -326,14 +326,14 @@ Ilu0Cuda::~Ilu0Cuda()
   if (impl_->handle) cusparseDestroy(impl_->handle);
 }
 
-void Ilu0Cuda::factor(double *d_values, cudaStream_t stream)
+int32_t Ilu0Cuda::factor(double *d_values, cudaStream_t stream)
 {
   Impl &I = *impl_;
-  if (I.n == 0) return;
+  if (I.n == 0) return -1;
   GF_CUSPARSE(cusparseSetStream(I.handle, stream));
   GF_CUSPARSE(cusparseDcsrilu02(I.handle, I.n, (int)I.nnz, I.descr, d_values, I.rowptr, I.colidx, I.info, CUSPARSE_SOLVE_POLICY_USE_LEVEL, I.buffer.data()));
-  int pivot = -1; // synchronises: a zero pivot is an error of this factorization, reported by it
-  if (cusparseXcsrilu02_zeroPivot(I.handle, I.info, &pivot) == CUSPARSE_STATUS_ZERO_PIVOT) throw Error(ErrorKind::bad_input, "ILU(0): zero pivot in row " + std::to_string(pivot) + " (a singular or badly scaled matrix; try -pc_factor_shift_type nonzero with -mat_gpuformats_trisolve exact)");
+  int pivot = -1; // synchronises
+  return cusparseXcsrilu02_zeroPivot(I.handle, I.info, &pivot) == CUSPARSE_STATUS_ZERO_PIVOT ? (int32_t)pivot : -1;
 }
 
 } // namespace trisolve

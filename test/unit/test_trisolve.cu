@@ -137,9 +137,9 @@ std::vector<double> run_apply(trisolve::TriangularApply &T, Backend be, const st
   cudaMemcpy(db, b.data(), sizeof(double) * n, cudaMemcpyHostToDevice);
   if (device_factor) {
     trisolve::Ilu0Cuda ilu(T.nrows(), T.nnz(), T.rowptr(), T.colidx(), nullptr);
-    ilu.factor(dm, nullptr);
-    factored->resize(m.size());
-    cudaMemcpy(factored->data(), dm, sizeof(double) * m.size(), cudaMemcpyDeviceToHost);
+    const bool ok = ilu.factor(dm, nullptr) < 0; // a zero pivot: NaN, and the caller's comparison fails
+    factored->assign(m.size(), NAN);
+    if (ok) cudaMemcpy(factored->data(), dm, sizeof(double) * m.size(), cudaMemcpyDeviceToHost);
   }
   T.set_values(dm, nullptr);
   T.apply(db, dx, nullptr);
