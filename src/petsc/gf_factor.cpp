@@ -244,7 +244,7 @@ PetscErrorCode TriSolve(Mat B, Vec b, Vec x)
   PetscCall(PetscLogGpuTimeBegin());
   GF_TRY(PETSC_COMM_SELF, f->tri->apply->apply(bb, xx, stream));
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)f->tri->apply->nnz() * std::max(1, f->tri->apply->products() / 2)));
+  PetscCall(PetscLogGpuFlops(f->tri->apply->apply_flops()));
   PetscCall(VecCUDARestoreArrayWrite(x, &xx));
   PetscCall(VecCUDARestoreArrayRead(b, &bb));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -60,6 +60,7 @@ public:
   // Bytes one apply reads (the operators' layouts and the vectors), and the products it runs.
   std::size_t apply_bytes() const;
   int         products() const;
+  double      apply_flops() const; // the products' multiply-adds (2 per stored entry) and sweeps' D^-1 scaling
   void        describe(std::vector<LayoutStat> &out) const;
 
   struct Impl;

@@ -268,6 +268,14 @@ Mode           TriangularApply::mode() const { return impl_->mode; }
 std::size_t    TriangularApply::apply_bytes() const { return impl_->bytes; }
 int            TriangularApply::products() const { return impl_->mode == Mode::isai ? 2 : 2 * impl_->sweeps; }
 
+double TriangularApply::apply_flops() const
+{
+  std::vector<const FormatBlock *> p;
+  impl_->parts(p);
+  const double entries = (double)p[0]->nnz + (double)p[1]->nnz;
+  return impl_->mode == Mode::isai ? 2.0 * entries : 2.0 * impl_->sweeps * entries + impl_->n;
+}
+
 void TriangularApply::describe(std::vector<LayoutStat> &out) const
 {
   std::vector<const FormatBlock *> p;

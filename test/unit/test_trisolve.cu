@@ -218,6 +218,7 @@ void test_matrix(const std::string &name, const CsrMatrix &A0, const std::vector
           std::vector<double>       want(n);
           for (int32_t i = 0; i < n; ++i) want[i] = b[i] / entry(M, i, i);
           check(rel_error(x, want, n) <= 1e-14, "trisolve.sweeps0." + tag, std::to_string(rel_error(x, want, n)));
+          check(T.apply_flops() == (double)n, "trisolve.sweeps0_flops." + tag, std::to_string(T.apply_flops()));
         }
         if (dmax <= 300) { // as many sweeps as the deeper triangle: the exact solve
           trisolve::TriangularApply T(M.view(), Mode::sweeps, dmax, *formats[f], be, nullptr);
@@ -237,6 +238,7 @@ void test_matrix(const std::string &name, const CsrMatrix &A0, const std::vector
           const std::vector<double> x = run_apply(T, be, M.values, b);
           check(rel_error(x, isai_ref, n) <= 1e-11, "trisolve.isai." + tag, std::to_string(rel_error(x, isai_ref, n)));
           check(T.products() == 2 && (n == 0 || T.apply_bytes() > 0), "trisolve.isai_cost." + tag);
+          check(T.apply_flops() == 2.0 * ((double)LI.colidx.size() + (double)UI.colidx.size()), "trisolve.isai_flops." + tag, std::to_string(T.apply_flops()));
         }
         if (be == Backend::cuda && f == 0) { // cuSPARSE's ILU(0) against the host's
           trisolve::TriangularApply T(M.view(), Mode::isai, 0, *formats[f], be, nullptr);
