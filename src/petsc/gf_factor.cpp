@@ -11,9 +11,13 @@
 // pattern uploads nothing the products do not upload anyway. Phases that factor on the host read
 // S's host values, which are A's own arrays.
 //
-// -mat_gpuformats_trisolve sweeps|isai (src/trisolve): a device ILU(0) is factored by cuSPARSE's
+// -mat_gpuformats_trisolve sweeps|isai|auto (src/trisolve): a device ILU(0) is factored by cuSPARSE's
 // csrilu02 into a copy of A's values, and its triangular solves become products in our formats
-// (Jacobi sweeps, or incomplete sparse approximate inverses); exact keeps cuSPARSE's solves.
+// (Jacobi sweeps, or incomplete sparse approximate inverses); exact keeps cuSPARSE's solves; auto
+// takes the sweeps where their probe residual is small, else the package's own numeric phase and
+// solves. A device ICC(0) is applied the same way as the ILU(0) of A: for a symmetric A, U = D L^T
+// and L U = L_c L_c^T (the IC factor L_c = L D^1/2), so the two are one preconditioner, and the
+// sweeps and isai applies of it are symmetric too (MatSolveTranspose is MatSolve, as for ICC).
 //
 // The package is registered for the seq types by their exact names, so MatGetFactor() without a
 // solver type offers it before PETSc's own. On the host backend (and for a matrix bound to the CPU)
@@ -41,15 +45,20 @@ using CholSymbolicFn = PetscErrorCode (*)(Mat, Mat, IS, const MatFactorInfo *);
 using NumericFn     = PetscErrorCode (*)(Mat, Mat, const MatFactorInfo *);
 using SolveFn       = PetscErrorCode (*)(Mat, Vec, Vec);
 
-// An ILU(0) applied in our formats (-mat_gpuformats_trisolve sweeps|isai), made by the symbolic phase.
+// An ILU(0) applied in our formats (-mat_gpuformats_trisolve sweeps|isai|auto), made by the symbolic phase.
 struct TriState {
   std::unique_ptr<trisolve::TriangularApply> apply;
   std::unique_ptr<trisolve::Ilu0Cuda>        ilu;
   DeviceBuffer<double>                       m;              // M = L\U: A's values factored in place
   PetscObjectState                           nzstate    = -1; // A's pattern at the symbolic phase
-  double                                     setup_ms   = 0;  // the last numeric phase (factor + operators)
+  double                                     setup_ms   = 0;  // the last numeric phase (factor + operators + probe)
   double                                     a_bytes    = 0;  // one product of A in its format (bytes it reads)
+  double                                     residual   = -1; // the last numeric phase's probe residual (-1: none)
   PetscInt                                   numerics   = 0;
+  bool                                       icc        = false; // an ICC(0) factor (applied as the ILU(0) of A)
+  bool                                       autom      = false; // -mat_gpuformats_trisolve auto
+  double                                     auto_tol   = 0;
+  bool                                       exact      = false; // auto chose the package's solves at the last numeric phase
 };
 
 // The cusparse package's phases a factor of ours wraps, composed on the factor (PetscNew'd).
@@ -226,7 +235,7 @@ constexpr auto CholeskyFactorNumeric_GF = FactorNumeric_GF<&GFFactor::cholesky_n
 
 // ---- -mat_gpuformats_trisolve sweeps|isai ----
 
-const char *TrisolveName(const TriState &t) { return trisolve::mode_name(t.apply->mode()); }
+const char *TrisolveName(const TriState &t) { return t.autom ? "auto" : trisolve::mode_name(t.apply->mode()); }
 
 // x ~ (LU)^-1 b with device vectors: the operators' products (no cuSPARSE triangular solve).
 PetscErrorCode TriSolve(Mat B, Vec b, Vec x)
@@ -250,12 +259,16 @@ PetscErrorCode TriSolve(Mat B, Vec b, Vec x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode TriSolveTranspose(Mat B, Vec, Vec)
+PetscErrorCode TriSolveTranspose(Mat B, Vec b, Vec x)
 {
   GFFactor *f;
 
   PetscFunctionBegin;
   PetscCall(GetFactorData(B, &f));
+  if (f->tri->icc) { // a symmetric preconditioner (gf_factor.cpp's head)
+    PetscCall(TriSolve(B, b, x));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "gpuformats: MatSolveTranspose() is not offered with -mat_gpuformats_trisolve %s; use -mat_gpuformats_trisolve exact (cuSPARSE's triangular solves)", TrisolveName(*f->tri));
 }
 
@@ -272,12 +285,15 @@ PetscErrorCode TriView(Mat B, PetscViewer viewer)
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (ascii && f->tri && (format == PETSC_VIEWER_ASCII_INFO || format == PETSC_VIEWER_ASCII_INFO_DETAIL)) {
     std::vector<LayoutStat> lines;
-    f->tri->apply->describe(lines);
-    PetscCall(PetscViewerASCIIPrintf(viewer, "gpuformats ILU(0) apply (-mat_gpuformats_trisolve %s):\n", TrisolveName(*f->tri)));
+    const TriState &t = *f->tri;
+    t.apply->describe(lines);
+    PetscCall(PetscViewerASCIIPrintf(viewer, "gpuformats %s apply (-mat_gpuformats_trisolve %s):\n", t.icc ? "ICC(0), as the ILU(0) of A," : "ILU(0)", TrisolveName(t)));
     PetscCall(PetscViewerASCIIPushTab(viewer));
+    if (t.autom && t.numerics) PetscCall(PetscViewerASCIIPrintf(viewer, "auto: %s (probe residual %.3g %s -mat_gpuformats_trisolve_auto_tol %g)\n", t.exact ? "cuSPARSE's triangular solves" : "the sweeps below", t.residual, t.exact ? ">" : "<=", t.auto_tol));
     for (const LayoutStat &l : lines) PetscCall(PetscViewerASCIIPrintf(viewer, "%s: %s\n", l.key.c_str(), l.value.c_str()));
-    if (f->tri->a_bytes > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "apply cost: %.2f products of A (bytes read)\n", (double)f->tri->apply->apply_bytes() / f->tri->a_bytes));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "numeric phases: %" PetscInt_FMT ", the last %.3f ms (cuSPARSE ILU(0) and the operators)\n", f->tri->numerics, f->tri->setup_ms));
+    if (t.a_bytes > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "apply cost: %.2f products of A (bytes read)\n", (double)t.apply->apply_bytes() / t.a_bytes));
+    if (t.residual >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "probe residual: ||b - LU x|| / ||b|| = %.3g for x the apply of a probe b\n", t.residual));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "numeric phases: %" PetscInt_FMT ", the last %.3f ms (cuSPARSE ILU(0), the operators and the probe)\n", t.numerics, t.setup_ms));
     PetscCall(PetscViewerASCIIPopTab(viewer));
   }
   if (f->view) PetscCall(f->view(B, viewer));
@@ -285,8 +301,10 @@ PetscErrorCode TriView(Mat B, PetscViewer viewer)
 }
 
 // The numeric phase: A's current values (from the format, device to device) into M, cuSPARSE's
-// ILU(0) in place, the operators from M; the solves become the operators' products.
-PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *)
+// ILU(0) in place, the operators from M and their probe residual; the solves become the operators'
+// products, or (auto, with a residual above its tolerance) the package's own numeric phase runs and
+// its solves stay.
+PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *info)
 {
   GFFactor          *f;
   Mat                S;
@@ -306,36 +324,49 @@ PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *)
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
   int32_t pivot = -1;
+  double  residual = -1;
   GF_TRY(PETSC_COMM_SELF, {
     GPUFORMATS_CUDA(cudaMemcpyAsync(t.m.data(), a, sizeof(double) * t.m.size(), cudaMemcpyDeviceToDevice, stream));
     pivot = t.ilu->factor(t.m.data(), stream); // synchronises (its zero-pivot check)
-    if (pivot < 0) t.apply->set_values(t.m.data(), stream);
-    GPUFORMATS_CUDA(cudaStreamSynchronize(stream));
+    if (pivot < 0) {
+      t.apply->set_values(t.m.data(), stream);
+      residual = t.apply->probe_residual(t.m.data(), stream); // synchronises
+    }
   });
   PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(S, &a));
   // a zero pivot is the factorization's failure, as PETSc reports it (KSP: DIVERGED_PC_FAILED), not an error
   B->factorerrortype             = pivot < 0 ? MAT_FACTOR_NOERROR : MAT_FACTOR_NUMERIC_ZEROPIVOT;
   B->factorerror_zeropivot_value = 0.0;
   B->factorerror_zeropivot_row   = pivot < 0 ? 0 : pivot;
   if (pivot >= 0) PetscCall(PetscInfo(A, "gpuformats: ILU(0) zero pivot in row %d\n", (int)pivot));
-  PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(S, &a));
+  t.residual = residual;
+  t.exact    = t.autom && pivot < 0 && !(residual <= t.auto_tol); // a NaN residual is above any tolerance
+  if (t.exact) {
+    PetscCall(PetscInfo(A, "gpuformats: -mat_gpuformats_trisolve auto: probe residual %g > %g, cuSPARSE's triangular solves\n", residual, t.auto_tol));
+    PetscCall((t.icc ? f->cholesky_numeric : f->lu_numeric)(B, S, info)); // S's device values are A's current ones
+    f->solve           = B->ops->solve;
+    f->solve_transpose = B->ops->solvetranspose;
+  } else {
+    f->solve                  = TriSolve;
+    f->solve_transpose        = TriSolveTranspose;
+    B->ops->matsolve          = NULL; // MatMatSolve column by column through the solve below
+    B->ops->matsolvetranspose = NULL;
+  }
   t.setup_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   t.numerics++;
-  t.a_bytes               = gf(A).diag && gf(A).diag->fmt ? (double)gf(A).diag->fmt->bytes() + 16.0 * A->rmap->n : 0.0;
-  f->solve                = TriSolve;
-  f->solve_transpose      = TriSolveTranspose;
-  B->ops->solve           = Solve_GF<&GFFactor::solve>;
-  B->ops->solvetranspose  = Solve_GF<&GFFactor::solve_transpose>;
-  B->ops->matsolve        = NULL; // MatMatSolve column by column through the solve above
-  B->ops->matsolvetranspose = NULL;
-  B->ops->lufactornumeric = TriNumeric;
+  t.a_bytes              = gf(A).diag && gf(A).diag->fmt ? (double)gf(A).diag->fmt->bytes() + 16.0 * A->rmap->n : 0.0;
+  B->ops->solve          = Solve_GF<&GFFactor::solve>;
+  B->ops->solvetranspose = Solve_GF<&GFFactor::solve_transpose>;
+  if (t.icc) B->ops->choleskyfactornumeric = TriNumeric;
+  else B->ops->lufactornumeric = TriNumeric;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// After the package's ILU(0) symbolic phase (which keeps the factor a complete seqaijcusparse
-// factor for its views and queries): the operators for A's pattern, cuSPARSE's ILU(0) analysis, and
-// our numeric phase in place of the package's (whose factors would go unused).
-PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f)
+// After the package's ILU(0) / ICC(0) symbolic phase (which keeps the factor a complete
+// seqaijcusparse factor for its views and queries, and auto's fallback): the operators for A's
+// pattern, cuSPARSE's ILU(0) analysis, and our numeric phase in front of the package's.
+PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc)
 {
   const PetscInt *ai, *aj;
   PetscScalar    *aa;
@@ -349,13 +380,17 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f)
   PetscCall(MatGetNonzeroState(A, &t->nzstate));
   const CsrView view{(int32_t)A->rmap->n, (int32_t)A->cmap->n, (int64_t)ai[A->rmap->n], ai, aj, nullptr};
   GF_TRY(PETSC_COMM_SELF, {
-    const trisolve::Mode mode = gf(A).trisolve == 2 ? trisolve::Mode::isai : trisolve::Mode::sweeps;
+    const trisolve::Mode mode = gf(A).trisolve == 2 ? trisolve::Mode::isai : trisolve::Mode::sweeps; // sweeps for auto
     t->apply = std::make_unique<trisolve::TriangularApply>(view, mode, (int)gf(A).trisolve_sweeps, *gf(A).ops, Backend::cuda, stream);
     t->ilu   = std::make_unique<trisolve::Ilu0Cuda>(t->apply->nrows(), t->apply->nnz(), t->apply->rowptr(), t->apply->colidx(), stream);
     t->m.resize(std::max<int64_t>(t->apply->nnz(), 1));
   });
-  f.tri                   = t.release();
-  B->ops->lufactornumeric = TriNumeric;
+  t->icc      = icc;
+  t->autom    = gf(A).trisolve == 3;
+  t->auto_tol = (double)gf(A).trisolve_auto_tol;
+  f.tri       = t.release();
+  if (icc) B->ops->choleskyfactornumeric = TriNumeric;
+  else B->ops->lufactornumeric = TriNumeric;
   if (B->ops->view != TriView) f.view = B->ops->view;
   B->ops->view = TriView;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -404,7 +439,7 @@ PetscErrorCode LUSymbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *inf
   B->ops->lufactornumeric = LUFactorNumeric_GF;
   delete f->tri;
   f->tri = nullptr;
-  if (ilu && f->device_values && gf(A).trisolve != 0) PetscCall(TriSymbolic(B, A, *f));
+  if (ilu && f->device_values && gf(A).trisolve != 0) PetscCall(TriSymbolic(B, A, *f, false));
   else if (gf(A).trisolve != 0) PetscCall(PetscInfo(A, "gpuformats: -mat_gpuformats_trisolve applies to a device ILU(0) in the natural ordering; this factorization keeps cuSPARSE's triangular solves\n"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -416,10 +451,13 @@ PetscErrorCode CholeskySymbolic(Mat B, Mat A, IS perm, const MatFactorInfo *info
 
   PetscFunctionBegin;
   PetscCall(BeginSymbolic(B, A, perm, NULL, info, icc, &f, &S));
-  if (gf(A).trisolve != 0) PetscCall(PetscInfo(A, "gpuformats: -mat_gpuformats_trisolve applies to a device ILU(0); Cholesky and ICC keep cuSPARSE's triangular solves\n"));
   PetscCall((icc ? f->icc_symbolic : f->cholesky_symbolic)(B, S, perm, info));
   f->cholesky_numeric           = B->ops->choleskyfactornumeric;
   B->ops->choleskyfactornumeric = CholeskyFactorNumeric_GF;
+  delete f->tri;
+  f->tri = nullptr;
+  if (icc && f->device_values && gf(A).trisolve != 0) PetscCall(TriSymbolic(B, A, *f, true));
+  else if (gf(A).trisolve != 0) PetscCall(PetscInfo(A, "gpuformats: -mat_gpuformats_trisolve applies to a device ICC(0) in the natural ordering; this factorization keeps cuSPARSE's triangular solves\n"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -475,7 +513,7 @@ PetscErrorCode MatGetFactor_SeqGF_cusparse(Mat A, MatFactorType ftype, Mat *B)
 
 } // namespace
 
-const char *const GFTrisolveModes[] = {"exact", "sweeps", "isai"};
+const char *const GFTrisolveModes[] = {"exact", "sweeps", "isai", "auto"};
 
 // The shadow of `aij` whose format block `blk` the caller has synced.
 static PetscErrorCode GFShadowOfBlock(Mat aij, GFBlock &blk, GFShadow &sh, Mat *S)

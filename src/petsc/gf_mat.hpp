@@ -26,6 +26,7 @@
 #include "formats/format.hpp"
 #include "halo/halo.hpp"
 #include "transpose/transpose.hpp"
+#include "trisolve/trisolve.hpp"
 
 #include <memory>
 #include <string>
@@ -141,9 +142,11 @@ struct GFMat {
   std::vector<PetscInt64> same_pattern_key;
   GFOps aij{}; // the AIJ implementations we wrap or fall back to
   bool  product_format = false; // -mat_gpuformats_product_result: device MatProducts give a matrix of this format (else aijcusparse)
-  // -mat_gpuformats_trisolve, -mat_gpuformats_trisolve_sweeps: how a device ILU(0)'s triangular
-  // solves run (gf_factor.cpp, src/trisolve): 0 exact (cuSPARSE's), 1 sweeps, 2 isai
-  PetscInt trisolve = 0, trisolve_sweeps = 3;
+  // -mat_gpuformats_trisolve, -mat_gpuformats_trisolve_sweeps, -mat_gpuformats_trisolve_auto_tol: how
+  // a device ILU(0) / ICC(0)'s triangular solves run (gf_factor.cpp, src/trisolve): 0 exact
+  // (cuSPARSE's), 1 sweeps, 2 isai, 3 auto (sweeps where their probe residual is at most the tolerance)
+  PetscInt  trisolve = 0, trisolve_sweeps = 3;
+  PetscReal trisolve_auto_tol = trisolve::kAutoTol;
 
 };
 
@@ -253,7 +256,7 @@ PetscErrorCode GFShadowOnDevice(Mat A, Mat *S);
 
 // --- gf_product.cpp: MatProducts (MatMatMult, MatPtAP, ...) of the seq types on the device ---
 extern const char *const GFProductResults[]; // -mat_gpuformats_product_result: "aijcusparse", "format"
-extern const char *const GFTrisolveModes[];  // -mat_gpuformats_trisolve: "exact", "sweeps", "isai" (gf_factor.cpp)
+extern const char *const GFTrisolveModes[];  // -mat_gpuformats_trisolve: "exact", "sweeps", "isai", "auto" (gf_factor.cpp)
 // Installs (or, at destroy, removes) the seq type's MatProductSetFromOptions: cuSPARSE's products
 // on device operands on the cuda backend, AIJ's elsewhere.
 PetscErrorCode GFInstallProducts(Mat B, PetscBool install);

@@ -36,6 +36,11 @@ namespace gpuformats {
 namespace trisolve {
 
 enum class Mode { sweeps, isai };
+
+// The auto mode's threshold on probe_residual (-mat_gpuformats_trisolve_auto_tol): the sweeps
+// replace the exact solves where their probe residual is at most this. PROVISIONAL, to be set from
+// the s22 measurements (bench/results/2026-11-26-h200-s22-trisolve-auto/).
+constexpr double kAutoTol = 0.5;
 const char *mode_name(Mode m);
 
 class TriangularApply {
@@ -50,6 +55,11 @@ public:
   void set_values(const double *m_values, cudaStream_t stream);
   // x ~ U^-1 L^-1 b, b and x distinct, n entries each in backend memory.
   void apply(const double *b, double *x, cudaStream_t stream) const;
+  // How far the apply is from the exact solve: ||b - L U x|| / ||b|| for x the apply of the probe
+  // b = probe_vector(n), L U from M's values (backend memory, those given to set_values): 0 where
+  // the apply is exact (sweeps K >= the triangles' depths) and for n = 0, +inf where x is not
+  // finite. Synchronises. The glue reports it and its auto mode compares it with a threshold.
+  double probe_residual(const double *m_values, cudaStream_t stream) const;
 
   // M's pattern in backend memory (the device numeric phase factors in it).
   const int32_t *rowptr() const;
@@ -68,6 +78,10 @@ public:
 private:
   std::unique_ptr<Impl> impl_;
 };
+
+// The probe of probe_residual: entries in [-1, 1) from a hash of the index (no smooth or constant
+// vector, which favours the sweeps on Laplacians), the same on both backends.
+std::vector<double> probe_vector(int32_t n);
 
 // Host references (the tests' oracle): ILU(0) of A in place (A's values, every row with its
 // diagonal; Error(bad_input) at a zero pivot), and the exact solves x = U^-1 L^-1 b with M = L\U.

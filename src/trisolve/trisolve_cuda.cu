@@ -17,7 +17,9 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/scatter.h>
 #include <thrust/transform.h>
+#include <thrust/transform_reduce.h>
 
+#include <cmath>
 #include <string>
 
 namespace gpuformats {
@@ -77,6 +79,49 @@ struct Isai {
   }
 };
 
+// The probe's entry i: a hash of i mapped to [-1, 1) (24 bits).
+__host__ __device__ inline double probe_entry(int32_t i)
+{
+  uint32_t h = (uint32_t)i * 2654435761u + 0x9e3779b9u;
+  h ^= h >> 15, h *= 0x2c1b3c6du, h ^= h >> 12, h *= 0x297a2d39u, h ^= h >> 15;
+  return (double)(h >> 8) * (1.0 / 8388608.0) - 1.0;
+}
+
+struct Probe {
+  double *out;
+  __host__ __device__ void operator()(int32_t i) const { out[i] = probe_entry(i); }
+};
+
+// w = U x: row i of M from its diagonal on.
+struct UpperTimes {
+  const int32_t *rowptr, *colidx, *diag;
+  const double  *m, *x;
+  double        *w;
+  __host__ __device__ void operator()(int32_t i) const
+  {
+    double s = 0.0;
+    for (int32_t k = diag[i]; k < rowptr[i + 1]; ++k) s += m[k] * x[colidx[k]];
+    w[i] = s;
+  }
+};
+
+// r = b - L w, L unit lower: row i of M before its diagonal.
+struct LowerResidual {
+  const int32_t *rowptr, *colidx, *diag;
+  const double  *m, *w, *b;
+  double        *r;
+  __host__ __device__ void operator()(int32_t i) const
+  {
+    double s = w[i];
+    for (int32_t k = rowptr[i]; k < diag[i]; ++k) s += m[k] * w[colidx[k]];
+    r[i] = b[i] - s;
+  }
+};
+
+struct Square {
+  __host__ __device__ double operator()(double v) const { return v * v; }
+};
+
 // One operator: a part of M (or its approximate inverse) in a layout, with what fills its values.
 template <class Sys>
 struct Part {
@@ -116,6 +161,7 @@ struct TriangularApply::Impl {
   virtual ~Impl()      = default;
   virtual void           set_values(const double *m, cudaStream_t s)            = 0;
   virtual void           apply(const double *b, double *x, cudaStream_t s) const = 0;
+  virtual double         probe_residual(const double *m, cudaStream_t s) const   = 0;
   virtual const int32_t *rowptr() const                                          = 0;
   virtual const int32_t *colidx() const                                          = 0;
   virtual void           parts(std::vector<const FormatBlock *> &out) const      = 0;
@@ -131,6 +177,7 @@ struct ImplT final : TriangularApply::Impl {
   Part<Sys>           lower, upper; // sweeps: Ls and Us'; isai: LI and UI
   buf<double>         dinv;         // sweeps
   mutable buf<double> w[3];         // work vectors
+  mutable buf<double> probe[3];     // probe_residual's b, x and r (made at its first call)
 
   ImplT(const CsrView &M, Mode md, int k, const FormatOps &fmt, Backend be, cudaStream_t stream)
   {
@@ -243,6 +290,27 @@ struct ImplT final : TriangularApply::Impl {
     }
   }
 
+  double probe_residual(const double *m, cudaStream_t stream) const override
+  {
+    if (n == 0) return 0.0;
+    const Sys  sys = make_system<Sys>(stream);
+    const auto it0 = thrust::make_counting_iterator<int32_t>(0);
+    if (probe[0].size() != (std::size_t)n) {
+      for (auto &v : probe) v.resize(n);
+      thrust::for_each(sys.policy(), it0, it0 + n, Probe{probe[0].data()});
+    }
+    double *b = probe[0].data(), *x = probe[1].data(), *r = probe[2].data();
+    apply(b, x, stream);
+    // u = U x in a work vector (the apply is done with them), then r = b - L u
+    double *u = w[0].data();
+    thrust::for_each(sys.policy(), it0, it0 + n, UpperTimes{m_rowptr.data(), m_colidx.data(), m_diag.data(), m, x, u});
+    thrust::for_each(sys.policy(), it0, it0 + n, LowerResidual{m_rowptr.data(), m_colidx.data(), m_diag.data(), m, u, b, r});
+    const double rr = thrust::transform_reduce(sys.policy(), r, r + n, Square{}, 0.0, thrust::plus<double>());
+    const double bb = thrust::transform_reduce(sys.policy(), b, b + n, Square{}, 0.0, thrust::plus<double>());
+    const double q  = std::sqrt(rr / bb);
+    return std::isfinite(q) ? q : INFINITY;
+  }
+
   const int32_t *rowptr() const override { return m_rowptr.data(); }
   const int32_t *colidx() const override { return m_colidx.data(); }
   void           parts(std::vector<const FormatBlock *> &out) const override { out = {lower.blk.get(), upper.blk.get()}; }
@@ -260,6 +328,14 @@ TriangularApply::~TriangularApply() = default;
 
 void           TriangularApply::set_values(const double *m, cudaStream_t s) { impl_->set_values(m, s); }
 void           TriangularApply::apply(const double *b, double *x, cudaStream_t s) const { impl_->apply(b, x, s); }
+double         TriangularApply::probe_residual(const double *m, cudaStream_t s) const { return impl_->probe_residual(m, s); }
+
+std::vector<double> probe_vector(int32_t n)
+{
+  std::vector<double> b(n);
+  for (int32_t i = 0; i < n; ++i) b[i] = probe_entry(i);
+  return b;
+}
 const int32_t *TriangularApply::rowptr() const { return impl_->rowptr(); }
 const int32_t *TriangularApply::colidx() const { return impl_->colidx(); }
 int32_t        TriangularApply::nrows() const { return impl_->n; }

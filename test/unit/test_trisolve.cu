@@ -6,6 +6,8 @@
 //             against the exact solve shrinks from K = 1 to K = 3 on diagonally dominant matrices
 //   isai      against LI and UI made here by another route (each row's small triangular system
 //             assembled densely and solved by elimination), then x = UI (LI b)
+//   probe     probe_residual against ||b - L U x|| / ||b|| computed here from the apply's x; 0
+//             for the exact sweeps, > 0 for one sweep on triangles deeper than 2
 //   errors    a missing diagonal entry, a non-square matrix, negative sweeps: Error(bad_input)
 // Matrices: square edge cases and real matrices with a dominant diagonal put in (ILU(0) exists).
 //   bin/test/test_trisolve test/matrices
@@ -17,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <string>
@@ -148,6 +151,53 @@ std::vector<double> run_apply(trisolve::TriangularApply &T, Backend be, const st
   return x;
 }
 
+std::string sci(double v)
+{
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3e", v);
+  return b;
+}
+
+// T.probe_residual on the backend, M's values given to set_values there.
+double run_probe(trisolve::TriangularApply &T, Backend be, const std::vector<double> &m)
+{
+  if (be == Backend::host) {
+    T.set_values(m.data(), nullptr);
+    return T.probe_residual(m.data(), nullptr);
+  }
+  double *dm;
+  cudaMalloc(&dm, sizeof(double) * std::max<size_t>(m.size(), 1));
+  cudaMemcpy(dm, m.data(), sizeof(double) * m.size(), cudaMemcpyHostToDevice);
+  T.set_values(dm, nullptr);
+  const double q = T.probe_residual(dm, nullptr);
+  cudaFree(dm);
+  return q;
+}
+
+// y = L U x with M = L\U (L unit lower).
+std::vector<double> lu_times(const CsrMatrix &M, const std::vector<double> &x)
+{
+  const int32_t       n = M.nrows;
+  std::vector<double> u(n, 0.0), y(n, 0.0);
+  for (int32_t i = 0; i < n; ++i)
+    for (int32_t k = M.rowptr[i]; k < M.rowptr[i + 1]; ++k)
+      if (M.colidx[k] >= i) u[i] += M.values[k] * x[M.colidx[k]];
+  for (int32_t i = 0; i < n; ++i) {
+    y[i] = u[i];
+    for (int32_t k = M.rowptr[i]; k < M.rowptr[i + 1] && M.colidx[k] < i; ++k) y[i] += M.values[k] * u[M.colidx[k]];
+  }
+  return y;
+}
+
+// The probe residual by the host: ||b - L U apply(b)|| / ||b|| with b = probe_vector(n).
+double probe_reference(trisolve::TriangularApply &T, Backend be, const CsrMatrix &M)
+{
+  const std::vector<double> b = trisolve::probe_vector(M.nrows), x = run_apply(T, be, M.values, b), y = lu_times(M, x);
+  double                    rr = 0, bb = 0;
+  for (int32_t i = 0; i < M.nrows; ++i) rr += (b[i] - y[i]) * (b[i] - y[i]), bb += b[i] * b[i];
+  return M.nrows ? std::sqrt(rr / bb) : 0.0;
+}
+
 void test_matrix(const std::string &name, const CsrMatrix &A0, const std::vector<Backend> &backends)
 {
   const CsrMatrix A = dominant(A0);
@@ -175,14 +225,7 @@ void test_matrix(const std::string &name, const CsrMatrix &A0, const std::vector
   for (auto &v : b) v = u(rng);
   trisolve::lu_solve_host(M.view(), b.data(), exact.data());
   { // L U exact == b
-    std::vector<double> y(n, 0.0), r(n, 0.0);
-    for (int32_t i = 0; i < n; ++i) // y = U exact
-      for (int32_t k = M.rowptr[i]; k < M.rowptr[i + 1]; ++k)
-        if (M.colidx[k] >= i) y[i] += M.values[k] * exact[M.colidx[k]];
-    for (int32_t i = 0; i < n; ++i) { // r = L y
-      r[i] = y[i];
-      for (int32_t k = M.rowptr[i]; k < M.rowptr[i + 1] && M.colidx[k] < i; ++k) r[i] += M.values[k] * y[M.colidx[k]];
-    }
+    const std::vector<double> r = lu_times(M, exact);
     // backward stable: the residual is rounding times |L| |U| |x| (not times ||b||: arc130's entries span 10^15)
     std::vector<double> bound(n, 0.0), yb(n, 0.0);
     for (int32_t i = 0; i < n; ++i)
@@ -195,6 +238,16 @@ void test_matrix(const std::string &name, const CsrMatrix &A0, const std::vector
     double worst = 0;
     for (int32_t i = 0; i < n; ++i) worst = std::max(worst, std::fabs(r[i] - b[i]) / std::max(bound[i], 1e-300));
     check(worst <= 1e-12, "trisolve.lu_solve_host." + name, "max |LU x - b| / (|L| |U| |x|) " + std::to_string(worst));
+  }
+  double exact_probe = 0; // the probe residual of the host's exact solve
+  if (n > 0) {
+    const std::vector<double> p = trisolve::probe_vector(n);
+    std::vector<double>       x(n);
+    trisolve::lu_solve_host(M.view(), p.data(), x.data());
+    const std::vector<double> y = lu_times(M, x);
+    double                    rr = 0, bb = 0;
+    for (int32_t i = 0; i < n; ++i) rr += (p[i] - y[i]) * (p[i] - y[i]), bb += p[i] * p[i];
+    exact_probe = std::sqrt(rr / bb);
   }
   const int  dmax  = std::max(depth(M, true), depth(M, false));
   const bool small = max_row(M) <= 200;
@@ -224,6 +277,9 @@ void test_matrix(const std::string &name, const CsrMatrix &A0, const std::vector
           trisolve::TriangularApply T(M.view(), Mode::sweeps, dmax, *formats[f], be, nullptr);
           const std::vector<double> x = run_apply(T, be, M.values, b);
           check(rel_error(x, exact, n) <= 1e-10, "trisolve.sweeps_depth_exact." + tag, "K " + std::to_string(dmax) + ": " + std::to_string(rel_error(x, exact, n)));
+          // as small as the exact solve's own residual allows (qh882's factors span many decades)
+          const double q = run_probe(T, be, M.values);
+          check(q <= std::max(1e-12, 1e3 * exact_probe), "trisolve.probe_exact." + tag, sci(q) + ", the exact solve's " + sci(exact_probe));
         }
         if (n > 0) { // fewer sweeps: the error against the exact solve shrinks
           double e[2];
@@ -232,12 +288,17 @@ void test_matrix(const std::string &name, const CsrMatrix &A0, const std::vector
             e[s] = rel_error(run_apply(T, be, M.values, b), exact, n);
           }
           check(e[1] <= e[0] * (1 + 1e-12) + 1e-15, "trisolve.sweeps_converge." + tag, "K=1 " + std::to_string(e[0]) + ", K=3 " + std::to_string(e[1]));
+          trisolve::TriangularApply T(M.view(), Mode::sweeps, 1, *formats[f], be, nullptr);
+          const double q = run_probe(T, be, M.values), want = probe_reference(T, be, M);
+          check(std::fabs(q - want) <= 1e-10 * std::max(1.0, want) && (dmax <= 2 || q > 0), "trisolve.probe_sweeps1." + tag, sci(q) + " against " + sci(want));
         }
         if (small) {
           trisolve::TriangularApply T(M.view(), Mode::isai, 0, *formats[f], be, nullptr);
           const std::vector<double> x = run_apply(T, be, M.values, b);
           check(rel_error(x, isai_ref, n) <= 1e-11, "trisolve.isai." + tag, std::to_string(rel_error(x, isai_ref, n)));
           check(T.products() == 2 && (n == 0 || T.apply_bytes() > 0), "trisolve.isai_cost." + tag);
+          const double q = run_probe(T, be, M.values), want = probe_reference(T, be, M);
+          check(std::fabs(q - want) <= 1e-10 * std::max(1.0, want), "trisolve.probe_isai." + tag, sci(q) + " against " + sci(want));
           check(T.apply_flops() == 2.0 * ((double)LI.colidx.size() + (double)UI.colidx.size()), "trisolve.isai_flops." + tag, std::to_string(T.apply_flops()));
         }
         if (be == Backend::cuda && f == 0) { // cuSPARSE's ILU(0) against the host's
