@@ -87,6 +87,18 @@ done
 # symbolic transposes included; the device path in the gpu section) ---
 run_checks petsc.products bin/test/test_products -types "$(echo $TYPES | tr ' ' ',')"
 
+# --- bin/test/ksp_matrix (the solve driver: GMRES + ILU(0) on one matrix) on a generated non-symmetric
+# convection-diffusion matrix: evchyb through the plugin converges in the iterations of the reference
+# (AIJ on the host; aijcusparse with CUDA vectors on a GPU, both factored by cuSPARSE there) ---
+km_its() { # type [args]: "<reason> <its>" of ksp_matrix's line, or nothing
+  bin/test/ksp_matrix -f convdiff3d:n=12,pe=10 -mat_type "$@" 2>"$OUTDIR/ksp_matrix.$1.err" | tee "$OUTDIR/ksp_matrix.$1.log" |
+    awk '$1 == "ksp_matrix:" {for (i = 2; i < NF; ++i) {if ($i == "its") its = $(i + 1); if ($i == "reason") r = $(i + 1)}; print r, its}'
+}
+if [ $has_gpu = 1 ]; then km_ref=$(km_its aijcusparse -vec_type cuda); km_ours=$(km_its evchyb -dll_append "$LIB" -vec_type cuda)
+else km_ref=$(km_its aij); km_ours=$(km_its evchyb -dll_append "$LIB"); fi
+[ -n "$km_ours" ] && [ "${km_ours% *}" = CONVERGED_RTOL ] && [ "$km_ours" = "$km_ref" ] && pass "petsc.ksp_matrix.convdiff3d.evchyb_its # $km_ours" ||
+  { fail petsc.ksp_matrix.convdiff3d.evchyb_its "evchyb '$km_ours' vs reference '$km_ref'"; tail -n 3 "$OUTDIR"/ksp_matrix.*.err; }
+
 # --- halo exchange (src/halo/): our own pattern over MPI on host memory (independent patterns),
 # then every type against AIJ with the products' exchange on that path ---
 for np in $RANKS; do

@@ -146,9 +146,9 @@ struct Scratch {
 constexpr int64_t kRowChunk = 2048;
 
 // fn(row, rng, cols, scratch) appends row's columns to cols (any order, duplicates allowed: they
-// are sorted and merged here). Values are hashed from (seed, row, col).
-template <class RowFn>
-CsrMatrix build_rows(const std::string &what, int64_t nrows, int64_t ncols, uint64_t seed, RowFn fn)
+// are sorted and merged here). value(row, col) gives each entry's value.
+template <class RowFn, class ValueFn>
+CsrMatrix build_rows_valued(const std::string &what, int64_t nrows, int64_t ncols, uint64_t seed, RowFn fn, ValueFn value)
 {
   if (nrows > INT32_MAX || ncols > INT32_MAX) throw Error(ErrorKind::unsupported, what + ": " + std::to_string(nrows) + " x " + std::to_string(ncols) + " exceeds 32-bit indices; ask for a smaller size");
   struct Chunk {
@@ -189,7 +189,7 @@ CsrMatrix build_rows(const std::string &what, int64_t nrows, int64_t ncols, uint
       int64_t i  = c * kRowChunk;
       std::copy(ch.cols.begin(), ch.cols.end(), A.colidx.begin() + k);
       for (int32_t l : ch.len) {
-        for (int32_t q = 0; q < l; ++q, ++k) A.values[k] = hashed_value(seed, i, A.colidx[k]);
+        for (int32_t q = 0; q < l; ++q, ++k) A.values[k] = value(i, A.colidx[k]);
         A.rowptr[i + 1] = (int32_t)k;
         ++i;
       }
@@ -198,6 +198,13 @@ CsrMatrix build_rows(const std::string &what, int64_t nrows, int64_t ncols, uint
     }
   });
   return A;
+}
+
+// The same with values hashed from (seed, row, col).
+template <class RowFn>
+CsrMatrix build_rows(const std::string &what, int64_t nrows, int64_t ncols, uint64_t seed, RowFn fn)
+{
+  return build_rows_valued(what, nrows, ncols, seed, fn, [seed](int64_t row, int32_t col) { return hashed_value(seed, row, col); });
 }
 
 // Appends min(L, hi-lo+1) distinct columns uniform in [lo, hi], sorted.
@@ -326,6 +333,56 @@ CsrMatrix gen_stencil3d(const Params &p, uint64_t seed, const std::string &what,
           cols.push_back((int32_t)(row + dz * plane + dy * nx + dx)); // ascending: z, then y, then x
         }
   });
+}
+
+// 3D convection-diffusion -Lap(u) + w . grad(u), 7-point, first-order upwind, Dirichlet boundaries
+// eliminated (boundary rows just have fewer entries), scaled by h^2: -1 per neighbour, and for
+// each direction d the upwind neighbour (x_d - 1 where w_d > 0, x_d + 1 where w_d < 0) another
+// -pe*|w_d|; the diagonal 6 + pe*sum|w_d| everywhere (strictly dominant at the boundary). w is
+// (wx,wy,wz) normalised, pe the cell Peclet number. An M-matrix, non-symmetric for pe > 0; values
+// deterministic (no seed).
+CsrMatrix gen_convdiff3d(const Params &p, uint64_t seed, const std::string &what)
+{
+  int64_t nx, ny, nz;
+  if (p.has("nx") || p.has("ny") || p.has("nz")) {
+    if (!p.has("nx")) p.fail("give nx= with ny=, nz=");
+    nx = p.integer("nx", 0, 1, kMaxDim);
+    ny = p.integer("ny", nx, 1, kMaxDim);
+    nz = p.integer("nz", nx, 1, kMaxDim);
+  } else nx = ny = nz = p.size("n", 1, 1290, [](double nnz) { return std::cbrt(nnz / 7.0); });
+  if (nx * ny > kMaxDim || nx * ny * nz > kMaxDim) p.fail("the grid has more than 2^31-1 points");
+  check_nnz_fits(7 * nx * ny * nz - 1, what);
+  const double pe = p.real("pe", 10, 0, 1e12);
+  double       w[3] = {p.real("wx", 1, -1e12, 1e12), p.real("wy", 0.5, -1e12, 1e12), p.real("wz", 0.25, -1e12, 1e12)};
+  const double norm = std::sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+  if (norm == 0 && pe > 0) p.fail("the wind (wx,wy,wz) is zero; give a direction or pe=0");
+  double conv[3], diag = 6; // conv[d] = pe*|w_d|, added to the upwind neighbour (negated) and the diagonal
+  for (int d = 0; d < 3; ++d) {
+    w[d]    = norm > 0 ? w[d] / norm : 0;
+    conv[d] = pe * std::abs(w[d]);
+    diag += conv[d];
+  }
+  const int64_t plane = nx * ny, stride[3] = {1, nx, plane};
+  auto value = [=](int64_t row, int32_t col) {
+    const int64_t off = (int64_t)col - row;
+    if (off == 0) return diag;
+    for (int d = 2; d >= 0; --d) // z first: strides coincide only where the lower direction has extent 1 (no neighbours)
+      if (off == stride[d] || off == -stride[d]) {
+        const bool upwind = (w[d] > 0 && off < 0) || (w[d] < 0 && off > 0);
+        return upwind ? -1.0 - conv[d] : -1.0;
+      }
+    return 0.0; // not reached: only the 7-point neighbourhood is stored
+  };
+  return build_rows_valued(what, nx * ny * nz, nx * ny * nz, seed, [=](int32_t row, Rng &, std::vector<int32_t> &cols, Scratch &) {
+    const int64_t x = row % nx, y = (row / nx) % ny, z = row / plane;
+    if (z > 0) cols.push_back((int32_t)(row - plane));
+    if (y > 0) cols.push_back((int32_t)(row - nx));
+    if (x > 0) cols.push_back(row - 1);
+    cols.push_back(row);
+    if (x < nx - 1) cols.push_back(row + 1);
+    if (y < ny - 1) cols.push_back((int32_t)(row + nx));
+    if (z < nz - 1) cols.push_back((int32_t)(row + plane));
+  }, value);
 }
 
 CsrMatrix gen_fem(const Params &p, uint64_t seed, const std::string &what)
@@ -516,6 +573,7 @@ const GeneratorInfo kGenerators[] = {
   {"stencil7", nullptr},
   {"stencil27", "stencil27:n=128             3D 27-point stencil, n^3 grid; alias stencil3d27"},
   {"stencil3d27", nullptr},
+  {"convdiff3d", "convdiff3d:n=100,pe=10      3D convection-diffusion, 7-point upwind, n^3 grid (or nx=,ny=,nz=); wind wx=1,wy=0.5,wz=0.25"},
   {"fem", "fem:rows=1e6,min=10,max=80  FEM-like rows of min..max local columns (plane=)"},
   {"rmat", "rmat:scale=21,ef=16         R-MAT power law, Graph500 a=.57,b=.19,c=.19 (perm=0: unscrambled)"},
   {"randrows", "randrows:n=4e4,minpct=1,maxpct=5  random columns, lengths in % of n (or minlen=,maxlen=)"},
@@ -562,6 +620,7 @@ CsrMatrix generate_matrix(const std::string &spec_text, uint64_t seed)
   if (g == "stencil2d5") return gen_stencil2d5(Params(s, {"n", "nx", "ny"}), seed, spec_text);
   if (g == "stencil3d7" || g == "stencil7") return gen_stencil3d(Params(s, {"n", "nx", "ny", "nz"}), seed, spec_text, false);
   if (g == "stencil27" || g == "stencil3d27") return gen_stencil3d(Params(s, {"n", "nx", "ny", "nz"}), seed, spec_text, true);
+  if (g == "convdiff3d") return gen_convdiff3d(Params(s, {"n", "nx", "ny", "nz", "pe", "wx", "wy", "wz"}), seed, spec_text);
   if (g == "fem") return gen_fem(Params(s, {"rows", "min", "max", "plane"}), seed, spec_text);
   if (g == "rmat") return gen_rmat(Params(s, {"scale", "ef", "a", "b", "c", "perm"}), seed, spec_text);
   if (g == "randrows") return gen_randrows(Params(s, {"n", "minpct", "maxpct", "minlen", "maxlen"}), seed, spec_text);

@@ -9,6 +9,12 @@
 //   stencil2d5:n=2000                 2D 5-point stencil on an n x n grid (also nx=,ny=)
 //   stencil3d7:n=200                  3D 7-point stencil on n^3 (also nx=,ny=,nz=); alias stencil7
 //   stencil27:n=128                   3D 27-point stencil on n^3; alias stencil3d27
+//   convdiff3d:n=100,pe=10            3D convection-diffusion -Lap(u) + w.grad(u) on n^3 (also
+//                                     nx=,ny=,nz=), 7-point, first-order upwind, Dirichlet rows
+//                                     eliminated: -1 per neighbour, -pe*|w_d| more on the upwind one,
+//                                     diagonal 6 + pe*sum|w_d|; wind wx=1,wy=0.5,wz=0.25 normalised,
+//                                     pe the cell Peclet number. Deterministic values, an M-matrix,
+//                                     non-symmetric for pe > 0
 //   fem:rows=1e6,min=10,max=80        unstructured-FEM-like: row lengths uniform in [min,max], the
 //                                     diagonal plus columns near the row and near row +- plane
 //                                     (plane= defaults to rows^(2/3), as a 3D mesh numbering gives)
@@ -34,7 +40,7 @@
 //                                     distribution and the locality within each copy are kept
 //                                     exactly; nnz= is the same as target_nnz=
 //
-// Values are pseudo-random in [-1,-0.1] U [0.1,1], a function of (seed, row, column).
+// Values (but convdiff3d's) are pseudo-random in [-1,-0.1] U [0.1,1], a function of (seed, row, column).
 #pragma once
 #include "core/csr.hpp"
 

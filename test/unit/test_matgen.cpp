@@ -60,9 +60,65 @@ static void reader()
   check(R.rowptr == G.rowptr && R.colidx == G.colidx && R.values == G.values, "mm.write_read_roundtrip");
 }
 
+// convdiff3d: the 7-point pattern, symmetric without convection, an M-matrix (off-diagonals <= 0,
+// row sums >= 0: weakly dominant inside, strictly at the boundary), non-symmetric with it, the
+// upwind entries where the wind says.
+static void convdiff3d()
+{
+  CsrMatrix c = generate_matrix("convdiff3d:nx=6,ny=5,nz=4,pe=10", 1);
+  check(c.nrows == 120 && c.ncols == 120 && c.view().nnz == 7 * 120 - 2 * (5 * 4 + 6 * 4 + 6 * 5), "gen.convdiff3d.count", std::to_string(c.view().nnz));
+  auto symmetric = [](const CsrMatrix &A) {
+    for (int32_t i = 0; i < A.nrows; ++i)
+      for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k)
+        if (entry(A, A.colidx[k], i) != A.values[k]) return false;
+    return true;
+  };
+  auto m_matrix = [](const CsrMatrix &A, bool *strict_somewhere) {
+    bool ok = true;
+    *strict_somewhere = false;
+    for (int32_t i = 0; i < A.nrows; ++i) {
+      double d = 0, off = 0;
+      for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k)
+        if (A.colidx[k] == i) d = A.values[k];
+        else {
+          ok = ok && A.values[k] < 0;
+          off += std::abs(A.values[k]);
+        }
+      ok = ok && d > 0 && d - off >= -1e-12 * d; // row sum >= 0 (rounding aside), dominant diagonal
+      *strict_somewhere = *strict_somewhere || d - off > 0.5;
+    }
+    return ok;
+  };
+  bool      strict = false;
+  CsrMatrix c0 = generate_matrix("convdiff3d:n=8,pe=0", 1);
+  check(symmetric(c0) && entry(c0, 0, 0) == 6.0 && entry(c0, 0, 1) == -1.0, "gen.convdiff3d.pe0_symmetric_laplacian");
+  check(m_matrix(c0, &strict) && strict, "gen.convdiff3d.pe0_dominant");
+  for (const char *spec : {"convdiff3d:n=8", "convdiff3d:n=8,pe=100", "convdiff3d:nx=5,ny=6,nz=7,pe=2,wx=-1,wy=3,wz=-0.5"}) {
+    CsrMatrix A = generate_matrix(spec, 1);
+    check(!symmetric(A), std::string("gen.convdiff3d.nonsymmetric.") + spec);
+    check(m_matrix(A, &strict) && strict, std::string("gen.convdiff3d.m_matrix_row_sums.") + spec);
+  }
+  // Default wind (1, .5, .25)/|w|, pe = 10: row 9*9+9+1 (interior point (1,1,1) of n=9) takes the
+  // extra -pe*w_d from its lower neighbours (x-1, y-1, z-1) only, and the diagonal 6 + pe*sum w.
+  CsrMatrix   A   = generate_matrix("convdiff3d:n=9", 1);
+  const double nw = std::sqrt(1 + 0.25 + 0.0625), wx = 10 / nw, wy = 5 / nw, wz = 2.5 / nw;
+  const int32_t r = 81 + 9 + 1;
+  check(std::abs(entry(A, r, r) - (6 + wx + wy + wz)) < 1e-12 && std::abs(entry(A, r, r - 1) + 1 + wx) < 1e-12 && entry(A, r, r + 1) == -1.0 &&
+          std::abs(entry(A, r, r - 9) + 1 + wy) < 1e-12 && entry(A, r, r + 9) == -1.0 && std::abs(entry(A, r, r - 81) + 1 + wz) < 1e-12 && entry(A, r, r + 81) == -1.0,
+        "gen.convdiff3d.upwind_values");
+  // A negative wind component puts the extra weight on the neighbour above.
+  CsrMatrix B = generate_matrix("convdiff3d:n=5,pe=4,wx=-1,wy=0,wz=0", 1);
+  check(entry(B, 31, 32) == -5.0 && entry(B, 31, 30) == -1.0 && entry(B, 31, 36) == -1.0 && entry(B, 31, 31) == 10.0, "gen.convdiff3d.negative_wind");
+  // A flat grid (ny = 1: the y and z strides coincide) takes the z wind on its z neighbours.
+  CsrMatrix F = generate_matrix("convdiff3d:nx=4,ny=1,nz=4,pe=4,wx=0,wy=0,wz=1", 1);
+  check(entry(F, 5, 1) == -5.0 && entry(F, 5, 9) == -1.0 && entry(F, 5, 4) == -1.0 && entry(F, 5, 5) == 10.0, "gen.convdiff3d.flat_grid_wind");
+  CsrMatrix sized = generate_matrix("convdiff3d:nnz=7000", 1);
+  check(sized.nrows == 1000, "gen.convdiff3d.sized_by_nnz", std::to_string(sized.nrows));
+}
+
 static void generators()
 {
-  const char *specs[] = {"stencil2d5:n=30", "stencil3d7:n=9", "stencil27:n=7", "fem:rows=2000,min=10,max=80", "rmat:scale=10,ef=8", "randrows:n=1000,minpct=1,maxpct=5", "longrows:n=5000,k=2,share=0.2", "blocks5:n=500", "circuit:n=5000", "banded:n=1000,bw=5", "scaled:file=test/matrices/crack.mtx,target_nnz=100k"};
+  const char *specs[] = {"stencil2d5:n=30", "stencil3d7:n=9", "stencil27:n=7", "fem:rows=2000,min=10,max=80", "rmat:scale=10,ef=8", "randrows:n=1000,minpct=1,maxpct=5", "longrows:n=5000,k=2,share=0.2", "blocks5:n=500", "circuit:n=5000", "banded:n=1000,bw=5", "convdiff3d:n=9,pe=10", "convdiff3d:nx=7,ny=1,nz=5,pe=3,wx=-1,wy=0,wz=2", "scaled:file=test/matrices/crack.mtx,target_nnz=100k"};
   for (const char *spec : specs) {
     CsrMatrix   A = generate_matrix(spec, 7), B = generate_matrix(spec, 7);
     std::string why;
@@ -83,6 +139,7 @@ static void generators()
   check(s7.nrows == 1000 && s7.view().nnz == 1000 * 7 - 6 * 100, "gen.stencil3d7.count");
   CsrMatrix s27 = generate_matrix("stencil27:n=5", 1);
   check(s27.view().nnz == 13 * 13 * 13, "gen.stencil27.count"); // (3n-2)^3
+  convdiff3d();
   CsrMatrix lr   = generate_matrix("longrows:n=20000,k=2,share=0.2", 3);
   RowStats  st   = compute_row_stats(lr.view());
   std::vector<int32_t> len(lr.nrows);
@@ -110,6 +167,8 @@ static void generators()
   };
   check(bad("fem:rows=100,nonsense=3", "nonsense"), "gen.error.unknown_parameter");
   check(bad("nosuchgen:n=3", "nosuchgen"), "gen.error.unknown_generator");
+  check(bad("convdiff3d:n=4,wx=0,wy=0,wz=0", "wind"), "gen.error.convdiff3d_zero_wind");
+  check(bad("convdiff3d:n=4,pe=-1", "pe"), "gen.error.convdiff3d_negative_pe");
 }
 
 int main()
