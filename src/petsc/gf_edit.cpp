@@ -393,7 +393,7 @@ PetscErrorCode GFInherit(Mat from, Mat to)
   t.product_format = f.product_format;
   t.trisolve        = f.trisolve;
   t.trisolve_sweeps = f.trisolve_sweeps;
-  t.trisolve_auto_tol = f.trisolve_auto_tol;
+  t.trisolve_auto_margin = f.trisolve_auto_margin;
   if (t.backend_option != f.backend_option) {
     t.backend_option = f.backend_option;
     PetscCall(MatSetVecType(to, resolve_backend(t) == Backend::cuda ? VECCUDA : VECSTANDARD));

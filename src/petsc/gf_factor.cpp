@@ -14,8 +14,8 @@
 // -mat_gpuformats_trisolve sweeps|isai|auto (src/trisolve): a device ILU(0) is factored by cuSPARSE's
 // csrilu02 into a copy of A's values, and its triangular solves become products in our formats
 // (Jacobi sweeps, or incomplete sparse approximate inverses); exact keeps cuSPARSE's solves; auto
-// takes the sweeps where their probe residual is small, else the package's own numeric phase and
-// solves. A device ICC(0) is applied the same way as the ILU(0) of A: for a symmetric A, U = D L^T
+// builds both at the first numeric phase, measures them on a probe (trisolve::AutoProbe) and keeps
+// the one predicted faster for the numeric phases that follow. A device ICC(0) is applied the same way as the ILU(0) of A: for a symmetric A, U = D L^T
 // and L U = L_c L_c^T (the IC factor L_c = L D^1/2), so the two are one preconditioner, and the
 // sweeps and isai applies of it are symmetric too (MatSolveTranspose is MatSolve, as for ICC).
 //
@@ -57,8 +57,11 @@ struct TriState {
   PetscInt                                   numerics   = 0;
   bool                                       icc        = false; // an ICC(0) factor (applied as the ILU(0) of A)
   bool                                       autom      = false; // -mat_gpuformats_trisolve auto
-  double                                     auto_tol   = 0;
-  bool                                       exact      = false; // auto chose the package's solves at the last numeric phase
+  double                                     margin     = 0;     // -mat_gpuformats_trisolve_auto_margin
+  bool                                       decided    = false; // auto's choice is made (at the first numeric phase)
+  bool                                       exact      = false; // auto chose the package's solves
+  trisolve::AutoProbe                        probe{};              // what auto measured
+  double                                     ratio      = 0;     // auto's predicted solve time, sweeps over exact
 };
 
 // The cusparse package's phases a factor of ours wraps, composed on the factor (PetscNew'd).
@@ -289,7 +292,9 @@ PetscErrorCode TriView(Mat B, PetscViewer viewer)
     t.apply->describe(lines);
     PetscCall(PetscViewerASCIIPrintf(viewer, "gpuformats %s apply (-mat_gpuformats_trisolve %s):\n", t.icc ? "ICC(0), as the ILU(0) of A," : "ILU(0)", TrisolveName(t)));
     PetscCall(PetscViewerASCIIPushTab(viewer));
-    if (t.autom && t.numerics) PetscCall(PetscViewerASCIIPrintf(viewer, "auto: %s (probe residual %.3g %s -mat_gpuformats_trisolve_auto_tol %g)\n", t.exact ? "cuSPARSE's triangular solves" : "the sweeps below", t.residual, t.exact ? ">" : "<=", t.auto_tol));
+    if (t.autom && t.decided)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "auto: %s (predicted solve time of the sweeps %.3g of the exact solves' %s margin %g; per Richardson step the residual falls to %.3g with the sweeps, %.3g with the exact solves; an apply takes %.3g ms, %.3g ms, a product of A %.3g ms)\n", t.exact ? "cuSPARSE's triangular solves" : "the sweeps below",
+                                       t.ratio, t.exact ? ">" : "<=", t.margin, t.probe.rho_approx, t.probe.rho_exact, 1e3 * t.probe.t_approx, 1e3 * t.probe.t_exact, 1e3 * t.probe.t_product));
     for (const LayoutStat &l : lines) PetscCall(PetscViewerASCIIPrintf(viewer, "%s: %s\n", l.key.c_str(), l.value.c_str()));
     if (t.a_bytes > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "apply cost: %.2f products of A (bytes read)\n", (double)t.apply->apply_bytes() / t.a_bytes));
     if (t.residual >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "probe residual: ||b - LU x|| / ||b|| = %.3g for x the apply of a probe b\n", t.residual));
@@ -300,10 +305,60 @@ PetscErrorCode TriView(Mat B, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// auto's measurement (trisolve::AutoProbe), both applies built: three Richardson steps
+// r <- r - A P r from a random b for each, timing each apply and product (synchronised, the least of three).
+PetscErrorCode AutoMeasure(Mat B, Mat A, SolveFn exact, trisolve::AutoProbe &p)
+{
+  Vec         b, r, z, w;
+  PetscRandom rnd;
+  PetscReal   nb, nr;
+  double      tp = INFINITY;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(A, &z, &b));
+  PetscCall(VecDuplicate(b, &r));
+  PetscCall(VecDuplicate(b, &w));
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+  PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
+  PetscCall(PetscRandomSetSeed(rnd, 0x5eed));
+  PetscCall(PetscRandomSeed(rnd));
+  PetscCall(VecSetRandom(b, rnd));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(VecNorm(b, NORM_2, &nb));
+  const auto timed = [](double &best, auto &&fn) -> PetscErrorCode {
+    PetscCallCUDA(cudaDeviceSynchronize());
+    const auto t0 = std::chrono::steady_clock::now();
+    PetscCall(fn());
+    PetscCallCUDA(cudaDeviceSynchronize());
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    return PETSC_SUCCESS;
+  };
+  for (int which = 0; which < 2; ++which) {
+    SolveFn solve = which ? TriSolve : exact;
+    double  ts    = INFINITY;
+    PetscCall(VecCopy(b, r));
+    for (int step = 0; step < 3; ++step) {
+      PetscCall(timed(ts, [&] { return solve(B, r, z); }));
+      PetscCall(timed(tp, [&] { return MatMult(A, z, w); }));
+      PetscCall(VecAXPY(r, -1.0, w));
+    }
+    PetscCall(VecNorm(r, NORM_2, &nr));
+    const double rho = nb > 0 ? std::cbrt((double)(nr / nb)) : 0.0;
+    (which ? p.rho_approx : p.rho_exact) = std::isfinite(rho) ? rho : INFINITY;
+    (which ? p.t_approx : p.t_exact)     = ts;
+  }
+  p.t_product = tp;
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&r));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&w));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // The numeric phase: A's current values (from the format, device to device) into M, cuSPARSE's
 // ILU(0) in place, the operators from M and their probe residual; the solves become the operators'
-// products, or (auto, with a residual above its tolerance) the package's own numeric phase runs and
-// its solves stay.
+// products. auto: the first numeric phase also runs the package's own (cuSPARSE's factor and solve
+// analysis), measures both and keeps the faster-predicted; later ones run only the kept one's.
 PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *info)
 {
   GFFactor          *f;
@@ -320,33 +375,46 @@ PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *info)
   PetscCheck(nz == t.nzstate, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "gpuformats: the matrix's nonzero pattern changed since the ILU(0) symbolic phase; factor it again from MatILUFactorSymbolic()");
   const auto t0 = std::chrono::steady_clock::now();
   PetscCall(GFShadowOnDevice(A, &S));
-  PetscCall(MatSeqAIJCUSPARSEGetArrayRead(S, &a));
-  PetscCall(PetscGetCurrentCUDAStream(&stream));
-  PetscCall(PetscLogGpuTimeBegin());
-  int32_t pivot = -1;
-  double  residual = -1;
-  GF_TRY(PETSC_COMM_SELF, {
-    GPUFORMATS_CUDA(cudaMemcpyAsync(t.m.data(), a, sizeof(double) * t.m.size(), cudaMemcpyDeviceToDevice, stream));
-    pivot = t.ilu->factor(t.m.data(), stream); // synchronises (its zero-pivot check)
-    if (pivot < 0) {
-      t.apply->set_values(t.m.data(), stream);
-      residual = t.apply->probe_residual(t.m.data(), stream); // synchronises
-    }
-  });
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(S, &a));
-  // a zero pivot is the factorization's failure, as PETSc reports it (KSP: DIVERGED_PC_FAILED), not an error
-  B->factorerrortype             = pivot < 0 ? MAT_FACTOR_NOERROR : MAT_FACTOR_NUMERIC_ZEROPIVOT;
-  B->factorerror_zeropivot_value = 0.0;
-  B->factorerror_zeropivot_row   = pivot < 0 ? 0 : pivot;
-  if (pivot >= 0) PetscCall(PetscInfo(A, "gpuformats: ILU(0) zero pivot in row %d\n", (int)pivot));
-  t.residual = residual;
-  t.exact    = t.autom && pivot < 0 && !(residual <= t.auto_tol); // a NaN residual is above any tolerance
-  if (t.exact) {
-    PetscCall(PetscInfo(A, "gpuformats: -mat_gpuformats_trisolve auto: probe residual %g > %g, cuSPARSE's triangular solves\n", residual, t.auto_tol));
-    PetscCall((t.icc ? f->cholesky_numeric : f->lu_numeric)(B, S, info)); // S's device values are A's current ones
-    f->solve           = B->ops->solve;
-    f->solve_transpose = B->ops->solvetranspose;
+  const bool ours = !(t.autom && t.decided && t.exact), theirs = t.autom && !(t.decided && !t.exact);
+  int32_t    pivot = -1;
+  if (ours) {
+    PetscCall(MatSeqAIJCUSPARSEGetArrayRead(S, &a));
+    PetscCall(PetscGetCurrentCUDAStream(&stream));
+    PetscCall(PetscLogGpuTimeBegin());
+    double residual = -1;
+    GF_TRY(PETSC_COMM_SELF, {
+      GPUFORMATS_CUDA(cudaMemcpyAsync(t.m.data(), a, sizeof(double) * t.m.size(), cudaMemcpyDeviceToDevice, stream));
+      pivot = t.ilu->factor(t.m.data(), stream); // synchronises (its zero-pivot check)
+      if (pivot < 0) {
+        t.apply->set_values(t.m.data(), stream);
+        residual = t.apply->probe_residual(t.m.data(), stream); // synchronises
+      }
+    });
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(S, &a));
+    t.residual = residual;
+    // a zero pivot is the factorization's failure, as PETSc reports it (KSP: DIVERGED_PC_FAILED), not an error
+    B->factorerrortype             = pivot < 0 ? MAT_FACTOR_NOERROR : MAT_FACTOR_NUMERIC_ZEROPIVOT;
+    B->factorerror_zeropivot_value = 0.0;
+    B->factorerror_zeropivot_row   = pivot < 0 ? 0 : pivot;
+    if (pivot >= 0) PetscCall(PetscInfo(A, "gpuformats: ILU(0) zero pivot in row %d\n", (int)pivot));
+  }
+  SolveFn exact_solve = NULL, exact_transpose = NULL;
+  if (theirs && pivot < 0) { // the package's numeric phase on S, whose device values are A's current ones
+    PetscCall((t.icc ? f->cholesky_numeric : f->lu_numeric)(B, S, info));
+    exact_solve     = B->ops->solve;
+    exact_transpose = B->ops->solvetranspose;
+  }
+  if (t.autom && !t.decided && pivot < 0) {
+    PetscCall(AutoMeasure(B, A, exact_solve, t.probe));
+    t.ratio   = trisolve::predicted_time_ratio(t.probe);
+    t.exact   = !(t.ratio <= t.margin);
+    t.decided = true;
+    PetscCall(PetscInfo(A, "gpuformats: -mat_gpuformats_trisolve auto: %s (predicted solve time of the sweeps %g of the exact solves', margin %g; rates %g / %g per step, apply %g / %g s, product %g s)\n", t.exact ? "cuSPARSE's triangular solves" : "the sweeps",
+                        t.ratio, t.margin, t.probe.rho_approx, t.probe.rho_exact, t.probe.t_approx, t.probe.t_exact, t.probe.t_product));
+  }
+  if (t.autom && t.exact) {
+    if (exact_solve) f->solve = exact_solve, f->solve_transpose = exact_transpose;
   } else {
     f->solve                  = TriSolve;
     f->solve_transpose        = TriSolveTranspose;
@@ -387,7 +455,7 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc)
   });
   t->icc      = icc;
   t->autom    = gf(A).trisolve == 3;
-  t->auto_tol = (double)gf(A).trisolve_auto_tol;
+  t->margin   = (double)gf(A).trisolve_auto_margin;
   f.tri       = t.release();
   if (icc) B->ops->choleskyfactornumeric = TriNumeric;
   else B->ops->lufactornumeric = TriNumeric;

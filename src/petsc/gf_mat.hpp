@@ -142,11 +142,12 @@ struct GFMat {
   std::vector<PetscInt64> same_pattern_key;
   GFOps aij{}; // the AIJ implementations we wrap or fall back to
   bool  product_format = false; // -mat_gpuformats_product_result: device MatProducts give a matrix of this format (else aijcusparse)
-  // -mat_gpuformats_trisolve, -mat_gpuformats_trisolve_sweeps, -mat_gpuformats_trisolve_auto_tol: how
-  // a device ILU(0) / ICC(0)'s triangular solves run (gf_factor.cpp, src/trisolve): 0 exact
-  // (cuSPARSE's), 1 sweeps, 2 isai, 3 auto (sweeps where their probe residual is at most the tolerance)
+  // -mat_gpuformats_trisolve, -mat_gpuformats_trisolve_sweeps, -mat_gpuformats_trisolve_auto_margin:
+  // how a device ILU(0) / ICC(0)'s triangular solves run (gf_factor.cpp, src/trisolve): 0 exact
+  // (cuSPARSE's), 1 sweeps, 2 isai, 3 auto (sweeps where their predicted solve time is at most the
+  // margin times the exact solves')
   PetscInt  trisolve = 0, trisolve_sweeps = 3;
-  PetscReal trisolve_auto_tol = trisolve::kAutoTol;
+  PetscReal trisolve_auto_margin = trisolve::kAutoMargin;
 
 };
 

@@ -3,6 +3,7 @@
 
 #include "../formats/slot_map.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -10,6 +11,15 @@ namespace gpuformats {
 namespace trisolve {
 
 const char *mode_name(Mode m) { return m == Mode::sweeps ? "sweeps" : "isai"; }
+
+double predicted_time_ratio(const AutoProbe &p)
+{
+  const double re = std::max(p.rho_exact, 1e-16), ra = std::max(p.rho_approx, 1e-16); // an exact preconditioner: one step
+  if (!(re < 1.0) || !(ra < 1.0) || !(p.t_product >= 0) || !(p.t_exact >= 0) || !(p.t_approx >= 0)) return INFINITY;
+  const double its = std::log(re) / std::log(ra);
+  const double k   = (1.0 + kKrylovProducts) * p.t_product;
+  return k + p.t_exact > 0 ? its * (k + p.t_approx) / (k + p.t_exact) : its;
+}
 
 void ilu0_host(const CsrView &A, double *a)
 {
