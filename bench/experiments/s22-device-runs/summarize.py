@@ -17,7 +17,7 @@ for f in sorted(os.listdir(d)):
     case, name = f[:-4].split(".", 1)
     text = open(os.path.join(d, f), errors="replace").read()
     r = {"case": case, "name": name}
-    its = [int(x) for x in re.findall(r"Linear solve converged due to \S+ iterations (\d+)", text)]
+    its = [int(x) for x in re.findall(r"Linear solve (?:converged|did not converge) due to \S+ iterations (\d+)", text)]
     m = re.search(r"ksp_matrix: \S+ n (\d+) nnz (\d+) its (\d+) reason (\S+) relres (\S+)", text)
     if m:
         its = [int(m.group(3))]
@@ -43,6 +43,14 @@ for f in sorted(os.listdir(d)):
     m = re.findall(r"auto: (the sweeps below|cuSPARSE's triangular solves)", text)
     if m:
         r["auto_choice"] = "sweeps" if m[-1].startswith("the sweeps") else "exact"
+    m = re.search(r"auto: \S+ .*?\(predicted solve time of the sweeps (\S+) of the exact solves' \S+ margin \S+; per Richardson step the residual falls to (\S+) with the sweeps, (\S+) with the exact solves; an apply takes (\S+) ms, (\S+) ms, a product of A (\S+) ms\)", text)
+    if m:
+        keys = ("auto_predicted_ratio", "auto_rho_sweeps", "auto_rho_exact", "auto_apply_sweeps_ms", "auto_apply_exact_ms", "auto_product_ms")
+        for k, v in zip(keys, m.groups()):
+            try:
+                r[k] = float(v.rstrip(","))
+            except ValueError:
+                r[k] = v
     m = re.search(r"apply cost: ([0-9.]+) products of A", text)
     if m:
         r["apply_cost_products_of_A"] = float(m.group(1))
@@ -65,4 +73,4 @@ for r in runs:
 json.dump({"tool": tool, "commit": commit, "gpu": gpu[0] if gpu else "none", "runs": runs}, open(out, "w"), indent=1)
 for r in runs:
     print(r["case"], r["name"], "conv", int(r["converged"]), "its", r["ksp_its"], "KSP", r.get("KSPSolve_s"), r.get("KSPSolve_vs_aijcusparse"), r.get("KSPSolve_vs_exact"),
-          "SNES", r.get("SNESSolve_s"), r.get("SNESSolve_vs_aijcusparse"), "probe", r.get("probe_residual"), r.get("auto_choice", ""), "s/m", r.get("matsolve_per_call_over_matmult"))
+          "SNES", r.get("SNESSolve_s"), r.get("SNESSolve_vs_aijcusparse"), "probe", r.get("probe_residual"), r.get("auto_choice", ""), r.get("auto_predicted_ratio", ""), r.get("auto_rho_sweeps", ""), r.get("auto_rho_exact", ""), r.get("auto_apply_sweeps_ms", ""), r.get("auto_apply_exact_ms", ""), r.get("auto_product_ms", ""), "s/m", r.get("matsolve_per_call_over_matmult"))
