@@ -37,25 +37,26 @@ namespace trisolve {
 
 enum class Mode { sweeps, isai };
 
-// The auto mode's choice between the approximate apply and the exact solves. The glue measures,
-// at a numeric phase with both built, on a random probe b: each one's residual reduction per step
-// over three Richardson steps r <- r - A P r (rho, the geometric mean), and the time of one product
-// of A and of each apply. The model: a Krylov iteration costs a product, an apply and
-// kKrylovProducts products' worth of vector work, and the iterations scale as ln(rho_exact) /
-// ln(rho_approx). predicted_time_ratio is the approximate apply's predicted solve time over the
-// exact one's; +inf where the rates predict nothing (rho >= 1 or not finite). The sweeps are taken
-// where it is at most kAutoMargin (-mat_gpuformats_trisolve_auto_margin).
-//   Why not the probe residual alone: it orders the applies but not the solves (s22, H100,
-//   bench/results/2026-11-25-h100-s22-trisolve-auto/): ex19 512^2 (probe 3.3) solved 18x faster
-//   with the sweeps, cuSPARSE's solves being 50x a product there, while convection-diffusion at
-//   Peclet 10-100 (probe 0.22-0.34) took 7-23x the iterations of an almost exact ILU(0), 3-10x slower.
+// The auto mode's choice between the approximate apply and the exact solves. The glue runs, at a
+// numeric phase with both built, kAutoIterations of right-preconditioned GMRES from a probe with
+// each, and measures the residual's reduction per iteration (rate) and the time per iteration. The
+// iterations to a tolerance scale as ln(rate_exact) / ln(rate_approx), so predicted_time_ratio, the
+// approximate solve's predicted time over the exact one's, is that times t_approx / t_exact; +inf
+// where a rate is not finite. The sweeps are taken where it is at most kAutoMargin
+// (-mat_gpuformats_trisolve_auto_margin). Measured on the s22 cases (H100,
+// bench/results/2026-11-25-h100-s22-trisolve-auto/):
+//   the probe residual alone orders the applies, not the solves: ex19 512^2 (probe 3.3) solved 18x
+//   faster with the sweeps, cuSPARSE's solves being 44x a product there, while convection-diffusion
+//   at Peclet 10-100 (probe 0.22-0.34) took 7-23x the iterations of an almost exact ILU(0);
+//   three Richardson steps r <- r - A P r predicted no better: they diverge on ex19 and ani4 (rates
+//   1.2-1.6 for both, where GMRES converges), and at Peclet 10 they gave 1.6x the iterations for 7.4x.
 struct AutoProbe {
-  double rho_exact, rho_approx;           // residual reduction per Richardson step
-  double t_product, t_exact, t_approx;    // seconds per product of A, per apply
+  double rate_exact, rate_approx; // residual reduction per GMRES iteration
+  double t_exact, t_approx;       // seconds per GMRES iteration
 };
-double           predicted_time_ratio(const AutoProbe &p);
-constexpr double kKrylovProducts = 2.0;
-constexpr double kAutoMargin     = 0.9; // a predicted gain of 10% at least: the rates are from 3 steps of one probe
+double        predicted_time_ratio(const AutoProbe &p);
+constexpr int kAutoIterations = 10;
+constexpr double kAutoMargin = 0.9; // a predicted gain of 10% at least: the rates come from 10 iterations on one probe
 const char *mode_name(Mode m);
 
 class TriangularApply {

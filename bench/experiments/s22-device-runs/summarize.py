@@ -43,9 +43,9 @@ for f in sorted(os.listdir(d)):
     m = re.findall(r"auto: (the sweeps below|cuSPARSE's triangular solves)", text)
     if m:
         r["auto_choice"] = "sweeps" if m[-1].startswith("the sweeps") else "exact"
-    m = re.search(r"auto: \S+ .*?\(predicted solve time of the sweeps (\S+) of the exact solves' \S+ margin \S+; per Richardson step the residual falls to (\S+) with the sweeps, (\S+) with the exact solves; an apply takes (\S+) ms, (\S+) ms, a product of A (\S+) ms\)", text)
+    m = re.search(r"predicted solve time of the sweeps (\S+) of the exact solves' \S+ margin \S+; per GMRES iteration on a probe the residual falls to (\S+) with the sweeps, (\S+) with the exact solves, in (\S+) ms, (\S+) ms; measured in (\S+) ms\)", text)
     if m:
-        keys = ("auto_predicted_ratio", "auto_rho_sweeps", "auto_rho_exact", "auto_apply_sweeps_ms", "auto_apply_exact_ms", "auto_product_ms")
+        keys = ("auto_predicted_ratio", "auto_rate_sweeps", "auto_rate_exact", "auto_iteration_sweeps_ms", "auto_iteration_exact_ms", "auto_measure_ms")
         for k, v in zip(keys, m.groups()):
             try:
                 r[k] = float(v.rstrip(","))
@@ -73,4 +73,4 @@ for r in runs:
 json.dump({"tool": tool, "commit": commit, "gpu": gpu[0] if gpu else "none", "runs": runs}, open(out, "w"), indent=1)
 for r in runs:
     print(r["case"], r["name"], "conv", int(r["converged"]), "its", r["ksp_its"], "KSP", r.get("KSPSolve_s"), r.get("KSPSolve_vs_aijcusparse"), r.get("KSPSolve_vs_exact"),
-          "SNES", r.get("SNESSolve_s"), r.get("SNESSolve_vs_aijcusparse"), "probe", r.get("probe_residual"), r.get("auto_choice", ""), r.get("auto_predicted_ratio", ""), r.get("auto_rho_sweeps", ""), r.get("auto_rho_exact", ""), r.get("auto_apply_sweeps_ms", ""), r.get("auto_apply_exact_ms", ""), r.get("auto_product_ms", ""), "s/m", r.get("matsolve_per_call_over_matmult"))
+          "SNES", r.get("SNESSolve_s"), r.get("SNESSolve_vs_aijcusparse"), "probe", r.get("probe_residual"), r.get("auto_choice", ""), r.get("auto_predicted_ratio", ""), r.get("auto_rate_sweeps", ""), r.get("auto_rate_exact", ""), r.get("auto_iteration_sweeps_ms", ""), r.get("auto_iteration_exact_ms", ""), r.get("auto_measure_ms", ""), "s/m", r.get("matsolve_per_call_over_matmult"))
