@@ -309,11 +309,10 @@ CsrMatrix gen_stencil2d5(const Params &p, uint64_t seed, const std::string &what
   });
 }
 
-// 3D stencils: width 1 neighbourhoods, either the 6 faces (7-point) or all 26 (27-point).
-CsrMatrix gen_stencil3d(const Params &p, uint64_t seed, const std::string &what, bool full)
+// A 3D grid's size: nx= (ny=, nz= default to it), or n= / nnz= for a cube of per_row entries a row;
+// refused beyond 2^31-1 points or nonzeros, before any time is spent on it.
+void grid3d(const Params &p, double per_row, const std::string &what, int64_t &nx, int64_t &ny, int64_t &nz)
 {
-  const double per_row = full ? 27.0 : 7.0;
-  int64_t      nx, ny, nz;
   if (p.has("nx") || p.has("ny") || p.has("nz")) {
     if (!p.has("nx")) p.fail("give nx= with ny=, nz=");
     nx = p.integer("nx", 0, 1, kMaxDim);
@@ -321,7 +320,15 @@ CsrMatrix gen_stencil3d(const Params &p, uint64_t seed, const std::string &what,
     nz = p.integer("nz", nx, 1, kMaxDim);
   } else nx = ny = nz = p.size("n", 1, 1290, [=](double nnz) { return std::cbrt(nnz / per_row); });
   if (nx * ny > kMaxDim || nx * ny * nz > kMaxDim) p.fail("the grid has more than 2^31-1 points");
-  check_nnz_fits((int64_t)(per_row * (double)(nx * ny * nz)) - 1, what); // before spending time on it
+  check_nnz_fits((int64_t)(per_row * (double)(nx * ny * nz)) - 1, what);
+}
+
+// 3D stencils: width 1 neighbourhoods, either the 6 faces (7-point) or all 26 (27-point).
+CsrMatrix gen_stencil3d(const Params &p, uint64_t seed, const std::string &what, bool full)
+{
+  const double per_row = full ? 27.0 : 7.0;
+  int64_t      nx, ny, nz;
+  grid3d(p, per_row, what, nx, ny, nz);
   const int64_t plane = nx * ny;
   return build_rows(what, nx * ny * nz, nx * ny * nz, seed, [=](int32_t row, Rng &, std::vector<int32_t> &cols, Scratch &) {
     const int64_t x = row % nx, y = (row / nx) % ny, z = row / plane;
@@ -344,14 +351,7 @@ CsrMatrix gen_stencil3d(const Params &p, uint64_t seed, const std::string &what,
 CsrMatrix gen_convdiff3d(const Params &p, uint64_t seed, const std::string &what)
 {
   int64_t nx, ny, nz;
-  if (p.has("nx") || p.has("ny") || p.has("nz")) {
-    if (!p.has("nx")) p.fail("give nx= with ny=, nz=");
-    nx = p.integer("nx", 0, 1, kMaxDim);
-    ny = p.integer("ny", nx, 1, kMaxDim);
-    nz = p.integer("nz", nx, 1, kMaxDim);
-  } else nx = ny = nz = p.size("n", 1, 1290, [](double nnz) { return std::cbrt(nnz / 7.0); });
-  if (nx * ny > kMaxDim || nx * ny * nz > kMaxDim) p.fail("the grid has more than 2^31-1 points");
-  check_nnz_fits(7 * nx * ny * nz - 1, what);
+  grid3d(p, 7.0, what, nx, ny, nz);
   const double pe = p.real("pe", 10, 0, 1e12);
   double       w[3] = {p.real("wx", 1, -1e12, 1e12), p.real("wy", 0.5, -1e12, 1e12), p.real("wz", 0.25, -1e12, 1e12)};
   const double norm = std::sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
