@@ -35,6 +35,7 @@
 #include "formats/format.hpp"
 #include "matgen/generators.hpp"
 #include "matgen/matrix_market.hpp"
+#include "../test/common/petsc_csr.hpp" // the matrix sources, shared with bin/test/ksp_matrix
 
 #include <gpuformats.h>
 #include <petscdevice_cuda.h>
@@ -83,7 +84,6 @@ std::string trim(const std::string &s)
   const size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
   return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
 }
-bool ends_with(const std::string &s, const std::string &t) { return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0; }
 bool starts_with(const std::string &s, const std::string &t) { return s.compare(0, t.size(), t) == 0; }
 
 std::vector<std::string> split(const std::string &s, char sep)
@@ -309,34 +309,13 @@ PetscErrorCode rel_error(Vec y, const std::vector<double> &ref, double *err)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// A parallel AIJ from a global CSR (every rank holds it; each takes its rows).
-PetscErrorCode aij_from_csr(const gpuformats::CsrMatrix &G, Mat *A)
-{
-  PetscInt n = PETSC_DECIDE, N = G.nrows, rend, rstart;
-
-  PetscFunctionBegin;
-  PetscCall(PetscSplitOwnership(PETSC_COMM_WORLD, &n, &N));
-  PetscCallMPI(MPI_Scan(&n, &rend, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
-  rstart = rend - n;
-  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
-  PetscCall(MatSetSizes(*A, n, PETSC_DECIDE, G.nrows, G.ncols));
-  PetscCall(MatSetType(*A, MATAIJ));
-  std::vector<PetscInt> ia((size_t)n + 1);
-  for (PetscInt i = rstart; i <= rend; ++i) ia[i - rstart] = G.rowptr[i] - G.rowptr[rstart];
-  const PetscInt    *ja = G.colidx.data() + G.rowptr[rstart];
-  const PetscScalar *va = G.values.data() + G.rowptr[rstart];
-  PetscCall(MatSeqAIJSetPreallocationCSR(*A, ia.data(), ja, va));
-  PetscCall(MatMPIAIJSetPreallocationCSR(*A, ia.data(), ja, va));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 PetscErrorCode load_matrix(const MatrixEntry &e, uint64_t seed, HostMatrix &M)
 {
   const std::string &s = e.spec;
   double             t0 = now_s();
 
   PetscFunctionBegin;
-  if (ends_with(s, ".petsc") || ends_with(s, ".bin") || ends_with(s, ".dat")) {
+  if (gftest::is_petsc_binary(s)) {
     PetscViewer v;
     M.source = "petsc binary";
     PetscCall(PetscViewerBinaryOpen(PETSC_COMM_WORLD, s.c_str(), FILE_MODE_READ, &v));
@@ -347,22 +326,11 @@ PetscErrorCode load_matrix(const MatrixEntry &e, uint64_t seed, HostMatrix &M)
     M.load_s = now_s() - t0;
   } else {
     gpuformats::CsrMatrix G;
-    try {
-      if (ends_with(s, ".mtx")) {
-        M.source = "matrix market";
-        G        = gpuformats::read_matrix_market(s);
-      } else {
-        M.source = "generated";
-        G        = gpuformats::generate_matrix(s, seed);
-      }
-    } catch (const gpuformats::Error &err) {
-      SETERRQ(PETSC_COMM_SELF, err.kind == gpuformats::ErrorKind::unsupported ? PETSC_ERR_SUP : PETSC_ERR_ARG_WRONG, "%s", err.what());
-    } catch (const std::bad_alloc &) {
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "out of host memory building %s", s.c_str());
-    }
+    M.source = gftest::ends_with(s, ".mtx") ? "matrix market" : "generated";
+    PetscCall(gftest::read_csr(s, seed, G));
     M.load_s = now_s() - t0;
     t0       = now_s();
-    PetscCall(aij_from_csr(G, &M.A));
+    PetscCall(gftest::aij_from_csr(G, &M.A));
     M.assemble_s = now_s() - t0;
   }
   // sizes and row-length statistics from the assembled AIJ (whatever its source)

@@ -14,13 +14,10 @@
 //   bin/test/ksp_matrix -f test/matrices/fidapm05.mtx -ksp_monitor
 //   bin/test/ksp_matrix -f convdiff3d:n=100,pe=100 -dll_append $PWD/lib/libgpuformats.so
 //     -mat_type evchyb -mat_gpuformats_trisolve sweeps -repeat 5 -log_view   (one command line)
-#include "core/csr.hpp"
-#include "matgen/generators.hpp"
-#include "matgen/matrix_market.hpp"
+#include "common/petsc_csr.hpp"
 
 #include <petscksp.h>
 
-#include <new>
 #include <string>
 #include <vector>
 
@@ -33,43 +30,12 @@ static const char help[] = "Solves A x = A * ones for one matrix and prints iter
                            "  -mat_type <type>  the matrix type (default aij); with -dll_append lib/libgpuformats.so: evchyb, pjds, ...\n"
                            "Generators:\n";
 
-static bool ends_with(const std::string &s, const char *suffix)
-{
-  const std::string t(suffix);
-  return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
-}
-
 // The name printed: a file's base name without its extension, or the generator spec.
 static std::string matrix_name(const std::string &f, bool is_file)
 {
   if (!is_file) return f;
   std::string b = f.substr(f.find_last_of('/') == std::string::npos ? 0 : f.find_last_of('/') + 1);
   return b.substr(0, b.find_last_of('.'));
-}
-
-// A of the type the options give (MatSetFromOptions), its rows split evenly, filled from G's rows
-// through the CSR preallocation of the seq or mpi AIJ type it is (every AIJ subclass keeps it).
-static PetscErrorCode create_matrix(const gpuformats::CsrMatrix &G, Mat *A)
-{
-  PetscInt    n = PETSC_DECIDE, N = G.nrows, rstart, rend;
-  PetscMPIInt size;
-
-  PetscFunctionBegin;
-  PetscCall(PetscSplitOwnership(PETSC_COMM_WORLD, &n, &N));
-  PetscCallMPI(MPI_Scan(&n, &rend, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
-  rstart = rend - n;
-  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
-  PetscCall(MatSetSizes(*A, n, n, G.nrows, G.ncols));
-  PetscCall(MatSetType(*A, MATAIJ));
-  PetscCall(MatSetFromOptions(*A));
-  std::vector<PetscInt> ia((size_t)n + 1);
-  for (PetscInt i = rstart; i <= rend; ++i) ia[i - rstart] = G.rowptr[i] - G.rowptr[rstart];
-  const PetscInt    *ja = G.colidx.data() + G.rowptr[rstart];
-  const PetscScalar *va = G.values.data() + G.rowptr[rstart];
-  if (size == 1) PetscCall(MatSeqAIJSetPreallocationCSR(*A, ia.data(), ja, va));
-  else PetscCall(MatMPIAIJSetPreallocationCSR(*A, ia.data(), ja, va));
-  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // Rows of a square G with no stored diagonal entry; with `fill`, an explicit zero is inserted there.
@@ -132,8 +98,8 @@ int main(int argc, char **argv)
   PetscCheck(has_file && file[0], PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "give the matrix: -f <file.mtx|file.petsc|generator spec> (-help lists the generators)");
   PetscCheck(repeat >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-repeat %" PetscInt_FMT " must be at least 1", repeat);
   const std::string f(file);
-  const bool        binary = ends_with(f, ".petsc") || ends_with(f, ".bin") || ends_with(f, ".dat");
-  const bool        mtx    = ends_with(f, ".mtx");
+  const bool        binary = gftest::is_petsc_binary(f);
+  const bool        mtx    = gftest::ends_with(f, ".mtx");
   const std::string name   = matrix_name(f, binary || mtx);
 
   if (binary) {
@@ -147,20 +113,14 @@ int main(int argc, char **argv)
     PetscCall(MatGetSize(A, &M, &N));
   } else {
     gpuformats::CsrMatrix G;
-    try {
-      G = mtx ? gpuformats::read_matrix_market(f) : gpuformats::generate_matrix(f, (uint64_t)seed);
-    } catch (const gpuformats::Error &e) {
-      SETERRQ(PETSC_COMM_WORLD, e.kind == gpuformats::ErrorKind::unsupported ? PETSC_ERR_SUP : PETSC_ERR_ARG_WRONG, "%s", e.what());
-    } catch (const std::bad_alloc &) {
-      SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_MEM, "out of host memory reading %s", file);
-    }
+    PetscCall(gftest::read_csr(f, (uint64_t)seed, G));
     M = G.nrows;
     N = G.ncols;
     if (M == N) {
       const int64_t missing = missing_diagonal(G, fill_diagonal);
       if (missing && !fill_diagonal)
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ksp_matrix: %s: %lld rows have no diagonal entry, which ILU/ICC refuse (-fill_diagonal stores zeros there)\n", name.c_str(), (long long)missing));
-      PetscCall(create_matrix(G, &A));
+      PetscCall(gftest::aij_from_csr(G, &A, true));
     }
   }
   if (M != N) {

@@ -190,13 +190,20 @@ std::vector<double> lu_times(const CsrMatrix &M, const std::vector<double> &x)
   return y;
 }
 
-// The probe residual by the host: ||b - L U apply(b)|| / ||b|| with b = probe_vector(n).
-double probe_reference(trisolve::TriangularApply &T, Backend be, const CsrMatrix &M)
+// ||b - L U x|| / ||b|| (0 for n = 0), b the probe.
+double probe_residual_of(const CsrMatrix &M, const std::vector<double> &b, const std::vector<double> &x)
 {
-  const std::vector<double> b = trisolve::probe_vector(M.nrows), x = run_apply(T, be, M.values, b), y = lu_times(M, x);
+  const std::vector<double> y = lu_times(M, x);
   double                    rr = 0, bb = 0;
   for (int32_t i = 0; i < M.nrows; ++i) rr += (b[i] - y[i]) * (b[i] - y[i]), bb += b[i] * b[i];
   return M.nrows ? std::sqrt(rr / bb) : 0.0;
+}
+
+// The probe residual by the host, x the apply of the probe on the backend.
+double probe_reference(trisolve::TriangularApply &T, Backend be, const CsrMatrix &M)
+{
+  const std::vector<double> b = trisolve::probe_vector(M.nrows);
+  return probe_residual_of(M, b, run_apply(T, be, M.values, b));
 }
 
 void test_matrix(const std::string &name, const CsrMatrix &A0, const std::vector<Backend> &backends)
@@ -240,15 +247,12 @@ void test_matrix(const std::string &name, const CsrMatrix &A0, const std::vector
     for (int32_t i = 0; i < n; ++i) worst = std::max(worst, std::fabs(r[i] - b[i]) / std::max(bound[i], 1e-300));
     check(worst <= 1e-12, "trisolve.lu_solve_host." + name, "max |LU x - b| / (|L| |U| |x|) " + std::to_string(worst));
   }
-  double exact_probe = 0; // the probe residual of the host's exact solve
-  if (n > 0) {
+  double exact_probe; // the probe residual of the host's exact solve
+  {
     const std::vector<double> p = trisolve::probe_vector(n);
     std::vector<double>       x(n);
     trisolve::lu_solve_host(M.view(), p.data(), x.data());
-    const std::vector<double> y = lu_times(M, x);
-    double                    rr = 0, bb = 0;
-    for (int32_t i = 0; i < n; ++i) rr += (p[i] - y[i]) * (p[i] - y[i]), bb += p[i] * p[i];
-    exact_probe = std::sqrt(rr / bb);
+    exact_probe = probe_residual_of(M, p, x);
   }
   const int  dmax  = std::max(depth(M, true), depth(M, false));
   const bool small = max_row(M) <= 200;
