@@ -421,6 +421,21 @@ if [ $has_gpu = 1 ]; then
     grep -q "gpuformats ICC(0), as the ILU(0) of A, apply (-mat_gpuformats_trisolve sweeps)" "$OUTDIR/gpu.trisolve.icc_sweeps_exact.$t.ours.log" && pass "gpu.trisolve.icc_view.$t" || fail "gpu.trisolve.icc_view.$t"
     compare_solver "gpu.trisolve.asm_icc_sweeps_exact.$t.np2" 2 aijcusparse "$t" "-vec_type cuda" $EX2 -ksp_type cg -pc_type asm -sub_pc_type icc ${TS#-pc_type ilu } -ksp_view
     grep -q "gpuformats ICC(0), as the ILU(0) of A, apply" "$OUTDIR/gpu.trisolve.asm_icc_sweeps_exact.$t.np2.ours.log" && pass "gpu.trisolve.asm_icc_view.$t.np2" || fail "gpu.trisolve.asm_icc_view.$t.np2"
+    # ILU(k) / ICC(k): the ILU(0) of A in ILU(k)'s pattern (trisolve::iluk_pattern) factored on the
+    # device; exact sweeps give PETSc's ILU(k) / ICC(k) history (aijcusparse factors those on the
+    # host), at every Newton step of ex14 (values scattered into the pattern again) and in block
+    # Jacobi's sub-blocks; auto at margin 0 falls back to the package's host factor
+    TK="-pc_type ilu -mat_gpuformats_trisolve sweeps -mat_gpuformats_trisolve_sweeps 400"
+    for k in 1 2; do
+      compare_solver "gpu.trisolve.iluk_sweeps_exact.k$k.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 $TK -pc_factor_levels $k -ksp_view
+      grep -q "gpuformats ILU($k) apply (-mat_gpuformats_trisolve sweeps)" "$OUTDIR/gpu.trisolve.iluk_sweeps_exact.k$k.$t.ours.log" && grep -q "ILU($k) pattern: [0-9]* entries" "$OUTDIR/gpu.trisolve.iluk_sweeps_exact.k$k.$t.ours.log" && pass "gpu.trisolve.iluk_view.k$k.$t" || fail "gpu.trisolve.iluk_view.k$k.$t"
+    done
+    compare_solver "gpu.trisolve.icck_sweeps_exact.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -ksp_type cg ${TK/ilu/icc} -pc_factor_levels 1 -ksp_view
+    grep -q "gpuformats ICC(1), as the ILU(1) of A, apply" "$OUTDIR/gpu.trisolve.icck_sweeps_exact.$t.ours.log" && pass "gpu.trisolve.icck_view.$t" || fail "gpu.trisolve.icck_view.$t"
+    CMP_DM=1 compare_solver "gpu.trisolve.iluk_ex14.$t" 1 aijcusparse "$t" "-dm_vec_type cuda" $EX14 $TK -pc_factor_levels 1
+    compare_solver "gpu.trisolve.bjacobi_iluk.$t.np2" 2 aijcusparse "$t" "-vec_type cuda" $EX2 ${TK/ilu/bjacobi} -sub_pc_factor_levels 1
+    compare_solver "gpu.trisolve.iluk_auto_fallback.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type ilu -pc_factor_levels 1 -mat_gpuformats_trisolve auto -mat_gpuformats_trisolve_auto_margin 0 -ksp_view
+    grep -q "auto: cuSPARSE's triangular solves (predicted" "$OUTDIR/gpu.trisolve.iluk_auto_fallback.$t.ours.log" && pass "gpu.trisolve.iluk_auto_fallback_view.$t" || fail "gpu.trisolve.iluk_auto_fallback_view.$t"
     # auto: a margin of 0 takes cuSPARSE's solves (aijcusparse's history, -ksp_view says so); a
     # huge one the sweeps (the sweeps mode's iterations), their Richardson rate below 1 on this Laplacian
     compare_solver "gpu.trisolve.auto_fallback.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type ilu -mat_gpuformats_trisolve auto -mat_gpuformats_trisolve_auto_margin 0 -ksp_view

@@ -11,13 +11,18 @@
 // pattern uploads nothing the products do not upload anyway. Phases that factor on the host read
 // S's host values, which are A's own arrays.
 //
-// -mat_gpuformats_trisolve sweeps|isai|auto (src/trisolve): a device ILU(0) is factored by cuSPARSE's
-// csrilu02 into a copy of A's values, and its triangular solves become products in our formats
-// (Jacobi sweeps, or incomplete sparse approximate inverses); exact keeps cuSPARSE's solves; auto
-// builds both at the first numeric phase, measures them on a probe (trisolve::AutoProbe) and keeps
-// the one predicted faster for the numeric phases that follow. A device ICC(0) is applied the same way as the ILU(0) of A: for a symmetric A, U = D L^T
-// and L U = L_c L_c^T (the IC factor L_c = L D^1/2), so the two are one preconditioner, and the
-// sweeps and isai applies of it are symmetric too (MatSolveTranspose is MatSolve, as for ICC).
+// -mat_gpuformats_trisolve sweeps|isai|auto (src/trisolve), ILU(k) and ICC(k) in the natural
+// ordering: A's values, in ILU(k)'s pattern for k > 0 (trisolve::iluk_pattern, made on the host at
+// the symbolic phase), are factored on the device by cuSPARSE's csrilu02, and the triangular solves
+// become products in our formats (Jacobi sweeps, or incomplete sparse approximate inverses). The
+// package's own ILU(k > 0) numeric phase (on the host) then runs only for auto or a fallback.
+// exact keeps cuSPARSE's solves; auto builds both at the first numeric phase, measures them on a
+// probe (trisolve::AutoProbe) and keeps the one predicted faster for the numeric phases that
+// follow. ICC(k) is applied the same way as the ILU(k) of A: for a symmetric A, U = D L^T and
+// L U = L_c L_c^T (the IC factor L_c = L D^1/2), so the two are one preconditioner, and the sweeps
+// and isai applies of it are symmetric too (MatSolveTranspose is MatSolve, as for ICC). PETSc's ICC
+// shifts a non-positive pivot (-pc_factor_shift_type positive_definite, its default); this
+// factorization, as aijcusparse's device IC(0), does not: it reports the zero pivot.
 //
 // The package is registered for the seq types by their exact names, so MatGetFactor() without a
 // solver type offers it before PETSc's own. On the host backend (and for a matrix bound to the CPU)
@@ -47,17 +52,20 @@ using CholSymbolicFn = PetscErrorCode (*)(Mat, Mat, IS, const MatFactorInfo *);
 using NumericFn     = PetscErrorCode (*)(Mat, Mat, const MatFactorInfo *);
 using SolveFn       = PetscErrorCode (*)(Mat, Vec, Vec);
 
-// An ILU(0) applied in our formats (-mat_gpuformats_trisolve sweeps|isai|auto), made by the symbolic phase.
+// An ILU(k) applied in our formats (-mat_gpuformats_trisolve sweeps|isai|auto), made by the symbolic phase.
 struct TriState {
   std::unique_ptr<trisolve::TriangularApply> apply;
-  std::unique_ptr<trisolve::Ilu0Cuda>        ilu;
-  DeviceBuffer<double>                       m;              // M = L\U: A's values factored in place
+  std::unique_ptr<trisolve::Ilu0Cuda>        ilu;            // on M's pattern: A's for k = 0, with ILU(k)'s fill otherwise
+  DeviceBuffer<double>                       m;              // M = L\U: A's values (scattered into M's pattern) factored in place
+  DeviceBuffer<int32_t>                      a_to_m;         // k > 0: where each of A's entries sits in M's pattern
+  int64_t                                    a_nnz      = 0;
+  int                                        levels     = 0;  // k
   PetscObjectState                           nzstate    = -1; // A's pattern at the symbolic phase
   double                                     setup_ms   = 0;  // the last numeric phase (factor + operators + probe)
   double                                     a_bytes    = 0;  // one product of A in its format (bytes it reads)
   double                                     residual   = -1; // the last numeric phase's probe residual (-1: none)
   PetscInt                                   numerics   = 0;
-  bool                                       icc        = false; // an ICC(0) factor (applied as the ILU(0) of A)
+  bool                                       icc        = false; // an ICC(k) factor (applied as the ILU(k) of A)
   bool                                       autom      = false; // -mat_gpuformats_trisolve auto
   double                                     margin     = 0;     // -mat_gpuformats_trisolve_auto_margin
   bool                                       decided    = false; // auto's choice is made (at the first numeric phase)
@@ -293,7 +301,8 @@ PetscErrorCode TriView(Mat B, PetscViewer viewer)
     std::vector<LayoutStat> lines;
     const TriState &t = *f->tri;
     t.apply->describe(lines);
-    PetscCall(PetscViewerASCIIPrintf(viewer, "gpuformats %s apply (-mat_gpuformats_trisolve %s):\n", t.icc ? "ICC(0), as the ILU(0) of A," : "ILU(0)", TrisolveName(t)));
+    if (t.icc) PetscCall(PetscViewerASCIIPrintf(viewer, "gpuformats ICC(%d), as the ILU(%d) of A, apply (-mat_gpuformats_trisolve %s):\n", t.levels, t.levels, TrisolveName(t)));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "gpuformats ILU(%d) apply (-mat_gpuformats_trisolve %s):\n", t.levels, TrisolveName(t)));
     PetscCall(PetscViewerASCIIPushTab(viewer));
     if (t.autom && t.decided)
       PetscCall(PetscViewerASCIIPrintf(viewer, "auto: %s (predicted solve time of the sweeps %.3g of the exact solves' %s margin %g; per GMRES iteration on a probe the residual falls to %.3g with the sweeps, %.3g with the exact solves, in %.3g ms, %.3g ms; measured in %.3f ms)\n", t.exact ? "cuSPARSE's triangular solves" : "the sweeps below",
@@ -301,7 +310,8 @@ PetscErrorCode TriView(Mat B, PetscViewer viewer)
     for (const LayoutStat &l : lines) PetscCall(PetscViewerASCIIPrintf(viewer, "%s: %s\n", l.key.c_str(), l.value.c_str()));
     if (t.a_bytes > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "apply cost: %.2f products of A (bytes read)\n", (double)t.apply->apply_bytes() / t.a_bytes));
     if (t.residual >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "probe residual: ||b - LU x|| / ||b|| = %.3g for x the apply of a probe b\n", t.residual));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "numeric phases: %" PetscInt_FMT ", the last %.3f ms (cuSPARSE ILU(0), the operators and the probe)\n", t.numerics, t.setup_ms));
+    if (t.levels > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "ILU(%d) pattern: %" PetscInt64_FMT " entries, %.2f times A's\n", t.levels, (PetscInt64)t.apply->nnz(), t.a_nnz ? (double)t.apply->nnz() / (double)t.a_nnz : 1.0));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "numeric phases: %" PetscInt_FMT ", the last %.3f ms (%scuSPARSE's ILU(0) in M's pattern, the operators and the probe)\n", t.numerics, t.setup_ms, t.levels > 0 ? "A's values into ILU(k)'s pattern, " : ""));
     PetscCall(PetscViewerASCIIPopTab(viewer));
   }
   if (f->view) PetscCall(f->view(B, viewer));
@@ -374,8 +384,8 @@ PetscErrorCode AutoMeasure(Mat B, Mat A, SolveFn exact, trisolve::AutoProbe &p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// The numeric phase: A's current values (from the format, device to device) into M, cuSPARSE's
-// ILU(0) in place, the operators from M and their probe residual; the solves become the operators'
+// The numeric phase: A's current values (from the format, device to device) into M (k > 0:
+// scattered into ILU(k)'s pattern, zeros at the fill), cuSPARSE's ILU(0) of M in place (ILU(k) of A), the operators from M and their probe residual; the solves become the operators'
 // products. auto: the first numeric phase also runs the package's own (cuSPARSE's factor and solve
 // analysis), measures both and keeps the faster-predicted; later ones run only the kept one's.
 PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *info)
@@ -391,18 +401,19 @@ PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *info)
   PetscCall(GetFactorData(B, &f));
   TriState &t = *f->tri;
   PetscCall(MatGetNonzeroState(A, &nz));
-  PetscCheck(nz == t.nzstate, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "gpuformats: the matrix's nonzero pattern changed since the ILU(0) symbolic phase; factor it again from MatILUFactorSymbolic()");
+  PetscCheck(nz == t.nzstate, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "gpuformats: the matrix's nonzero pattern changed since the symbolic factorization; factor it again from MatILUFactorSymbolic() / MatICCFactorSymbolic()");
   const auto t0 = std::chrono::steady_clock::now();
-  PetscCall(GFShadowOnDevice(A, &S));
   const bool ours = !(t.autom && t.decided && t.exact), theirs = t.autom && !(t.decided && !t.exact);
   int32_t    pivot = -1;
   if (ours) {
+    PetscCall(GFShadowOnDevice(A, &S));
     PetscCall(MatSeqAIJCUSPARSEGetArrayRead(S, &a));
     PetscCall(PetscGetCurrentCUDAStream(&stream));
     PetscCall(PetscLogGpuTimeBegin());
     double residual = -1;
     GF_TRY(PETSC_COMM_SELF, {
-      GPUFORMATS_CUDA(cudaMemcpyAsync(t.m.data(), a, sizeof(double) * t.m.size(), cudaMemcpyDeviceToDevice, stream));
+      if (t.levels == 0) GPUFORMATS_CUDA(cudaMemcpyAsync(t.m.data(), a, sizeof(double) * t.a_nnz, cudaMemcpyDeviceToDevice, stream));
+      else trisolve::scatter_to_pattern_cuda(a, t.a_nnz, t.a_to_m.data(), t.m.data(), t.apply->nnz(), stream);
       pivot = t.ilu->factor(t.m.data(), stream); // synchronises (its zero-pivot check)
       if (pivot < 0) {
         t.apply->set_values(t.m.data(), stream);
@@ -416,10 +427,12 @@ PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *info)
     B->factorerrortype             = pivot < 0 ? MAT_FACTOR_NOERROR : MAT_FACTOR_NUMERIC_ZEROPIVOT;
     B->factorerror_zeropivot_value = 0.0;
     B->factorerror_zeropivot_row   = pivot < 0 ? 0 : pivot;
-    if (pivot >= 0) PetscCall(PetscInfo(A, "gpuformats: ILU(0) zero pivot in row %d\n", (int)pivot));
+    if (pivot >= 0) PetscCall(PetscInfo(A, "gpuformats: ILU(%d) zero pivot in row %d\n", t.levels, (int)pivot));
   }
   SolveFn exact_solve = NULL, exact_transpose = NULL;
-  if (theirs && pivot < 0) { // the package's numeric phase on S, whose device values are A's current ones
+  if (theirs && pivot < 0) { // the package's numeric phase on S, with A's current values where it reads them (k > 0: the host)
+    if (t.levels > 0) PetscCall(ShadowOnHost(A, &S));
+    else if (!ours) PetscCall(GFShadowOnDevice(A, &S));
     PetscCall((t.icc ? f->cholesky_numeric : f->lu_numeric)(B, S, info));
     exact_solve     = B->ops->solve;
     exact_transpose = B->ops->solvetranspose;
@@ -451,10 +464,11 @@ PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *info)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// After the package's ILU(0) / ICC(0) symbolic phase (which keeps the factor a complete
-// seqaijcusparse factor for its views and queries, and auto's fallback): the operators for A's
-// pattern, cuSPARSE's ILU(0) analysis, and our numeric phase in front of the package's.
-PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc)
+// After the package's ILU(k) / ICC(k) symbolic phase (which keeps the factor a complete
+// seqaijcusparse factor for its views and queries, and auto's fallback): M's pattern (A's, or
+// ILU(k)'s fill on the host for k > 0), the operators for it, cuSPARSE's ILU(0) analysis of it, and
+// our numeric phase in front of the package's.
+PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
 {
   const PetscInt *ai, *aj;
   PetscScalar    *aa;
@@ -467,12 +481,22 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc)
   auto t = std::make_unique<TriState>();
   PetscCall(MatGetNonzeroState(A, &t->nzstate));
   const CsrView view{(int32_t)A->rmap->n, (int32_t)A->cmap->n, (int64_t)ai[A->rmap->n], ai, aj, nullptr};
-  GF_TRY(PETSC_COMM_SELF, {
-    const trisolve::Mode mode = gf(A).trisolve == 2 ? trisolve::Mode::isai : trisolve::Mode::sweeps; // sweeps for auto
-    t->apply = std::make_unique<trisolve::TriangularApply>(view, mode, (int)gf(A).trisolve_sweeps, *gf(A).ops, Backend::cuda, stream);
+  GF_TRY(PETSC_COMM_SELF, ([&] { // parenthesised: the braces hold commas
+    const trisolve::Mode  mode = gf(A).trisolve == 2 ? trisolve::Mode::isai : trisolve::Mode::sweeps; // sweeps for auto
+    trisolve::FillPattern fill;
+    if (levels > 0) fill = trisolve::iluk_pattern(view, levels);
+    const CsrView pattern = levels > 0 ? CsrView{view.nrows, view.ncols, fill.nnz(), fill.rowptr.data(), fill.colidx.data(), nullptr} : view;
+    t->apply = std::make_unique<trisolve::TriangularApply>(pattern, mode, (int)gf(A).trisolve_sweeps, *gf(A).ops, Backend::cuda, stream);
     t->ilu   = std::make_unique<trisolve::Ilu0Cuda>(t->apply->nrows(), t->apply->nnz(), t->apply->rowptr(), t->apply->colidx(), stream);
     t->m.resize(std::max<int64_t>(t->apply->nnz(), 1));
-  });
+    if (levels > 0) {
+      t->a_to_m.resize(std::max<int64_t>(view.nnz, 1));
+      GPUFORMATS_CUDA(cudaMemcpyAsync(t->a_to_m.data(), fill.a_to_m.data(), sizeof(int32_t) * fill.a_to_m.size(), cudaMemcpyHostToDevice, stream));
+      GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // fill is freed on return
+    }
+  })());
+  t->a_nnz    = view.nnz;
+  t->levels   = levels;
   t->icc      = icc;
   t->autom    = gf(A).trisolve == 3;
   t->margin   = (double)gf(A).trisolve_auto_margin;
@@ -484,51 +508,72 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// Whether the cusparse package factors on the device: ILU(0) / IC(0) in the natural ordering, as
-// its MatILUFactorSymbolic_SeqAIJCUSPARSE / MatICCFactorSymbolic_SeqAIJCUSPARSE decide (PETSc 3.26).
-// A wrong answer costs time, never correctness: S's values are current on the side it marks.
-PetscErrorCode FactorsOnDevice(IS row, IS col, const MatFactorInfo *info, PetscBool *device)
+// Whether an incomplete factorization is in the natural ordering and not asked to run on the
+// host: the cusparse package then factors ILU(0) / IC(0) on the device, as its
+// MatILUFactorSymbolic_SeqAIJCUSPARSE / MatICCFactorSymbolic_SeqAIJCUSPARSE decide (PETSc 3.26), and
+// -mat_gpuformats_trisolve applies ILU(k) / ICC(k) for every k. A wrong answer about the package
+// costs time, never correctness: S's values are current on the side it marks.
+PetscErrorCode NaturalOnDevice(IS row, IS col, const MatFactorInfo *info, PetscBool *natural)
 {
   PetscBool rid = PETSC_FALSE, cid = PETSC_FALSE;
 
   PetscFunctionBegin;
-  *device = PETSC_FALSE;
-  if (info->factoronhost || info->levels != 0) PetscFunctionReturn(PETSC_SUCCESS);
+  *natural = PETSC_FALSE;
+  if (info->factoronhost) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(ISIdentity(row, &rid));
   if (col) PetscCall(ISIdentity(col, &cid));
   else cid = PETSC_TRUE;
-  *device = (rid && cid) ? PETSC_TRUE : PETSC_FALSE;
+  *natural = (rid && cid) ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // What every symbolic phase does first: S, with its values where the package's phases will read
-// them (on the device for ILU(0)/IC(0) in the natural ordering; col NULL for Cholesky/ICC).
-PetscErrorCode BeginSymbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *info, bool incomplete, GFFactor **f, Mat *S)
+// them (on the device for ILU(0)/IC(0) in the natural ordering; col NULL for Cholesky/ICC), and
+// whether an incomplete factorization is natural (NaturalOnDevice).
+PetscErrorCode BeginSymbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *info, bool incomplete, GFFactor **f, Mat *S, PetscBool *natural)
 {
   PetscFunctionBegin;
   PetscCall(CheckOurs(A));
   PetscCall(GetFactorData(B, f));
-  (*f)->device_values = PETSC_FALSE;
-  if (incomplete) PetscCall(FactorsOnDevice(row, col, info, &(*f)->device_values));
+  *natural = PETSC_FALSE;
+  if (incomplete) PetscCall(NaturalOnDevice(row, col, info, natural));
+  (*f)->device_values = (*natural && info->levels == 0) ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(ShadowValues(A, **f, S));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// The symbolic phases: the package's own on S, then our numeric phase in front of the one it installed.
+// What every symbolic phase does last, after the package's own on S: our numeric phase in front of
+// the one it installed, and for an incomplete factor in the natural ordering with
+// -mat_gpuformats_trisolve, the apply in our formats.
+PetscErrorCode EndSymbolic(Mat B, Mat A, GFFactor &f, const MatFactorInfo *info, bool incomplete, PetscBool natural, bool cholesky)
+{
+  PetscFunctionBegin;
+  if (cholesky) {
+    f.cholesky_numeric            = B->ops->choleskyfactornumeric;
+    B->ops->choleskyfactornumeric = CholeskyFactorNumeric_GF;
+  } else {
+    f.lu_numeric            = B->ops->lufactornumeric;
+    B->ops->lufactornumeric = LUFactorNumeric_GF;
+  }
+  delete f.tri;
+  f.tri = nullptr;
+  if (gf(A).trisolve == 0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (incomplete && natural) PetscCall(TriSymbolic(B, A, f, cholesky, (int)info->levels));
+  else PetscCall(PetscInfo(A, "gpuformats: -mat_gpuformats_trisolve applies to ILU(k) and ICC(k) in the natural ordering on the device; this %s keeps cuSPARSE's triangular solves\n", incomplete ? "factorization (another ordering, or factored on the host)" : "complete factorization"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The symbolic phases: the package's own on S between the two above.
 PetscErrorCode LUSymbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *info, bool ilu)
 {
   GFFactor *f;
   Mat       S;
+  PetscBool natural;
 
   PetscFunctionBegin;
-  PetscCall(BeginSymbolic(B, A, row, col, info, ilu, &f, &S));
+  PetscCall(BeginSymbolic(B, A, row, col, info, ilu, &f, &S, &natural));
   PetscCall((ilu ? f->ilu_symbolic : f->lu_symbolic)(B, S, row, col, info));
-  f->lu_numeric           = B->ops->lufactornumeric;
-  B->ops->lufactornumeric = LUFactorNumeric_GF;
-  delete f->tri;
-  f->tri = nullptr;
-  if (ilu && f->device_values && gf(A).trisolve != 0) PetscCall(TriSymbolic(B, A, *f, false));
-  else if (gf(A).trisolve != 0) PetscCall(PetscInfo(A, "gpuformats: -mat_gpuformats_trisolve applies to a device ILU(0) in the natural ordering; this factorization keeps cuSPARSE's triangular solves\n"));
+  PetscCall(EndSymbolic(B, A, *f, info, ilu, natural, false));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -536,16 +581,12 @@ PetscErrorCode CholeskySymbolic(Mat B, Mat A, IS perm, const MatFactorInfo *info
 {
   GFFactor *f;
   Mat       S;
+  PetscBool natural;
 
   PetscFunctionBegin;
-  PetscCall(BeginSymbolic(B, A, perm, NULL, info, icc, &f, &S));
+  PetscCall(BeginSymbolic(B, A, perm, NULL, info, icc, &f, &S, &natural));
   PetscCall((icc ? f->icc_symbolic : f->cholesky_symbolic)(B, S, perm, info));
-  f->cholesky_numeric           = B->ops->choleskyfactornumeric;
-  B->ops->choleskyfactornumeric = CholeskyFactorNumeric_GF;
-  delete f->tri;
-  f->tri = nullptr;
-  if (icc && f->device_values && gf(A).trisolve != 0) PetscCall(TriSymbolic(B, A, *f, true));
-  else if (gf(A).trisolve != 0) PetscCall(PetscInfo(A, "gpuformats: -mat_gpuformats_trisolve applies to a device ICC(0) in the natural ordering; this factorization keeps cuSPARSE's triangular solves\n"));
+  PetscCall(EndSymbolic(B, A, *f, info, icc, natural, true));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

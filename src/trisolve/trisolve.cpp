@@ -62,5 +62,46 @@ std::vector<int32_t> diagonal_of(const CsrView &M)
   return diag;
 }
 
+FillPattern iluk_pattern(const CsrView &A, int levels)
+{
+  if (levels < 0) throw Error(ErrorKind::bad_input, "ILU(k) with k = " + std::to_string(levels) + " < 0");
+  diagonal_of(A); // square, every diagonal stored
+  const int32_t              n     = A.nrows;
+  constexpr int32_t          kNone = INT32_MAX;
+  FillPattern                P;
+  std::vector<int32_t>       lev(n, kNone), udiag(n), ulev; // ulev: the level of each stored entry
+  std::vector<int32_t>       row;                           // row i's columns, sorted
+  P.rowptr.assign(1, 0);
+  P.a_to_m.resize(A.nnz);
+  for (int32_t i = 0; i < n; ++i) {
+    row.assign(A.colidx + A.rowptr[i], A.colidx + A.rowptr[i + 1]);
+    for (int32_t c : row) lev[c] = 0;
+    // pivots in increasing order; fill of a pivot's U row lands after it, so a position walk sees it
+    for (std::size_t q = 0; q < row.size() && row[q] < i; ++q) {
+      const int32_t p = row[q];
+      for (int32_t k = udiag[p] + 1; k < P.rowptr[p + 1]; ++k) {
+        const int32_t j = P.colidx[k], l = lev[p] + ulev[k] + 1;
+        if (l > levels) continue;
+        if (lev[j] == kNone) row.insert(std::lower_bound(row.begin() + (std::ptrdiff_t)q + 1, row.end(), j), j);
+        lev[j] = std::min(lev[j], l);
+      }
+    }
+    const int32_t base = P.rowptr.back();
+    for (int32_t c : row) {
+      if (c == i) udiag[i] = (int32_t)P.colidx.size();
+      P.colidx.push_back(c);
+      ulev.push_back(lev[c]);
+      lev[c] = kNone;
+    }
+    if (P.colidx.size() > (std::size_t)INT32_MAX) throw Error(ErrorKind::unsupported, "ILU(" + std::to_string(levels) + ")'s pattern has more than 2^31 - 1 entries");
+    P.rowptr.push_back((int32_t)P.colidx.size());
+    for (int32_t k = A.rowptr[i], q = base; k < A.rowptr[i + 1]; ++k) { // A's columns are a sorted subset of the row's
+      while (P.colidx[q] != A.colidx[k]) ++q;
+      P.a_to_m[k] = q;
+    }
+  }
+  return P;
+}
+
 } // namespace trisolve
 } // namespace gpuformats

@@ -116,6 +116,22 @@ void lu_solve_host(const CsrView &M, const double *b, double *x);
 // CSR position of each row's diagonal entry; Error(bad_input) naming a row without one.
 std::vector<int32_t> diagonal_of(const CsrView &M);
 
+// ILU(k)'s pattern: A's, with the fill of level <= levels, levels counted as PETSc's
+// MatILUFactorSymbolic_SeqAIJ counts them (Saad, Iterative Methods, 10.3.3): A's entries have
+// level 0; eliminating pivot p < i from row i makes (i, j), j > p in U's row p, of level
+// lev(i, p) + lev(p, j) + 1, the least over the pivots. The ILU(0) of A scattered into it (zeros at
+// the fill) is A's ILU(k), so the device factors it with csrilu02 as ILU(0), and for a symmetric A
+// its upper part is ICC(k)'s. Rows sorted; a_to_m[k] is where A's entry k sits in the pattern
+// (levels 0: the identity). Error(bad_input) for a non-square A or a row without its diagonal.
+struct FillPattern {
+  std::vector<int32_t> rowptr, colidx, a_to_m;
+  int64_t              nnz() const { return (int64_t)colidx.size(); }
+};
+FillPattern iluk_pattern(const CsrView &A, int levels);
+// m[a_to_m[k]] = a[k] for k < nnz_a, every other entry of m (nnz_m) 0: A's values into the pattern
+// (device memory, asynchronous on stream).
+void scatter_to_pattern_cuda(const double *a, int64_t nnz_a, const int32_t *a_to_m, double *m, int64_t nnz_m, cudaStream_t stream);
+
 // ILU(0) on the device, cuSPARSE's csrilu02 (analysis once, at construction): values (CSR order,
 // device) factored in place; factor() returns the first row with a zero pivot, or -1 (synchronises).
 class Ilu0Cuda {

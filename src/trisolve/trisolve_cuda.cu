@@ -362,6 +362,13 @@ void TriangularApply::describe(std::vector<LayoutStat> &out) const
   out.push_back({"apply bytes", std::to_string(impl_->bytes) + " in " + std::to_string(products()) + " products"});
 }
 
+void scatter_to_pattern_cuda(const double *a, int64_t nnz_a, const int32_t *a_to_m, double *m, int64_t nnz_m, cudaStream_t stream)
+{
+  const CudaOrderedSystem sys = make_system<CudaOrderedSystem>(stream);
+  if (nnz_m > 0) GPUFORMATS_CUDA(cudaMemsetAsync(m, 0, sizeof(double) * (std::size_t)nnz_m, stream));
+  if (nnz_a > 0) thrust::scatter(sys.policy(), a, a + nnz_a, a_to_m, m);
+}
+
 // ---- ILU(0) on the device: cuSPARSE's csrilu02 ----
 
 struct Ilu0Cuda::Impl {

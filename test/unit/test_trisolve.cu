@@ -9,7 +9,9 @@
 //   auto      the model of predicted_time_ratio on constructed rates and times per iteration
 //   probe     probe_residual against ||b - L U x|| / ||b|| computed here from the apply's x; 0
 //             for the exact sweeps, > 0 for one sweep on triangles deeper than 2
-//   errors    a missing diagonal entry, a non-square matrix, negative sweeps: Error(bad_input)
+//   iluk      ILU(k)'s pattern against the dense definition of levels of fill (k = 0: A's, with
+//             a_to_m the identity); complete fill (k = n): the ILU(0) in it is LU, A x == b
+//   errors    a missing diagonal entry, a non-square matrix, negative sweeps or levels: Error(bad_input)
 // Matrices: square edge cases and real matrices with a dominant diagonal put in (ILU(0) exists).
 //   bin/test/test_trisolve test/matrices
 #include "common/check.hpp"
@@ -320,6 +322,64 @@ void test_matrix(const std::string &name, const CsrMatrix &A0, const std::vector
   }
 }
 
+// ILU(k)'s pattern by the dense definition (KIJ): lev(i, j) = 0 on A's pattern, and eliminating
+// pivot p makes lev(i, j) = min(lev(i, j), lev(i, p) + lev(p, j) + 1) for j > p where lev(i, p) <= k.
+void test_iluk(const std::string &name, const CsrMatrix &A0)
+{
+  const CsrMatrix A = dominant(A0);
+  const int32_t   n = A.nrows;
+  const int       kInf = 1 << 28;
+  std::vector<int> all_levels{0, 1, 2, 3};
+  if (n > 3) all_levels.push_back(n);
+  for (int levels : all_levels) {
+    const trisolve::FillPattern P = trisolve::iluk_pattern(A.view(), levels);
+    const std::string           tag = name + ".k" + (levels == n && n > 3 ? std::string("n") : std::to_string(levels));
+    bool                        ok  = (int32_t)P.rowptr.size() == n + 1 && (int64_t)P.a_to_m.size() == (int64_t)A.colidx.size();
+    for (std::size_t k = 0; ok && k < P.a_to_m.size(); ++k) {
+      const int32_t i = (int32_t)(std::upper_bound(A.rowptr.begin(), A.rowptr.end(), (int32_t)k) - A.rowptr.begin()) - 1;
+      ok = P.a_to_m[k] >= P.rowptr[i] && P.a_to_m[k] < P.rowptr[i + 1] && P.colidx[P.a_to_m[k]] == A.colidx[k] && (levels != 0 || P.a_to_m[k] == (int32_t)k);
+    }
+    if (n <= 400) { // the pattern against the dense definition
+      std::vector<int> lev((std::size_t)n * n, kInf);
+      for (int32_t i = 0; i < n; ++i)
+        for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) lev[(std::size_t)i * n + A.colidx[k]] = 0;
+      for (int32_t p = 0; p < n; ++p)
+        for (int32_t i = p + 1; i < n; ++i) {
+          const int lip = lev[(std::size_t)i * n + p];
+          if (lip > levels) continue;
+          for (int32_t j = p + 1; j < n; ++j) lev[(std::size_t)i * n + j] = std::min(lev[(std::size_t)i * n + j], lip + lev[(std::size_t)p * n + j] + 1);
+        }
+      std::vector<int32_t> colidx;
+      std::vector<int32_t> rowptr{0};
+      for (int32_t i = 0; i < n; ++i) {
+        for (int32_t j = 0; j < n; ++j)
+          if (lev[(std::size_t)i * n + j] <= levels) colidx.push_back(j);
+        rowptr.push_back((int32_t)colidx.size());
+      }
+      check(ok && rowptr == P.rowptr && colidx == P.colidx, "trisolve.iluk_pattern." + tag, std::to_string(P.nnz()) + " entries, the definition's " + std::to_string(colidx.size()));
+    } else {
+      check(ok, "trisolve.iluk_pattern." + tag, std::to_string(P.nnz()) + " entries");
+    }
+    if (levels == n) { // complete fill: the ILU(0) of A in it is A's LU, whose solves are exact
+      CsrMatrix M;
+      M.nrows = M.ncols = n;
+      M.rowptr = P.rowptr, M.colidx = P.colidx, M.values.assign(P.colidx.size(), 0.0);
+      for (std::size_t k = 0; k < P.a_to_m.size(); ++k) M.values[P.a_to_m[k]] = A.values[k];
+      trisolve::ilu0_host(M.view(), M.values.data());
+      std::vector<double> b(n), x(n), r(n);
+      for (int32_t i = 0; i < n; ++i) b[i] = std::cos(0.37 * i);
+      trisolve::lu_solve_host(M.view(), b.data(), x.data());
+      double err = 0, scale = 0; // backward stable: rounding times |A| |x|
+      for (int32_t i = 0; i < n; ++i) {
+        double s = 0, a = 0;
+        for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) s += A.values[k] * x[A.colidx[k]], a += std::fabs(A.values[k] * x[A.colidx[k]]);
+        err = std::max(err, std::fabs(s - b[i])), scale = std::max(scale, a);
+      }
+      check(err <= 1e-10 * std::max(scale, 1.0), "trisolve.iluk_complete_is_lu." + name, "max |A x - b| " + std::to_string(err) + " against max |A| |x| " + std::to_string(scale));
+    }
+  }
+}
+
 template <class F>
 void expect_bad_input(const std::string &name, F &&f)
 {
@@ -344,6 +404,12 @@ int main(int argc, char **argv)
   if (argc > 1)
     for (const NamedMatrix &m : real_matrices(argv[1]))
       if (m.A.nrows == m.A.ncols && m.A.nrows <= 20000) test_matrix(m.name, m.A, backends);
+  for (const NamedMatrix &m : edge_case_matrices(false))
+    if (m.A.nrows == m.A.ncols && m.A.nrows <= 400) test_iluk(m.name, m.A);
+  for (uint64_t seed = 1; seed <= 4; ++seed) test_iluk("random" + std::to_string(seed), uniform_rows(60 + 50 * (int32_t)seed, 60 + 50 * (int32_t)seed, 1, 1 + 2 * (int32_t)seed, seed));
+  if (argc > 1)
+    for (const NamedMatrix &m : real_matrices(argv[1]))
+      if (m.A.nrows == m.A.ncols && m.A.nrows <= 1200) test_iluk(m.name, m.A);
   { // auto's model: the iterations scale as ln(rate_exact) / ln(rate_approx), times the time per iteration
     using trisolve::AutoProbe;
     using trisolve::predicted_time_ratio;
@@ -370,6 +436,8 @@ int main(int argc, char **argv)
   expect_bad_input("trisolve.error.negative_sweeps", [&] { trisolve::TriangularApply T(sq.view(), Mode::sweeps, -1, ev, Backend::host, nullptr); });
   CsrMatrix zero_pivot = sq;
   for (int32_t k = zero_pivot.rowptr[0]; k < zero_pivot.rowptr[1]; ++k) zero_pivot.values[k] = 0.0;
+  expect_bad_input("trisolve.error.iluk_missing_diagonal", [&] { trisolve::iluk_pattern(nodiag.view(), 1); });
+  expect_bad_input("trisolve.error.iluk_negative_levels", [&] { trisolve::iluk_pattern(sq.view(), -1); });
   expect_bad_input("trisolve.error.zero_pivot", [&] { trisolve::ilu0_host(zero_pivot.view(), zero_pivot.values.data()); });
   return finish();
 }
