@@ -456,6 +456,8 @@ PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *info)
   }
   t.setup_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   t.numerics++;
+  B->assembled    = PETSC_TRUE; // as the package's numeric phases mark it (k > 0 may not run one): a factored matrix
+  B->preallocated = PETSC_TRUE;
   t.a_bytes              = gf(A).diag && gf(A).diag->fmt ? (double)gf(A).diag->fmt->bytes() + 16.0 * A->rmap->n : 0.0;
   B->ops->solve          = Solve_GF<&GFFactor::solve>;
   B->ops->solvetranspose = Solve_GF<&GFFactor::solve_transpose>;
