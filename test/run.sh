@@ -77,6 +77,7 @@ run_checks unit.suraa_g3 bin/test/test_suraa_g3 test/matrices
 run_checks unit.select bin/test/test_select
 run_checks unit.trisolve bin/test/test_trisolve test/matrices
 run_checks unit.bell bin/test/test_bell test/matrices
+run_checks unit.bell_build bin/test/test_bell_build test/matrices
 
 # --- petsc: every type against AIJ, on 1..3 ranks ---
 for np in $RANKS; do

@@ -255,10 +255,10 @@ static void check_drawn_example()
   M.colidx = {0, 1, 4, 5, 0, 1, 4, 5, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 4, 5, 4, 5};
   for (int v = 1; v <= 24; ++v) M.values.push_back(v);
   const bell::Layout L = bell::build_host(M.view(), 2, {bell::kWindow, 2});
-  const std::vector<double> values = {9, 10, 15, 16, 1, 2, 5, 6, 11, 12, 17, 18, 3, 4, 7, 8, 13, 14, 19, 20, 0, 0, 0, 0, 21, 22, 23, 24};
+  const std::vector<double> values = {9, 15, 1, 5, 10, 16, 2, 6, 11, 17, 3, 7, 12, 18, 4, 8, 13, 19, 0, 0, 14, 20, 0, 0, 21, 23, 22, 24};
   const std::vector<int32_t> slots01(L.slot_of_csr.begin(), L.slot_of_csr.begin() + 8);
   check(L.perm == std::vector<int32_t>{1, 0, 2} && L.slice_ptr == std::vector<int32_t>{0, 6, 7} && L.widths == std::vector<int32_t>{3, 1} && L.block_col == std::vector<int32_t>{0, 0, 1, 2, 2, 2, 2} && L.values == values &&
-          slots01 == std::vector<int32_t>{4, 5, 12, 13, 6, 7, 14, 15},
+          slots01 == std::vector<int32_t>{2, 6, 10, 14, 3, 7, 11, 15},
         "bell.drawn_example");
 }
 

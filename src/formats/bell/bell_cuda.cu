@@ -1,0 +1,72 @@
+// BELL on the GPU: the kernel over the thread body of bell_device.cuh (one lane per scalar row of
+// a slice, bs a template parameter), the device build from the CSR uploaded once, and the block.
+// Layout and invariants: bell.hpp.
+#include "bell_device.cuh"
+
+#include "../../core/device_buffer.hpp"
+
+namespace gpuformats {
+namespace bell {
+
+namespace {
+
+template <int BS>
+__global__ void __launch_bounds__(kThreads) bell_spmv(KernelArgs k, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+{
+  const int64_t t = (int64_t)blockIdx.x * kThreads + threadIdx.x;
+  const int32_t s = (int32_t)(t / k.lanes), l = (int32_t)(t - (int64_t)s * k.lanes);
+  if (s < k.nslices) slice_lane<BS>(k, s, l, alpha, x, beta, y);
+}
+
+template <int BS>
+void launch(const KernelArgs &k, double alpha, const double *x, double beta, double *y, cudaStream_t stream)
+{
+  const int64_t threads = (int64_t)k.nslices * k.lanes;
+  bell_spmv<BS><<<(unsigned)((threads + kThreads - 1) / kThreads), kThreads, 0, stream>>>(k, alpha, x, beta, y);
+  GPUFORMATS_CUDA(cudaGetLastError());
+}
+
+class CudaBlock : public Block {
+public:
+  Arrays<CudaSystem> a;
+
+  void spmv(double alpha, const double *x, double beta, double *y, const StreamSet &streams) const override
+  {
+    if (a.nslices == 0) return;
+    const KernelArgs   k = a.kernel_args();
+    const cudaStream_t s = streams.main();
+    switch (a.bs) {
+    case 1: launch<1>(k, alpha, x, beta, y, s); break;
+    case 2: launch<2>(k, alpha, x, beta, y, s); break;
+    case 3: launch<3>(k, alpha, x, beta, y, s); break;
+    case 4: launch<4>(k, alpha, x, beta, y, s); break;
+    case 5: launch<5>(k, alpha, x, beta, y, s); break;
+    case 6: launch<6>(k, alpha, x, beta, y, s); break;
+    case 7: launch<7>(k, alpha, x, beta, y, s); break;
+    case 8: launch<8>(k, alpha, x, beta, y, s); break;
+    default: throw Error(ErrorKind::internal, "bell: block size " + std::to_string(a.bs) + " has no kernel");
+    }
+  }
+  void point_block_diagonal(double *blocks, cudaStream_t stream) const override
+  {
+    if (a.nbrows > 0) bell::point_block_diagonal(thrust::cuda::par_nosync.on(stream), a, blocks); // asynchronous
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Block> make_block_cuda(const CsrView &A, int32_t bs, const Options &opt, cudaStream_t stream, const UploadContext &up)
+{
+  plan(A.nrows, A.ncols, A.nnz, bs, opt); // bad arguments fail before any upload
+  auto blk = std::make_unique<CudaBlock>();
+  {
+    DeviceCsr d = upload_csr(A, stream, up);
+    build_arrays(CudaSystem{stream}, d.rowptr.data(), d.colidx.data(), d.values.data(), A.nrows, A.ncols, A.nnz, bs, opt, blk->a);
+  } // the uploaded CSR is freed here (build_arrays synchronised the stream)
+  blk->geometry = blk->a;
+  blk->set_layout(Backend::cuda, A, blk->a.values.data(), (int64_t)blk->a.values.size(), blk->a.slot_of_csr.data());
+  return blk;
+}
+
+} // namespace bell
+} // namespace gpuformats
