@@ -149,11 +149,28 @@ compare_solver() { # name np ref_type type vec_opts -- tutorial args
 }
 EX14="bin/petsc/snes_ex14 -da_grid_x 10 -da_grid_y 10 -da_grid_z 10 -snes_monitor -ksp_converged_reason"
 EX2="bin/petsc/ksp_ex2 -m 40 -n 37 -ksp_monitor -ksp_converged_reason"
+EX19="bin/petsc/snes_ex19 -da_grid_x 12 -da_grid_y 10 -snes_monitor -ksp_converged_reason"
 for t in $TYPES; do
   for np in $RANKS; do
     compare_solver "petsc.ex14.$t.np$np" "$np" aij "$t" "" $EX14
     compare_solver "petsc.ex2.$t.np$np" "$np" aij "$t" "" $EX2
+    # ex19's DMDA has 4 dof, every block dense: both blocks in the block layout (BELL), AIJ's history
+    CMP_DM=1 compare_solver "petsc.block.ex19.$t.np$np" "$np" aij "$t" "" $EX19
   done
+  # Block or scalar layout (select/block_layout.hpp), and why, in -mat_view ::ascii_info
+  out=$(bin/petsc/snes_ex19 -da_grid_x 8 -da_grid_y 8 -dll_append "$LIB" -dm_mat_type "aij$t" -snes_max_it 1 -mat_view ::ascii_info 2>&1)
+  echo "$out" | grep -q "gpuformats: block layout (BELL): block-dense with block size 4" && echo "$out" | grep -q "gpuformats: bell (block layout, bs 4) on" && pass "petsc.block.view.$t" || { fail "petsc.block.view.$t"; echo "$out" | tail -5; }
+  out=$(bin/petsc/snes_ex19 -da_grid_x 8 -da_grid_y 8 -dll_append "$LIB" -dm_mat_type "aij$t" -snes_max_it 1 -mat_view ::ascii_info -mat_gpuformats_block scalar 2>&1)
+  echo "$out" | grep -q "gpuformats: scalar layout, as -mat_gpuformats_block scalar asks" && echo "$out" | grep -q "gpuformats: $t on" && pass "petsc.block.scalar_forced.$t" || { fail "petsc.block.scalar_forced.$t"; echo "$out" | tail -5; }
+  if [[ " $RANKS " == *" 2 "* ]]; then # the local and off-process blocks of every rank
+    n=$($MPIEXEC -n 2 bin/petsc/snes_ex19 -da_grid_x 12 -da_grid_y 10 -dll_append "$LIB" -dm_mat_type "aij$t" -snes_max_it 1 -info 2>&1 | grep -c "gpuformats: bell (block layout, bs 4) build of 240 x")
+    [ "$n" -ge 4 ] && pass "petsc.block.mpi_both_blocks.$t # $n builds" || fail "petsc.block.mpi_both_blocks.$t" "$n block builds, 4 expected"
+  fi
+  # a block size on a pattern that is not block-dense (ex2's 5-point stencil, -mat_block_size 2): scalar, saying where; forced: a clear error
+  out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -mat_block_size 2 -dll_append "$LIB" -mat_type "$t" -mat_view ::ascii_info 2>&1)
+  echo "$out" | grep -q "gpuformats: scalar layout: block size 2 but not block-dense (the 2x2 block at block row" && pass "petsc.block.not_dense_scalar.$t" || { fail "petsc.block.not_dense_scalar.$t"; echo "$out" | tail -5; }
+  out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -mat_block_size 2 -dll_append "$LIB" -mat_type "$t" -mat_gpuformats_block block 2>&1); rc=$?
+  [ $rc != 0 ] && echo "$out" | grep -q "mat_gpuformats_block block: the matrix is not block-dense with block size 2" && pass "petsc.block.forced_not_dense_error.$t" || { fail "petsc.block.forced_not_dense_error.$t" "rc=$rc"; echo "$out" | tail -5; }
   # Layout statistics in -mat_view ::ascii_info
   out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -mat_view ::ascii_info 2>&1)
   echo "$out" | grep -q "stored slots" && pass "petsc.view_info.$t" || { fail "petsc.view_info.$t"; echo "$out" | tail -5; }

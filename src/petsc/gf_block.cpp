@@ -2,7 +2,9 @@
 #include "gf_mat.hpp"
 
 #include "core/row_stats.hpp"
+#include "formats/bell/bell.hpp"
 #include "formats/slot_map.hpp"
+#include "select/block_layout.hpp"
 
 #include <petscdevice_cuda.h>
 
@@ -52,6 +54,8 @@ void GFBlock::reset()
   d_cols.release();
   pattern_build = -1;
   axpy_peer     = -1;
+  block_bs      = 0;
+  layout_reason.clear();
   last_build.timer.forget();
   last_refresh.timer.forget();
   state = nzstate = -1;
@@ -101,8 +105,14 @@ static PetscErrorCode StageText(const GFStageTime &st, char *buf, size_t len)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// What -mat_view and -info call a block's layout: its format's name, or the block layout's.
+static std::string LayoutName(const GFMat &gm, const GFBlock &blk)
+{
+  return blk.block_bs ? "bell (block layout, bs " + std::to_string(blk.block_bs) + ")" : std::string(gm.ops->root);
+}
+
 // -info: where a build's or refresh's time goes (reading its device times waits for it).
-static PetscErrorCode InfoStage(Mat aij, const GFMat &gm, const char *what, const CsrView &csr, PetscLogDouble host_s, const GFStageTime &st, double upload_bytes)
+static PetscErrorCode InfoStage(Mat aij, const GFMat &gm, const GFBlock &blk, const char *what, const CsrView &csr, PetscLogDouble host_s, const GFStageTime &st, double upload_bytes)
 {
   PetscBool info = PETSC_FALSE, measured;
   double    up, dev;
@@ -112,8 +122,8 @@ static PetscErrorCode InfoStage(Mat aij, const GFMat &gm, const char *what, cons
   if (!info) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(StageSeconds(st, &up, &dev, &measured));
   if (measured)
-    PetscCall(PetscInfo(aij, "gpuformats: %s %s of %d x %d, %" PetscInt64_FMT " nonzeros: %.3f ms from call to return; %.3f ms upload (%.1f GB/s, %" PetscInt_FMT " host threads) + %.3f ms device\n", gm.ops->root, what, csr.nrows, csr.ncols, (PetscInt64)csr.nnz, 1e3 * host_s, 1e3 * up, up > 0 ? upload_bytes / up / 1e9 : 0.0, gm.upload_threads, 1e3 * dev));
-  else PetscCall(PetscInfo(aij, "gpuformats: %s %s of %d x %d, %" PetscInt64_FMT " nonzeros: %.3f ms from call to return (no device times)\n", gm.ops->root, what, csr.nrows, csr.ncols, (PetscInt64)csr.nnz, 1e3 * host_s));
+    PetscCall(PetscInfo(aij, "gpuformats: %s %s of %d x %d, %" PetscInt64_FMT " nonzeros: %.3f ms from call to return; %.3f ms upload (%.1f GB/s, %" PetscInt_FMT " host threads) + %.3f ms device\n", LayoutName(gm, blk).c_str(), what, csr.nrows, csr.ncols, (PetscInt64)csr.nnz, 1e3 * host_s, 1e3 * up, up > 0 ? upload_bytes / up / 1e9 : 0.0, gm.upload_threads, 1e3 * dev));
+  else PetscCall(PetscInfo(aij, "gpuformats: %s %s of %d x %d, %" PetscInt64_FMT " nonzeros: %.3f ms from call to return (no device times)\n", LayoutName(gm, blk).c_str(), what, csr.nrows, csr.ncols, (PetscInt64)csr.nnz, 1e3 * host_s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -196,25 +206,33 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
     blk.reset(); // free the old layout first: the new one may need the memory
     blk.last_build.round = gm.syncs;
     std::unique_ptr<FormatBlock> fmt;
+    select::BlockDecision        layout;
     cudaStream_t                 s = nullptr;
     PetscLogDouble               t0, t1;
     if (backend == Backend::cuda) PetscCall(current_stream(&s));
     PetscCall(PetscTime(&t0));
     ok = run_layer(
       [&] {
+        // the row block size serves both blocks of an MPI matrix (PETSc gives the off-process one column block size 1)
+        layout = select::choose_block_layout(csr, (int32_t)aij->rmap->bs, (select::BlockMode)gm.block_mode);
         if (backend == Backend::cuda) {
           ensure_streams(blk, gm.ops->extra_streams);
           blk.last_build.timer.create();
-          fmt = gm.ops->build_cuda(csr, gm.params.data(), s, UploadContext{(int)gm.upload_threads, &blk.last_build.timer});
+          const UploadContext up{(int)gm.upload_threads, &blk.last_build.timer};
+          if (layout.block) fmt = bell::make_block_cuda(csr, layout.bs, {}, s, up);
+          else fmt = gm.ops->build_cuda(csr, gm.params.data(), s, up);
           blk.last_build.timer.finish(s);
-        } else fmt = gm.ops->build_host(csr, gm.params.data());
+        } else if (layout.block) fmt = bell::make_block_host(csr, layout.bs);
+        else fmt = gm.ops->build_host(csr, gm.params.data());
       },
       err);
     PetscCall(PetscTime(&t1));
     PetscCall(PetscLogEventEnd(MAT_GPUFormatsBuild, aij, 0, 0, 0));
     if (ok) {
-      PetscCall(InfoStage(aij, gm, "build", csr, t1 - t0, blk.last_build, csr_bytes(csr.nnz, csr.nrows)));
       PetscCheck(fmt, comm, PETSC_ERR_LIB, "gpuformats: format %s returned no layout", gm.ops->root);
+      blk.block_bs      = layout.block ? layout.bs : 0;
+      blk.layout_reason = layout.reason;
+      PetscCall(InfoStage(aij, gm, blk, "build", csr, t1 - t0, blk.last_build, csr_bytes(csr.nnz, csr.nrows)));
       blk.fmt     = std::move(fmt);
       blk.backend = backend;
       blk.nzstate = nzstate;
@@ -243,7 +261,7 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
       err);
     PetscCall(PetscTime(&t1));
     PetscCall(PetscLogEventEnd(MAT_GPUFormatsRefresh, aij, 0, 0, 0));
-    if (ok) PetscCall(InfoStage(aij, gm, "values-only refresh", csr, t1 - t0, blk.last_refresh, 8.0 * (double)csr.nnz));
+    if (ok) PetscCall(InfoStage(aij, gm, blk, "values-only refresh", csr, t1 - t0, blk.last_refresh, 8.0 * (double)csr.nnz));
     if (ok) blk.refreshes++;
     else blk.reset(); // values half-written: rebuilt at the next use
   }
@@ -463,8 +481,10 @@ PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *labe
   }
   const FormatBlock &f         = *blk.fmt;
   const double       csr_b     = csr_bytes(f.nnz, f.nrows);
-  PetscCall(ViewLine(viewer, all_ranks, "%s: %s on %s, %d x %d, %" PetscInt64_FMT " nonzeros, %" PetscInt64_FMT " stored slots (%.1f%% padding)\n", label, gm.ops->root, blk.backend == Backend::cuda ? "cuda" : "host", f.nrows, f.ncols, (PetscInt64)f.nnz, (PetscInt64)f.nslots,
+  const std::string  name      = LayoutName(gm, blk);
+  PetscCall(ViewLine(viewer, all_ranks, "%s: %s on %s, %d x %d, %" PetscInt64_FMT " nonzeros, %" PetscInt64_FMT " stored slots (%.1f%% padding)\n", label, name.c_str(), blk.backend == Backend::cuda ? "cuda" : "host", f.nrows, f.ncols, (PetscInt64)f.nnz, (PetscInt64)f.nslots,
                                    f.nslots ? 100.0 * (double)(f.nslots - f.nnz) / (double)f.nslots : 0.0));
+  if (!blk.layout_reason.empty()) PetscCall(ViewLine(viewer, all_ranks, "%s: %s (-mat_gpuformats_block %s)\n", label, blk.layout_reason.c_str(), select::kBlockModeNames[gm.block_mode]));
   PetscCall(ViewLine(viewer, all_ranks, "%s: %zu bytes read per product (%.3fx CSR), %zu bytes slot map for values-only refresh; %" PetscInt_FMT " builds, %" PetscInt_FMT " values-only refreshes, %" PetscInt_FMT " in-place edits, %" PetscInt_FMT " products\n", label, f.bytes(), csr_b > 0 ? (double)f.bytes() / csr_b : 0.0, f.map_bytes(), blk.builds, blk.refreshes, blk.edits, blk.products));
   if (blk.backend == Backend::cuda) {
     char build[96], refresh[96];
@@ -507,8 +527,11 @@ PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptio
   }
   PetscCall(PetscOptionsEList("-mat_gpuformats_product_result", "Type of the result of a MatProduct computed on the GPU (MatMatMult, MatPtAP: GAMG's coarse operators): aijcusparse, or this matrix's format", "MatProductSetFromOptions", GFProductResults, 2, GFProductResults[result], &result, NULL));
   gm.product_format = result == 1;
-  PetscCall(PetscOptionsEList("-mat_gpuformats_trisolve", "How the triangular solves of a device ILU(0) / ICC(0) (PCILU, PCICC) run: exact (cuSPARSE's triangular solves), sweeps (Jacobi sweeps, products in this format), isai (incomplete sparse approximate inverses, 2 products), auto (the sweeps or the exact solves, whichever a measurement at the first numeric factorization predicts faster)", "PCFactorSetMatSolverType", GFTrisolveModes, 4, GFTrisolveModes[gm.trisolve], &gm.trisolve, NULL));
+  PetscCall(PetscOptionsEList("-mat_gpuformats_trisolve", "How the triangular solves of ILU(k) / ICC(k) in the natural ordering (PCILU, PCICC) run: exact (cuSPARSE's triangular solves), sweeps (Jacobi sweeps, products in this format), isai (incomplete sparse approximate inverses, 2 products), auto (the sweeps or the exact solves, whichever a measurement at the first numeric factorization predicts faster)", "PCFactorSetMatSolverType", GFTrisolveModes, 4, GFTrisolveModes[gm.trisolve], &gm.trisolve, NULL));
   PetscCall(PetscOptionsRangeInt("-mat_gpuformats_trisolve_sweeps", "Jacobi sweeps per triangle of -mat_gpuformats_trisolve sweeps and auto", "PCFactorSetMatSolverType", gm.trisolve_sweeps, &gm.trisolve_sweeps, NULL, 0, 1000));
+  const PetscInt block_mode = gm.block_mode;
+  PetscCall(PetscOptionsEList("-mat_gpuformats_block", "Block layout for a matrix with a block size (MatSetBlockSize, a DMDA's dof) from 2 to 8: auto (BELL, one column index per bs x bs block, where every block is dense; else this format), scalar (always this format), block (BELL, an error where not block-dense)", "MatSetBlockSize", select::kBlockModeNames, 3, select::kBlockModeNames[gm.block_mode], &gm.block_mode, NULL));
+  if (gm.block_mode != block_mode) changed = PETSC_TRUE;
   PetscCall(PetscOptionsReal("-mat_gpuformats_trisolve_auto_margin", "-mat_gpuformats_trisolve auto takes the sweeps where their predicted solve time is at most this times the exact solves' (0: never)", "PCFactorSetMatSolverType", gm.trisolve_auto_margin, &gm.trisolve_auto_margin, NULL));
   PetscCheck(gm.trisolve_auto_margin >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_gpuformats_trisolve_auto_margin must be 0 or more (given %g): it bounds a ratio of times", (double)gm.trisolve_auto_margin);
   PetscCall(PetscOptionsRangeInt("-mat_gpuformats_upload_threads", "Host threads that copy the AIJ arrays into pinned buffers for their upload to the GPU at a build or values-only refresh (1: cudaMemcpyAsync from pageable memory, as aijcusparse)", "MatSetFromOptions", gm.upload_threads, &gm.upload_threads, NULL, 1, kMaxUploadThreads));

@@ -394,6 +394,7 @@ PetscErrorCode GFInherit(Mat from, Mat to)
   t.trisolve        = f.trisolve;
   t.trisolve_sweeps = f.trisolve_sweeps;
   t.trisolve_auto_margin = f.trisolve_auto_margin;
+  t.block_mode           = f.block_mode;
   if (t.backend_option != f.backend_option) {
     t.backend_option = f.backend_option;
     PetscCall(MatSetVecType(to, resolve_backend(t) == Backend::cuda ? VECCUDA : VECSTANDARD));

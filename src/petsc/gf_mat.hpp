@@ -52,6 +52,8 @@ struct GFBlock {
   PetscObjectState             state    = -1; // AIJ block state when fmt was last synced
   PetscObjectState             nzstate  = -1;
   PetscObjectId                src      = 0;  // the AIJ block it was built from (MPIAIJ replaces its blocks)
+  int32_t                      block_bs = 0;  // > 0: fmt is BELL with this block size (select/block_layout.hpp)
+  std::string                  layout_reason; // why block or scalar, for -mat_view ::ascii_info
   bool                         caller_step = false; // layout made current inside a Mat call that raises the state once more on return (same values)
   DeviceBuffer<double>         staging;       // host CSR values uploaded for a refresh
   std::vector<int32_t>         diag_pos;      // CSR position of each diagonal entry (-1: none)
@@ -143,11 +145,14 @@ struct GFMat {
   GFOps aij{}; // the AIJ implementations we wrap or fall back to
   bool  product_format = false; // -mat_gpuformats_product_result: device MatProducts give a matrix of this format (else aijcusparse)
   // -mat_gpuformats_trisolve, -mat_gpuformats_trisolve_sweeps, -mat_gpuformats_trisolve_auto_margin:
-  // how a device ILU(0) / ICC(0)'s triangular solves run (gf_factor.cpp, src/trisolve): 0 exact
+  // how the triangular solves of ILU(k) / ICC(k) in the natural ordering run (gf_factor.cpp, src/trisolve): 0 exact
   // (cuSPARSE's), 1 sweeps, 2 isai, 3 auto (sweeps where their predicted solve time is at most the
   // margin times the exact solves')
   PetscInt  trisolve = 0, trisolve_sweeps = 3;
   PetscReal trisolve_auto_margin = trisolve::kAutoMargin;
+  // -mat_gpuformats_block auto|scalar|block (select::BlockMode): each block's bs x bs blocks
+  // (the row block size, MatSetBlockSize) in BELL, one column index per block, where block-dense
+  PetscInt block_mode = 0;
 
 };
 

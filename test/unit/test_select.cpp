@@ -1,5 +1,7 @@
 // src/select/: the strip partition (the paper's Fig. 11) against every partition enumerated, on
-// random block costs; the strip features against a direct count. Host only.
+// random block costs; the strip features against a direct count; the block-or-scalar rule on
+// block-dense matrices and on ones broken by a single entry, in every mode. Host only.
+#include "select/block_layout.hpp"
 #include "select/partition.hpp"
 
 #include "common/check.hpp"
@@ -121,6 +123,50 @@ int main()
       ok = f[s].first_row == (int32_t)s * S && f[s].rows == r1 - (int32_t)s * S && f[s].nnz == nnz && f[s].max_row == mx && f[s].col_span == (hi >= 0 ? hi - lo + 1 : 0);
     }
     check(ok, "select.features.trial" + std::to_string(trial));
+  }
+  // --- block or scalar layout ---
+  for (int32_t bs = 1; bs <= 9; ++bs) {
+    // a random block pattern (nb x nb, diagonal blocks included) with every block dense
+    const int32_t        nb = 5 + (int32_t)(rng() % 20);
+    std::vector<int32_t> rowptr(1, 0), cols;
+    std::vector<std::vector<int32_t>> brow(nb);
+    for (int32_t br = 0; br < nb; ++br) {
+      brow[br].push_back(br);
+      for (int k = 0; k < 3; ++k) brow[br].push_back((int32_t)(rng() % nb));
+      std::sort(brow[br].begin(), brow[br].end());
+      brow[br].erase(std::unique(brow[br].begin(), brow[br].end()), brow[br].end());
+    }
+    for (int32_t r = 0; r < nb * bs; ++r) {
+      for (int32_t bc : brow[r / bs])
+        for (int32_t b = 0; b < bs; ++b) cols.push_back(bc * bs + b);
+      rowptr.push_back((int32_t)cols.size());
+    }
+    const CsrView dense{nb * bs, nb * bs, (int64_t)cols.size(), rowptr.data(), cols.data(), nullptr};
+    // the same with the last entry of row 1 (when it exists) dropped: one block no longer dense
+    std::vector<int32_t> rowptr2 = rowptr, cols2 = cols;
+    const int32_t        drop = std::min<int32_t>(1, nb * bs - 1);
+    cols2.erase(cols2.begin() + rowptr2[drop + 1] - 1);
+    for (size_t i = drop + 1; i < rowptr2.size(); ++i) --rowptr2[i];
+    const CsrView broken{nb * bs, nb * bs, (int64_t)cols2.size(), rowptr2.data(), cols2.data(), nullptr};
+    const std::string tag = "select.block_layout.bs" + std::to_string(bs);
+    const BlockDecision a = choose_block_layout(dense, bs, BlockMode::automatic);
+    const bool          fits = bs >= 2 && bs <= 8;
+    check(a.block == fits && (!fits || a.bs == bs) && !a.reason.empty(), tag + ".auto_dense", a.reason);
+    const BlockDecision b = choose_block_layout(broken, bs, BlockMode::automatic);
+    check(!b.block && (bs == 1 || bs > 8 || b.reason.find("not block-dense") != std::string::npos), tag + ".auto_broken", b.reason);
+    const BlockDecision c = choose_block_layout(dense, bs, BlockMode::scalar);
+    check(!c.block && c.reason.find("-mat_gpuformats_block scalar") != std::string::npos, tag + ".scalar_forced", c.reason);
+    const auto kind_of = [&](const CsrView &A) {
+      try {
+        const BlockDecision d = choose_block_layout(A, bs, BlockMode::block);
+        return d.block ? std::string("block") : std::string("scalar");
+      } catch (const Error &e) {
+        return std::string(e.kind == ErrorKind::bad_input ? "bad_input" : e.kind == ErrorKind::unsupported ? "unsupported" : "other") + ": " + e.what();
+      }
+    };
+    const std::string fd = kind_of(dense), fb = kind_of(broken);
+    check(fits ? fd == "block" : fd.rfind("bad_input", 0) == 0, tag + ".block_forced_dense", fd);
+    check(fits ? fb.rfind("unsupported", 0) == 0 && fb.find("not block-dense") != std::string::npos : fb.rfind("bad_input", 0) == 0, tag + ".block_forced_broken", fb);
   }
   return gftest::finish();
 }
