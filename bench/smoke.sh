@@ -61,6 +61,32 @@ out=$("$BIN" -matrix "fem:rows=100,nonsense=3" -types aij 2>&1); rc=$?
 out=$("$BIN" -matrix /nonexistent.mtx -types aij 2>&1); rc=$?
 [ $rc != 0 ] && echo "$out" | grep -q "cannot open" && ok "bench.missing_file_error" || { notok "bench.missing_file_error" "exit $rc"; echo "$out" | tail -5; }
 
+# 2b. block sizes (issue 27): on 1 and 3 ranks (rows split in whole blocks), a block-dense matrix
+# takes the block layout, :scalar forces the scalar one, a not block-dense one with a block size
+# stays scalar; every product right; cusparse:bsr is n/a without a GPU (with one: ok) and on a
+# matrix without a block size
+for np in 1 3; do
+  $MPIEXEC -n $np "$BIN" -matrix blockfem:n=900,bs=4 -label blkfem_bs4 -types aij,evchyb,evchyb:scalar,cusparse:bsr -reps 2 -warmup 1 -json "$OUT/block$np.a.json" >"$OUT/block$np.log" 2>&1 &&
+    $MPIEXEC -n $np "$BIN" -matrix stencil27:n=9,blocksize=3 -label st27_bs3 -types aij,evchyb,cusparse:bsr -reps 2 -warmup 1 -json "$OUT/block$np.b.json" >>"$OUT/block$np.log" 2>&1
+  rc=$?
+  python3 - "$OUT/block$np.a.json" "$OUT/block$np.b.json" $np <<'PY' && ok "bench.block_layouts.np$np" || { notok "bench.block_layouts.np$np" "exit $rc"; tail -20 "$OUT/block$np.log"; }
+import json, sys
+a, b = (json.load(open(f))["matrices"][0] for f in sys.argv[1:3])
+np = int(sys.argv[3])
+ra = {r["type"]: r for r in a["results"]}
+rb = {r["type"]: r for r in b["results"]}
+bsr_ok = lambda r: r["status"] == "ok" or (r["status"] == "n/a" and ("GPU" in r["reason"] or (np > 1 and "one rank" in r["reason"])))
+assert a["block_size"] == 4 and b["block_size"] == 3, (a["block_size"], b["block_size"])
+assert ra["evchyb"]["status"] == "ok" and ra["evchyb"]["layout"] == "block", ra["evchyb"]
+assert ra["evchyb:scalar"]["status"] == "ok" and ra["evchyb:scalar"]["layout"] == "scalar", ra["evchyb:scalar"]
+assert rb["evchyb"]["status"] == "ok" and rb["evchyb"]["layout"] == "scalar" and "not block-dense" in rb["evchyb"]["layout_reason"], rb["evchyb"]
+assert bsr_ok(ra["cusparse:bsr"]) and bsr_ok(rb["cusparse:bsr"]), (ra["cusparse:bsr"], rb["cusparse:bsr"])
+assert "layout" not in ra["aij"]
+PY
+done
+out=$("$BIN" -matrix stencil3d7:n=6 -types cusparse:bsr 2>&1)
+echo "$out" | grep -q "cusparse:bsr.*n/a: .*\(no block size\|needs a GPU\)" && ok "bench.bsr_needs_block_size" || { notok "bench.bsr_needs_block_size"; echo "$out" | tail -5; }
+
 # 3. MPI: 2 ranks, rows split, same checks
 $MPIEXEC -n 2 "$BIN" -suite bench/suites/small.txt -only st7,rmat,long,ship -types "aij,${ours%,}" -reps 2 -warmup 1 -json "$OUT/np2.json" >"$OUT/np2.log" 2>&1
 rc=$?

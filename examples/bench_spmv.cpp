@@ -26,8 +26,17 @@
 // the library this program links, or the plugin loaded with -dll_append). A type may carry options:
 // aijcusparse:alg1 / aijcusparse:alg2 set -mat_cusparse_spmv_alg CSRMV_ALG1 / CSRMV_ALG2;
 // type:-option=value[:-option=value] sets any option while that type is measured (applied with
-// MatSetFromOptions after MatConvert, inside the setup time). A type that fails to convert or
-// multiply is reported as "n/a: <reason>" and the run goes on.
+// MatSetFromOptions after MatConvert, inside the setup time); ours take :scalar / :block / :auto for
+// -mat_gpuformats_block (evchyb:scalar beside evchyb shows the block layout's gain on a matrix with
+// a block size). A type that fails to convert or multiply is reported as "n/a: <reason>" and the
+// run goes on.
+//
+// Block sizes: a generator's block size (blockstencil3d, blockfem, blocksize=) is set on the AIJ
+// with MatSetBlockSize, so our types choose their block layout (BELL) as in an application; the
+// JSON records it per matrix and, per gpuformats type, the layout taken (from -mat_view ::ascii_info).
+// cusparse:bsr / cusparse:bsrmv, on a matrix with a block size of 2 or more and one rank: cuSPARSE's
+// BSR (converted on the device by csr2bsr) multiplied by cusparseSpMV BSR_ALG1 / cusparseDbsrmv,
+// raw library calls timed like the types (so without PETSc's MatMult overhead), checked alike.
 //
 // CUDA is touched only when a type other than PETSc's host types is asked for, so
 // `-types aij` (and gpuformats types on their host backend) runs on a machine without a GPU.
@@ -168,6 +177,7 @@ PetscErrorCode record_error(MPI_Comm, int, const char *fun, const char *, PetscE
 
 struct TypeEntry {
   std::string                                      label, type;
+  std::string                                      cusparse; // type "cusparse": "bsr" or "bsrmv"
   std::vector<std::pair<std::string, std::string>> options; // set while this type is measured
 };
 
@@ -182,12 +192,17 @@ PetscErrorCode parse_types(const std::string &list, std::vector<TypeEntry> &out)
     t.type  = parts[0];
     for (size_t i = 1; i < parts.size(); ++i) {
       const std::string &v = parts[i];
-      if (v == "alg1" || v == "alg2") t.options.emplace_back("-mat_cusparse_spmv_alg", v == "alg1" ? "CSRMV_ALG1" : "CSRMV_ALG2");
+      if (t.type == "cusparse") {
+        PetscCheck((v == "bsr" || v == "bsrmv") && parts.size() == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "'%s': the cuSPARSE baselines are cusparse:bsr (cusparseSpMV BSR_ALG1) and cusparse:bsrmv (cusparseDbsrmv)", item.c_str());
+        t.cusparse = v;
+      } else if (v == "alg1" || v == "alg2") t.options.emplace_back("-mat_cusparse_spmv_alg", v == "alg1" ? "CSRMV_ALG1" : "CSRMV_ALG2");
+      else if (v == "scalar" || v == "block" || v == "auto") t.options.emplace_back("-mat_gpuformats_block", v);
       else if (starts_with(v, "-")) {
         const size_t eq = v.find('=');
         t.options.emplace_back(v.substr(0, eq), eq == std::string::npos ? std::string() : v.substr(eq + 1));
-      } else SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "type variant '%s' in '%s': use alg1, alg2 or -option=value", v.c_str(), item.c_str());
+      } else SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "type variant '%s' in '%s': use alg1, alg2, scalar, block, auto or -option=value", v.c_str(), item.c_str());
     }
+    PetscCheck(t.type != "cusparse" || !t.cusparse.empty(), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "'cusparse' alone is not a type: cusparse:bsr or cusparse:bsrmv");
     out.push_back(t);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -229,6 +244,7 @@ PetscErrorCode read_suite(const std::string &path, std::vector<MatrixEntry> &out
 struct HostMatrix {
   Mat                               A = nullptr;
   int64_t                           nrows = 0, ncols = 0, nnz = 0;
+  int64_t                           block_size = 1; // MatGetBlockSize of the AIJ
   int64_t                           row_min = 0, row_max = 0;
   double                            row_mean = 0, row_std = 0;
   double                            load_s = 0, assemble_s = 0;
@@ -341,6 +357,11 @@ PetscErrorCode load_matrix(const MatrixEntry &e, uint64_t seed, HostMatrix &M)
   M.nrows = M_;
   M.ncols = N_;
   M.nnz   = (int64_t)info.nz_used;
+  {
+    PetscInt bs;
+    PetscCall(MatGetBlockSize(M.A, &bs));
+    M.block_size = bs;
+  }
   PetscCall(MatGetOwnershipRange(M.A, &rstart, &rend));
   double loc[3] = {1e300, 0, 0}, glob[3], sum2 = 0, gsum2;
   for (PetscInt i = rstart; i < rend; ++i) {
@@ -457,6 +478,7 @@ struct TypeResult {
   double      bytes = NAN;
   double      t_first_s = NAN, t_median_s = NAN, t_b2b_mean_s = NAN, relerr_t = NAN; // MatMultTranspose (-transpose)
   int         reps = 0, refresh_reps = 0;
+  std::string layout, layout_reason;                                 // gpuformats types: block | scalar | mixed, and why
   std::string halo;                                                  // gpuformats mpi types: the halo exchange used
   double      halo_s = NAN, halo_local_s = NAN, halo_exposed_s = NAN; // per product, mean over ranks (-mat_gpuformats_halo_measure)
 };
@@ -604,6 +626,141 @@ PetscErrorCode write_values(HostMatrix &M, Mat B, bool array_path, const std::ve
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// The layout a gpuformats matrix took, read from its -mat_view ::ascii_info text (rank 0 receives
+// every rank's lines): each built block prints one "... stored slots (...)" line, whose layout name
+// is "bell (block layout, bs N)" for the block layout; "block" when every block is, "scalar" when
+// none is, else "mixed". reason: the first "(-mat_gpuformats_block ...)" line, past its label.
+PetscErrorCode layout_of(Mat B, std::string *layout, std::string *reason)
+{
+  char       *text = nullptr;
+  size_t      len  = 0;
+  FILE       *f    = open_memstream(&text, &len);
+  PetscViewer v;
+
+  PetscFunctionBegin;
+  PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_SYS, "open_memstream failed");
+  PetscCall(PetscViewerASCIIOpenWithFILE(PetscObjectComm((PetscObject)B), f, &v));
+  PetscCall(PetscViewerPushFormat(v, PETSC_VIEWER_ASCII_INFO));
+  PetscCall(MatView(B, v));
+  PetscCall(PetscViewerPopFormat(v));
+  PetscCall(PetscViewerDestroy(&v)); // leaves f open (ASCIIOpenWithFILE)
+  fclose(f);
+  std::stringstream in(text ? std::string(text, len) : std::string());
+  free(text);
+  int blocks = 0, block_layout = 0;
+  reason->clear();
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(" stored slots (") != std::string::npos) {
+      ++blocks;
+      if (line.find("(block layout, bs ") != std::string::npos) ++block_layout;
+    }
+    if (reason->empty() && line.find("(-mat_gpuformats_block ") != std::string::npos) *reason = trim(line.substr(line.find(": ") == std::string::npos ? 0 : line.find(": ") + 2));
+  }
+  *layout = blocks == 0 ? "unknown" : block_layout == 0 ? "scalar" : block_layout == blocks ? "block" : "mixed";
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The cuSPARSE BSR baseline (cusparse:bsr, cusparse:bsrmv): setup = upload + csr2bsr (+ the
+// generic API's descriptors and buffer) + the first product; products timed on PETSc's stream like
+// the types'; refresh = upload of the new CSR values + csr2bsr again + a product. One rank, a block
+// size of 2 or more, a GPU; otherwise n/a with the reason.
+PetscErrorCode measure_bsr(const Settings &S, HostMatrix &M, const TypeEntry &T, TypeResult &R)
+{
+  const bool         legacy = T.cusparse == "bsrmv";
+  std::string        why;
+  cudaStream_t       stream;
+  const PetscInt    *ia, *ja;
+  const PetscScalar *va;
+  PetscInt           n;
+  PetscBool          done;
+  double             t0;
+  std::vector<double> y((size_t)M.nrows), xk((size_t)M.ncols);
+
+  PetscFunctionBegin;
+  PetscCheck(S.gpu, PETSC_COMM_WORLD, PETSC_ERR_SUP, "cuSPARSE BSR needs a GPU");
+  PetscCheck(S.size == 1, PETSC_COMM_WORLD, PETSC_ERR_SUP, "the cuSPARSE BSR baseline runs on one rank");
+  PetscCheck(M.block_size >= 2, PETSC_COMM_WORLD, PETSC_ERR_SUP, "no block size (MatSetBlockSize) of 2 or more");
+  R.type_name = legacy ? "cuSPARSE BSR, cusparseDbsrmv" : "cuSPARSE BSR, cusparseSpMV BSR_ALG1";
+  R.where     = "gpu";
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  BenchBsr bsr((void *)stream, legacy);
+  PetscCall(MatGetRowIJ(M.A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatGetRowIJ failed");
+  PetscCall(MatSeqAIJGetArrayRead(M.A, &va));
+  PetscCall(sync_all(S));
+  t0             = now_s();
+  const bool set = bsr.setup((int)M.nrows, (int)M.ncols, (int)M.block_size, ia, ja, va, S.nx, &why);
+  R.convert_s    = now_s() - t0;
+  PetscCall(MatSeqAIJRestoreArrayRead(M.A, &va));
+  PetscCall(MatRestoreRowIJ(M.A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCheck(set, PETSC_COMM_SELF, PETSC_ERR_LIB, "%s", why.c_str());
+  for (int k = 0; k < S.nx; ++k) {
+    for (int64_t i = 0; i < M.ncols; ++i) xk[i] = x_value(S.seed, k, i);
+    PetscCheck(bsr.set_x(k, xk.data(), &why), PETSC_COMM_SELF, PETSC_ERR_LIB, "%s", why.c_str());
+  }
+  auto product = [&](int k) -> PetscErrorCode {
+    PetscFunctionBegin;
+    PetscCheck(bsr.multiply(k, &why), PETSC_COMM_SELF, PETSC_ERR_LIB, "%s", why.c_str());
+    PetscFunctionReturn(PETSC_SUCCESS);
+  };
+  auto error_of = [&](const std::vector<double> &ref, double *e) -> PetscErrorCode {
+    double num = 0, den = 0;
+    PetscFunctionBegin;
+    PetscCheck(bsr.get_y(y.data(), &why), PETSC_COMM_SELF, PETSC_ERR_LIB, "%s", why.c_str());
+    for (size_t i = 0; i < y.size(); ++i) num += (y[i] - ref[i]) * (y[i] - ref[i]), den += ref[i] * ref[i];
+    *e = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  };
+  t0 = now_s();
+  PetscCall(product(0));
+  PetscCall(sync_all(S));
+  R.first_mult_s = now_s() - t0;
+  R.setup_s      = R.convert_s + R.first_mult_s;
+  PetscCall(error_of(M.yref[0], &R.relerr));
+
+  Timer timer(true, S.size);
+  for (int r = 0; r < S.warmup; ++r) PetscCall(product(r % S.nx));
+  PetscCall(sync_all(S));
+  R.reps = S.reps;
+  std::vector<double> times;
+  PetscCall(time_products(timer, R.reps, [&](int r) { return product(r % S.nx); }, times, &R.b2b_mean_s));
+  R.spmv_median_s = median(times);
+  R.spmv_min_s    = *std::min_element(times.begin(), times.end());
+  R.spmv_max_s    = *std::max_element(times.begin(), times.end());
+  R.spmv_mean_s   = mean(times);
+  {
+    double e = NAN;
+    PetscCall(error_of(M.yref[(R.reps - 1) % S.nx], &e));
+    R.relerr = worst(R.relerr, e);
+  }
+  R.bytes        = bsr.bytes();
+  R.bytes_source = "BSR: " + std::to_string(bsr.nnzb()) + " blocks x (8 bs^2 + 4) + 4 (rows/bs + 1)";
+
+  R.refresh_method = "upload of the CSR values + cusparseDcsr2bsr + product";
+  std::vector<double> rtimes;
+  for (int r = 0; r < S.refresh_reps; ++r) {
+    const bool changed = r % 2 == 0;
+    PetscCall(sync_all(S));
+    t0 = now_s();
+    PetscCheck(bsr.refresh((changed ? M.new_values : M.orig_values)[0].data(), &why), PETSC_COMM_SELF, PETSC_ERR_LIB, "%s", why.c_str());
+    PetscCall(product(0));
+    PetscCall(sync_all(S));
+    rtimes.push_back(now_s() - t0);
+    double e = NAN;
+    PetscCall(error_of(changed ? M.yref_refreshed : M.yref[0], &e));
+    R.relerr_refresh = r == 0 ? e : worst(R.relerr_refresh, e);
+  }
+  if (!rtimes.empty()) {
+    R.refresh_total_s = median(rtimes);
+    R.refresh_s       = std::max(0.0, R.refresh_total_s - R.spmv_median_s);
+  }
+  R.refresh_reps = S.refresh_reps;
+  const bool ok  = R.relerr <= S.tol && (S.refresh_reps == 0 || R.relerr_refresh <= S.tol);
+  R.status       = ok ? "ok" : "wrong";
+  if (!ok) R.reason = "relative error above " + std::to_string(S.tol);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode measure_type(const Settings &S, HostMatrix &M, const TypeEntry &T, TypeObjects &o, TypeResult &R)
 {
   PetscBool device_vecs = PETSC_FALSE;
@@ -725,6 +882,13 @@ PetscErrorCode measure_type(const Settings &S, HostMatrix &M, const TypeEntry &T
     } else R.bytes_source = "unknown";
   }
 
+  // --- which layout ours took (the one just timed: the view builds nothing new here) ---
+  {
+    PetscBool ours;
+    PetscCall(MatGPUFormatsIsType(o.B, &ours));
+    if (ours) PetscCall(layout_of(o.B, &R.layout, &R.layout_reason));
+  }
+
   // --- values-only refresh: new values with the same pattern, then one product ---
   PetscBool array_path = PETSC_FALSE;
   PetscCall(is_seqaij_like(o.B, &array_path));
@@ -778,7 +942,7 @@ void run_type(const Settings &S, HostMatrix &M, const TypeEntry &T, TypeResult &
   PetscErrorCode ierr;
   {
     TypeObjects o;
-    ierr = measure_type(S, M, T, o, R);
+    ierr = T.type == "cusparse" ? measure_bsr(S, M, T, R) : measure_type(S, M, T, o, R);
   } // destroys B and the vectors, also after an error, before the next type
   (void)PetscPopErrorHandler();
   for (const auto &kv : T.options) (void)PetscOptionsClearValue(NULL, kv.first.c_str());
@@ -833,6 +997,7 @@ std::string result_json(const Settings &S, const HostMatrix &M, const TypeEntry 
     o.add("setup_upload_s", jnum(R.setup_upload_s)).add("setup_device_s", jnum(R.setup_device_s)).add("setup_device_spmvs", jnum(R.setup_device_s / R.spmv_median_s));
     o.add("refresh_upload_s", jnum(R.refresh_upload_s)).add("refresh_device_s", jnum(R.refresh_device_s)).add("refresh_device_spmvs", jnum(R.refresh_device_s / R.spmv_median_s));
     o.add("bytes", jnum(R.bytes)).add("bytes_vs_csr", jnum(R.bytes / csr)).add("bytes_source", jstr(R.bytes_source));
+    if (!R.layout.empty()) o.add("layout", jstr(R.layout)).add("layout_reason", jstr(R.layout_reason));
     if (!R.halo.empty()) o.add("halo", jstr(R.halo));
     if (!std::isnan(R.halo_s)) o.add("halo_s", jnum(R.halo_s)).add("halo_local_s", jnum(R.halo_local_s)).add("halo_exposed_s", jnum(R.halo_exposed_s)).add("halo_hidden", jnum(1.0 - R.halo_exposed_s / R.halo_s));
     if (S.transpose) o.add("transpose_first_s", jnum(R.t_first_s)).add("transpose_median_s", jnum(R.t_median_s)).add("transpose_back_to_back_mean_s", jnum(R.t_b2b_mean_s)).add("relerr_transpose", jnum(R.relerr_t));
@@ -871,7 +1036,8 @@ void print_result(const Settings &S, const HostMatrix &M, const TypeEntry &T, co
   if (std::isfinite(R.setup_device_s) || std::isfinite(R.refresh_device_s))
     PetscPrintf(PETSC_COMM_WORLD, "  %-22s device part: setup %.3f ms (%.2f SpMVs) after a %.3f ms upload; refresh %.3f ms (%.2f SpMVs) after a %.3f ms upload\n", "", R.setup_device_s * 1e3, R.setup_device_s / R.spmv_median_s, R.setup_upload_s * 1e3, R.refresh_device_s * 1e3,
                 R.refresh_device_s / R.spmv_median_s, R.refresh_upload_s * 1e3);
-  if (S.transpose)
+  if (M.block_size > 1 && !R.layout.empty()) PetscPrintf(PETSC_COMM_WORLD, "  %-22s layout: %s (%s)\n", "", R.layout.c_str(), R.layout_reason.c_str());
+  if (S.transpose && T.type != "cusparse")
     PetscPrintf(PETSC_COMM_WORLD, "  %-22s MatMultTranspose: %.1f us (%.2f SpMVs), first %.3f ms, relerr %.1e\n", "", R.t_median_s * 1e6, R.t_median_s / R.spmv_median_s, R.t_first_s * 1e3, R.relerr_t);
 }
 
@@ -946,6 +1112,8 @@ static const char help[] = "SpMV benchmark: PETSc's GPU types and gpuformats' fo
                            "  -suite <file>             matrices, one per line: [label] spec (see bench/suites/)\n"
                            "  -only <l1,l2,...>         from the suite, only the matrices whose label contains one of these\n"
                            "  -types <t1,t2,...>        types: aij, aijcusparse:alg1, aijcusparse:alg2, sellcuda, evchyb, pjds, pellr, suraa,\n"
+                           "                            ours with :scalar / :block (-mat_gpuformats_block), cusparse:bsr, cusparse:bsrmv\n"
+                           "                            (cuSPARSE BSR, matrices with a block size, 1 rank),\n"
                            "                            type:-option=value; default: PETSc's GPU types and every gpuformats type\n"
                            "                            (aij and the gpuformats types without a GPU)\n"
                            "  -reps <20> -warmup <5> -nx <4> -refresh_reps <3> -host_reps <reps> -seed <1> -verify_tol <1e-10>\n"
@@ -1131,16 +1299,19 @@ int main(int argc, char **argv)
     P.reps = P.host_reps = 1;
     P.warmup = P.refresh_reps = 0;
     P.nx                      = 1;
-    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    PetscErrorCode ierr = load_matrix({"prime", "stencil2d5:n=16"}, S.seed, T);
-    if (!ierr) ierr = host_reference(T, S.seed, 1, S.transpose);
-    PetscCall(PetscPopErrorHandler());
-    if (!ierr)
-      for (const TypeEntry &t : types) {
-        TypeResult R;
-        run_type(P, T, t, R);
-      }
-    PetscCall(destroy_host(T));
+    // a scalar matrix, then one with a block size (the block layout's kernels, cuSPARSE BSR)
+    for (const char *spec : {"stencil2d5:n=16", "blockstencil3d:n=3,bs=2"}) {
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      PetscErrorCode ierr = load_matrix({"prime", spec}, S.seed, T);
+      if (!ierr) ierr = host_reference(T, S.seed, 1, S.transpose);
+      PetscCall(PetscPopErrorHandler());
+      if (!ierr)
+        for (const TypeEntry &t : types) {
+          TypeResult R;
+          run_type(P, T, t, R);
+        }
+      PetscCall(destroy_host(T));
+    }
   }
 
   // --- the matrices ---
@@ -1167,8 +1338,8 @@ int main(int argc, char **argv)
       continue;
     }
     const double csr = gpuformats::csr_bytes(M.nnz, M.nrows);
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %lld x %lld, %lld nonzeros, rows %lld..%lld (mean %.1f, std %.1f); CSR %s; %s in %.2f s, AIJ assembled in %.2f s\n", (long long)M.nrows, (long long)M.ncols, (long long)M.nnz, (long long)M.row_min, (long long)M.row_max, M.row_mean, M.row_std,
-                          human_bytes(csr).c_str(), M.source.c_str(), M.load_s, M.assemble_s));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %lld x %lld, %lld nonzeros, rows %lld..%lld (mean %.1f, std %.1f); CSR %s; %s in %.2f s, AIJ assembled in %.2f s%s\n", (long long)M.nrows, (long long)M.ncols, (long long)M.nnz, (long long)M.row_min, (long long)M.row_max, M.row_mean, M.row_std,
+                          human_bytes(csr).c_str(), M.source.c_str(), M.load_s, M.assemble_s, M.block_size > 1 ? ("; block size " + std::to_string(M.block_size)).c_str() : ""));
     print_header();
     std::string results = "[";
     for (size_t t = 0; t < types.size(); ++t) {
@@ -1180,7 +1351,7 @@ int main(int argc, char **argv)
       results += (t ? ",\n    " : "\n    ") + result_json(S, M, types[t], R);
     }
     results += "\n  ]";
-    mj.add("status", jstr("ok")).add("source", jstr(M.source)).add("nrows", jint(M.nrows)).add("ncols", jint(M.ncols)).add("nnz", jint(M.nnz));
+    mj.add("status", jstr("ok")).add("source", jstr(M.source)).add("nrows", jint(M.nrows)).add("ncols", jint(M.ncols)).add("nnz", jint(M.nnz)).add("block_size", jint(M.block_size));
     mj.add("row_length", JObj().add("min", jint(M.row_min)).add("max", jint(M.row_max)).add("mean", jnum(M.row_mean)).add("std", jnum(M.row_std)).str());
     // ELLPACK-R of this matrix (every row padded to the longest, rows rounded up to a warp, rl[] per
     // row): the reference of the pJDS paper's memory saving.

@@ -5,6 +5,10 @@
 
 #include <algorithm>
 #include <cuda_runtime.h>
+// csr2bsr is marked deprecated in CUDA 13 (no generic replacement for the conversion yet); it is
+// what an aijcusparse-like BSR type would call
+#define DISABLE_CUSPARSE_DEPRECATED
+#include <cusparse.h>
 #include <string>
 #include <vector>
 
@@ -149,4 +153,127 @@ double BenchEventTimer::stop(void *stream)
   cudaEventSynchronize((cudaEvent_t)stop_);
   cudaEventElapsedTime(&ms, (cudaEvent_t)start_, (cudaEvent_t)stop_);
   return ms * 1e-3;
+}
+
+// --- the cuSPARSE BSR baseline ---------------------------------------------------------------
+
+struct BenchBsr::Impl {
+  cudaStream_t          stream = nullptr;
+  bool                  legacy = false;
+  cusparseHandle_t      h      = nullptr;
+  cusparseMatDescr_t    dcsr = nullptr, dbsr = nullptr;
+  cusparseSpMatDescr_t  mat  = nullptr;
+  cusparseDnVecDescr_t  vy   = nullptr;
+  std::vector<cusparseDnVecDescr_t> vx;
+  int                   m = 0, n = 0, bs = 1, mb = 0, nb = 0;
+  long long             nnz = 0;
+  int                  *csr_rp = nullptr, *csr_ci = nullptr, *bsr_rp = nullptr, *bsr_ci = nullptr;
+  double               *csr_v = nullptr, *bsr_v = nullptr, *y = nullptr, *x = nullptr;
+  void                 *buf = nullptr;
+};
+
+namespace {
+bool cu_ok(cudaError_t e, const char *what, std::string *why)
+{
+  if (e == cudaSuccess) return true;
+  if (why) *why = err(e, what);
+  (void)cudaGetLastError();
+  return false;
+}
+bool sp_ok(cusparseStatus_t e, const char *what, std::string *why)
+{
+  if (e == CUSPARSE_STATUS_SUCCESS) return true;
+  if (why) *why = std::string(what) + ": " + cusparseGetErrorString(e);
+  return false;
+}
+} // namespace
+
+BenchBsr::BenchBsr(void *stream, bool legacy) : d_(new Impl)
+{
+  d_->stream = (cudaStream_t)stream;
+  d_->legacy = legacy;
+}
+
+BenchBsr::~BenchBsr()
+{
+  Impl &d = *d_;
+  if (d.stream) cudaStreamSynchronize(d.stream);
+  for (cusparseDnVecDescr_t v : d.vx) cusparseDestroyDnVec(v);
+  if (d.vy) cusparseDestroyDnVec(d.vy);
+  if (d.mat) cusparseDestroySpMat(d.mat);
+  if (d.dcsr) cusparseDestroyMatDescr(d.dcsr);
+  if (d.dbsr) cusparseDestroyMatDescr(d.dbsr);
+  if (d.h) cusparseDestroy(d.h);
+  for (void *p : {(void *)d.csr_rp, (void *)d.csr_ci, (void *)d.csr_v, (void *)d.bsr_rp, (void *)d.bsr_ci, (void *)d.bsr_v, (void *)d.x, (void *)d.y, d.buf}) cudaFree(p);
+  (void)cudaGetLastError();
+  delete d_;
+}
+
+double BenchBsr::bytes() const { return (double)nnzb_ * (8.0 * d_->bs * d_->bs + 4.0) + 4.0 * (d_->mb + 1); }
+
+bool BenchBsr::setup(int nrows, int ncols, int bs, const int *rowptr, const int *colidx, const double *values, int nx, std::string *why)
+{
+  Impl &d = *d_;
+  if (bs < 2 || nrows % bs || ncols % bs) {
+    if (why) *why = "cuSPARSE BSR needs a block size of 2 or more dividing the matrix";
+    return false;
+  }
+  d.m = nrows, d.n = ncols, d.bs = bs, d.mb = nrows / bs, d.nb = ncols / bs, d.nnz = rowptr[nrows];
+  const size_t nz = (size_t)d.nnz;
+  if (!sp_ok(cusparseCreate(&d.h), "cusparseCreate", why) || !sp_ok(cusparseSetStream(d.h, d.stream), "cusparseSetStream", why)) return false;
+  if (!sp_ok(cusparseCreateMatDescr(&d.dcsr), "cusparseCreateMatDescr", why) || !sp_ok(cusparseCreateMatDescr(&d.dbsr), "cusparseCreateMatDescr", why)) return false;
+  if (!cu_ok(cudaMalloc(&d.csr_rp, sizeof(int) * (nrows + 1)), "cudaMalloc (CSR)", why) || !cu_ok(cudaMalloc(&d.csr_ci, sizeof(int) * std::max<size_t>(nz, 1)), "cudaMalloc (CSR)", why) ||
+      !cu_ok(cudaMalloc(&d.csr_v, sizeof(double) * std::max<size_t>(nz, 1)), "cudaMalloc (CSR)", why) || !cu_ok(cudaMalloc(&d.bsr_rp, sizeof(int) * (d.mb + 1)), "cudaMalloc (BSR)", why))
+    return false;
+  // pageable copies, as aijcusparse uploads
+  if (!cu_ok(cudaMemcpyAsync(d.csr_rp, rowptr, sizeof(int) * (nrows + 1), cudaMemcpyHostToDevice, d.stream), "upload", why) || !cu_ok(cudaMemcpyAsync(d.csr_ci, colidx, sizeof(int) * nz, cudaMemcpyHostToDevice, d.stream), "upload", why) ||
+      !cu_ok(cudaMemcpyAsync(d.csr_v, values, sizeof(double) * nz, cudaMemcpyHostToDevice, d.stream), "upload", why))
+    return false;
+  int nnzb = 0;
+  if (!sp_ok(cusparseXcsr2bsrNnz(d.h, CUSPARSE_DIRECTION_ROW, nrows, ncols, d.dcsr, d.csr_rp, d.csr_ci, bs, d.dbsr, d.bsr_rp, &nnzb), "cusparseXcsr2bsrNnz", why)) return false;
+  nnzb_ = nnzb;
+  if (!cu_ok(cudaMalloc(&d.bsr_ci, sizeof(int) * std::max(nnzb, 1)), "cudaMalloc (BSR)", why) || !cu_ok(cudaMalloc(&d.bsr_v, sizeof(double) * std::max<size_t>((size_t)nnzb * bs * bs, 1)), "cudaMalloc (BSR)", why)) return false;
+  if (!sp_ok(cusparseDcsr2bsr(d.h, CUSPARSE_DIRECTION_ROW, nrows, ncols, d.dcsr, d.csr_v, d.csr_rp, d.csr_ci, bs, d.dbsr, d.bsr_v, d.bsr_rp, d.bsr_ci), "cusparseDcsr2bsr", why)) return false;
+  if (!cu_ok(cudaMalloc(&d.x, sizeof(double) * (size_t)ncols * nx), "cudaMalloc (x)", why) || !cu_ok(cudaMalloc(&d.y, sizeof(double) * nrows), "cudaMalloc (y)", why)) return false;
+  if (!cu_ok(cudaMemsetAsync(d.x, 0, sizeof(double) * (size_t)ncols * nx, d.stream), "cudaMemset", why)) return false;
+  if (!d.legacy) { // the generic API: descriptors and the work buffer belong to the setup
+    const double one = 1, zero = 0;
+    size_t       bytes = 0;
+    if (!sp_ok(cusparseCreateBsr(&d.mat, d.mb, d.nb, nnzb, bs, bs, d.bsr_rp, d.bsr_ci, d.bsr_v, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F, CUSPARSE_ORDER_ROW), "cusparseCreateBsr", why)) return false;
+    d.vx.assign(nx, nullptr);
+    for (int k = 0; k < nx; ++k)
+      if (!sp_ok(cusparseCreateDnVec(&d.vx[k], ncols, d.x + (size_t)k * ncols, CUDA_R_64F), "cusparseCreateDnVec", why)) return false;
+    if (!sp_ok(cusparseCreateDnVec(&d.vy, nrows, d.y, CUDA_R_64F), "cusparseCreateDnVec", why)) return false;
+    if (!sp_ok(cusparseSpMV_bufferSize(d.h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d.mat, d.vx[0], &zero, d.vy, CUDA_R_64F, CUSPARSE_SPMV_BSR_ALG1, &bytes), "cusparseSpMV_bufferSize (BSR_ALG1)", why)) return false;
+    if (bytes && !cu_ok(cudaMalloc(&d.buf, bytes), "cudaMalloc (SpMV buffer)", why)) return false;
+  }
+  return cu_ok(cudaStreamSynchronize(d.stream), "BSR setup", why);
+}
+
+bool BenchBsr::refresh(const double *values, std::string *why)
+{
+  Impl &d = *d_;
+  if (!cu_ok(cudaMemcpyAsync(d.csr_v, values, sizeof(double) * (size_t)d.nnz, cudaMemcpyHostToDevice, d.stream), "upload", why)) return false;
+  if (!sp_ok(cusparseDcsr2bsr(d.h, CUSPARSE_DIRECTION_ROW, d.m, d.n, d.dcsr, d.csr_v, d.csr_rp, d.csr_ci, d.bs, d.dbsr, d.bsr_v, d.bsr_rp, d.bsr_ci), "cusparseDcsr2bsr", why)) return false;
+  return cu_ok(cudaStreamSynchronize(d.stream), "BSR refresh", why);
+}
+
+bool BenchBsr::set_x(int k, const double *x, std::string *why)
+{
+  Impl &d = *d_;
+  return cu_ok(cudaMemcpyAsync(d.x + (size_t)k * d.n, x, sizeof(double) * d.n, cudaMemcpyHostToDevice, d.stream), "upload x", why) && cu_ok(cudaStreamSynchronize(d.stream), "upload x", why);
+}
+
+bool BenchBsr::multiply(int k, std::string *why)
+{
+  Impl        &d   = *d_;
+  const double one = 1, zero = 0;
+  if (d.legacy) return sp_ok(cusparseDbsrmv(d.h, CUSPARSE_DIRECTION_ROW, CUSPARSE_OPERATION_NON_TRANSPOSE, d.mb, d.nb, (int)nnzb_, &one, d.dbsr, d.bsr_v, d.bsr_rp, d.bsr_ci, d.bs, d.x + (size_t)k * d.n, &zero, d.y), "cusparseDbsrmv", why);
+  return sp_ok(cusparseSpMV(d.h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d.mat, d.vx[k], &zero, d.vy, CUDA_R_64F, CUSPARSE_SPMV_BSR_ALG1, d.buf), "cusparseSpMV (BSR_ALG1)", why);
+}
+
+bool BenchBsr::get_y(double *y, std::string *why)
+{
+  Impl &d = *d_;
+  return cu_ok(cudaMemcpyAsync(y, d.y, sizeof(double) * d.m, cudaMemcpyDeviceToHost, d.stream), "download y", why) && cu_ok(cudaStreamSynchronize(d.stream), "download y", why);
 }

@@ -35,3 +35,31 @@ public:
 private:
   void *start_, *stop_;
 };
+
+// The cuSPARSE BSR baseline (-types cusparse:bsr, cusparse:bsrmv): the best PETSc could do with a
+// BSR type. The host CSR (block size bs dividing both sizes) is uploaded and converted on the device
+// by cusparseXcsr2bsrNnz + cusparseDcsr2bsr (row-major blocks; a block holding any entry is stored
+// whole, zeros filled in), then y = A x by cusparseSpMV with CUSPARSE_SPMV_BSR_ALG1 (legacy = false)
+// or cusparseDbsrmv (legacy = true), on the stream given (PETSc's, so bench_spmv's timers apply).
+// Every call returns false with the reason on a CUDA or cuSPARSE error; the object then only frees.
+class BenchBsr {
+public:
+  BenchBsr(void *stream, bool legacy);
+  ~BenchBsr();
+  BenchBsr(const BenchBsr &)            = delete;
+  BenchBsr &operator=(const BenchBsr &) = delete;
+  // Upload and conversion, synchronized (the setup a BSR type would do).
+  bool setup(int nrows, int ncols, int bs, const int *rowptr, const int *colidx, const double *values, int nx, std::string *why);
+  // Values-only change: upload new CSR values, convert again (numeric phase only), synchronized.
+  bool refresh(const double *values, std::string *why);
+  bool set_x(int k, const double *x, std::string *why); // x_k, ncols entries, synchronized
+  bool multiply(int k, std::string *why);               // y = A x_k, queued on the stream
+  bool get_y(double *y, std::string *why);              // nrows entries, synchronized
+  long long nnzb() const { return nnzb_; }
+  double    bytes() const; // read per product: nnzb (8 bs^2 + 4) + 4 (rows/bs + 1)
+
+private:
+  struct Impl;
+  Impl     *d_;
+  long long nnzb_ = 0;
+};

@@ -33,6 +33,10 @@ struct CsrMatrix {
   std::vector<int32_t> rowptr{0};
   std::vector<int32_t> colidx;
   std::vector<double>  values;
+  // The block size a user would give MatSetBlockSize (the unknowns per grid point): set by the block
+  // generators (blockstencil3d, blockfem, any generator's blocksize=), 1 from readers and the rest.
+  // bench_spmv / ksp_matrix pass it on, so our types choose the block layout as in an application.
+  int32_t block_size = 1;
 
   CsrView view() const { return {nrows, ncols, (int64_t)colidx.size(), rowptr.data(), colidx.data(), values.data()}; }
 };

@@ -80,7 +80,7 @@ class Params {
 public:
   Params(const Spec &s, std::initializer_list<const char *> keys) : s_(s)
   {
-    std::set<std::string> known{"nnz", "seed"};
+    std::set<std::string> known{"nnz", "seed", "blocksize"};
     for (const char *k : keys) known.insert(k);
     for (const auto &[k, v] : s.kv)
       if (!known.count(k)) {
@@ -419,6 +419,111 @@ CsrMatrix gen_blocks(const Params &p, uint64_t seed, const std::string &what)
   });
 }
 
+// The diagonal entry of the block generators: the row's length, more than the sum of the row's
+// other |values| (each below 1), so the matrix is strictly diagonally dominant (a solver's test
+// matrix as much as SpMV's).
+
+// 3D 7-point stencil over points with bs unknowns each: every coupling of two points (and of a
+// point with itself) a dense bs x bs block, as a multi-component PDE discretised point by point.
+CsrMatrix gen_blockstencil3d(const Params &p, uint64_t seed, const std::string &what)
+{
+  const int64_t bs = p.integer("bs", 3, 1, 64);
+  int64_t       nx, ny, nz;
+  if (p.has("nx") || p.has("ny") || p.has("nz")) {
+    if (!p.has("nx")) p.fail("give nx= with ny=, nz=");
+    if (p.has("n") || p.has("nnz")) p.fail("give nx=,ny=,nz= or n= or nnz=, not several");
+    nx = p.integer("nx", 0, 1, kMaxDim);
+    ny = p.integer("ny", nx, 1, kMaxDim);
+    nz = p.integer("nz", nx, 1, kMaxDim);
+  } else
+    nx = ny = nz = p.size("n", 1, 1290, [=](double nnz) {
+      // the n whose exact count bs^2 (7 n^3 - 6 n^2) (the boundary points lack neighbours) is nearest
+      const auto    count = [=](double n) { return (double)(bs * bs) * (7 * n * n * n - 6 * n * n); };
+      const int64_t n0    = std::max<int64_t>(1, (int64_t)std::cbrt(nnz / (7.0 * (double)(bs * bs))));
+      int64_t       best  = n0;
+      for (int64_t n = std::max<int64_t>(1, n0 - 1); n <= n0 + 2; ++n)
+        if (std::abs(count((double)n) - nnz) < std::abs(count((double)best) - nnz)) best = n;
+      return (double)best;
+    });
+  const int64_t points = nx * ny * nz, plane = nx * ny;
+  if (nx * ny > kMaxDim || points > kMaxDim / bs) p.fail("the grid times bs has more than 2^31-1 rows");
+  check_nnz_fits(7 * bs * bs * points, what);
+  const auto neighbours = [=](int64_t pt, int64_t *out) { // ascending point indices, the point itself included
+    const int64_t x = pt % nx, y = (pt / nx) % ny, z = pt / plane;
+    int           k = 0;
+    if (z > 0) out[k++] = pt - plane;
+    if (y > 0) out[k++] = pt - nx;
+    if (x > 0) out[k++] = pt - 1;
+    out[k++] = pt;
+    if (x < nx - 1) out[k++] = pt + 1;
+    if (y < ny - 1) out[k++] = pt + nx;
+    if (z < nz - 1) out[k++] = pt + plane;
+    return k;
+  };
+  auto value = [=](int64_t row, int32_t col) {
+    int64_t nb[7];
+    return row == col ? (double)(neighbours(row / bs, nb) * bs) : hashed_value(seed, row, col);
+  };
+  CsrMatrix A = build_rows_valued(what, points * bs, points * bs, seed, [=](int32_t row, Rng &, std::vector<int32_t> &cols, Scratch &) {
+    int64_t   nb[7];
+    const int k = neighbours(row / bs, nb);
+    for (int j = 0; j < k; ++j)
+      for (int64_t q = 0; q < bs; ++q) cols.push_back((int32_t)(nb[j] * bs + q));
+  }, value);
+  A.block_size = (int32_t)bs;
+  return A;
+}
+
+// FEM-like block matrix: an unstructured-looking mesh graph of n nodes with bs unknowns each, every
+// coupling a dense bs x bs block. Node i links to k_i nodes ahead of it (k_i uniform in
+// [min/2, ceil(max/2)]), half within 2*ceil(max/2) nodes of it (its layer of a 3D numbering), half
+// within +-ceil(max/2) of i + plane (the next layer); the graph is then made symmetric, as a mesh's
+// is: a node's degree averages about (min+max)/2 and spreads wider, the first and last layer
+// have fewer links (a boundary).
+CsrMatrix gen_blockfem(const Params &p, uint64_t seed, const std::string &what)
+{
+  const int64_t bs = p.integer("bs", 3, 1, 64);
+  const int64_t mn = p.integer("min", 10, 0, 1 << 16), mx = p.integer("max", 30, mn, 1 << 16);
+  const int64_t klo = mn / 2, khi = (mx + 1) / 2;
+  const double  blocks_per_row = 1.0 + (double)(klo + khi); // the node itself + 2 * mean(k)
+  const int64_t n     = p.size("n", 1, kMaxDim / bs, [=](double nnz) { return nnz / ((double)(bs * bs) * blocks_per_row); });
+  const int64_t plane = p.integer("plane", std::max<int64_t>(1, std::llround(std::pow((double)n, 2.0 / 3.0))), 1, kMaxDim);
+  check_nnz_fits((int64_t)(blocks_per_row * (double)(n * bs * bs)), what);
+  // the links ahead of each node (a node-level matrix: its pattern only)
+  const CsrMatrix ahead = build_rows_valued(what, n, n, seed, [=](int32_t i, Rng &rng, std::vector<int32_t> &cols, Scratch &) {
+    const int64_t k = std::min<int64_t>(rng.between(klo, khi), n - 1 - i);
+    fill_distinct(cols, (size_t)std::max<int64_t>(0, k), [&] {
+      const int64_t c = rng.below(2) ? i + rng.between(1, 2 * std::max<int64_t>(1, khi)) : i + plane + rng.between(-khi, khi);
+      return (c > i && c < n) ? c : -1;
+    });
+  }, [](int64_t, int32_t) { return 0.0; });
+  // symmetric node graph, the diagonal included
+  const int64_t        nlinks = (int64_t)ahead.colidx.size();
+  std::vector<int32_t> r((size_t)(2 * nlinks + n)), c((size_t)(2 * nlinks + n));
+  parallel_for(n, 4096, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      r[(size_t)(2 * nlinks + i)] = c[(size_t)(2 * nlinks + i)] = (int32_t)i;
+      for (int32_t k = ahead.rowptr[i]; k < ahead.rowptr[i + 1]; ++k) {
+        r[2 * k] = c[2 * k + 1] = (int32_t)i;
+        c[2 * k] = r[2 * k + 1] = ahead.colidx[k];
+      }
+    }
+  });
+  std::vector<double> zeros(r.size(), 0.0);
+  const CsrMatrix     G = csr_from_triplets((int32_t)n, (int32_t)n, std::move(r), std::move(c), std::move(zeros));
+  auto value = [&G, seed, bs](int64_t row, int32_t col) {
+    const int64_t node = row / bs;
+    return row == col ? (double)((G.rowptr[node + 1] - G.rowptr[node]) * bs) : hashed_value(seed, row, col);
+  };
+  CsrMatrix A = build_rows_valued(what, n * bs, n * bs, seed, [&G, bs](int32_t row, Rng &, std::vector<int32_t> &cols, Scratch &) {
+    const int64_t node = row / bs;
+    for (int32_t k = G.rowptr[node]; k < G.rowptr[node + 1]; ++k)
+      for (int64_t q = 0; q < bs; ++q) cols.push_back((int32_t)(G.colidx[k] * bs + q));
+  }, value);
+  A.block_size = (int32_t)bs;
+  return A;
+}
+
 CsrMatrix gen_rmat(const Params &p, uint64_t seed, const std::string &what)
 {
   const double a = p.real("a", 0.57, 0, 1), b = p.real("b", 0.19, 0, 1), c = p.real("c", 0.19, 0, 1);
@@ -582,7 +687,31 @@ const GeneratorInfo kGenerators[] = {
   {"circuit", "circuit:n=1e7               short rows + ndense=4 dense rows/columns (densefrac,pdense,minlen,maxlen,bw,plocal)"},
   {"banded", "banded:n=1e6,bw=20          band of half-width bw (fill=1)"},
   {"scaled", "scaled:file=X.mtx,target_nnz=5e7  a real matrix replicated with shuffled column blocks (shuffle=1)"},
+  {"blockstencil3d", "blockstencil3d:n=100,bs=3   3D 7-point stencil of dense bs x bs blocks, n^3 points (or nx=,ny=,nz=); block size bs, diagonally dominant"},
+  {"blockfem", "blockfem:n=4e5,bs=3         FEM-like symmetric mesh graph of n nodes, min=10..max=30 neighbours (plane=), dense bs x bs blocks; block size bs, diagonally dominant"},
 };
+
+CsrMatrix generate_by_name(const Spec &s, uint64_t seed, const std::string &spec_text)
+{
+  const std::string &g = s.name;
+  if (g == "stencil2d5") return gen_stencil2d5(Params(s, {"n", "nx", "ny"}), seed, spec_text);
+  if (g == "stencil3d7" || g == "stencil7") return gen_stencil3d(Params(s, {"n", "nx", "ny", "nz"}), seed, spec_text, false);
+  if (g == "stencil27" || g == "stencil3d27") return gen_stencil3d(Params(s, {"n", "nx", "ny", "nz"}), seed, spec_text, true);
+  if (g == "convdiff3d") return gen_convdiff3d(Params(s, {"n", "nx", "ny", "nz", "pe", "wx", "wy", "wz"}), seed, spec_text);
+  if (g == "fem") return gen_fem(Params(s, {"rows", "min", "max", "plane"}), seed, spec_text);
+  if (g == "rmat") return gen_rmat(Params(s, {"scale", "ef", "a", "b", "c", "perm"}), seed, spec_text);
+  if (g == "randrows") return gen_randrows(Params(s, {"n", "minpct", "maxpct", "minlen", "maxlen"}), seed, spec_text);
+  if (g == "longrows") return gen_longrows(Params(s, {"n", "k", "share", "minlen", "maxlen", "bw"}), seed, spec_text);
+  if (g == "blocks5") return gen_blocks(Params(s, {"n", "bs", "minb", "maxb"}), seed, spec_text);
+  if (g == "circuit") return gen_circuit(Params(s, {"n", "ndense", "densefrac", "minlen", "maxlen", "pdense", "plocal", "bw"}), seed, spec_text);
+  if (g == "banded") return gen_banded(Params(s, {"n", "bw", "fill"}), seed, spec_text);
+  if (g == "scaled") return gen_scaled(Params(s, {"file", "target_nnz", "shuffle"}), seed);
+  if (g == "blockstencil3d") return gen_blockstencil3d(Params(s, {"n", "nx", "ny", "nz", "bs"}), seed, spec_text);
+  if (g == "blockfem") return gen_blockfem(Params(s, {"n", "bs", "min", "max", "plane"}), seed, spec_text);
+  std::string names;
+  for (const GeneratorInfo &gi : kGenerators) names += (names.empty() ? "" : ", ") + std::string(gi.name);
+  throw Error(ErrorKind::bad_input, "matrix spec '" + spec_text + "': unknown generator '" + g + "' (known: " + names + "; a file must end in .mtx, .petsc, .bin or .dat)");
+}
 
 } // namespace
 
@@ -599,7 +728,8 @@ std::string generator_help()
   std::string s;
   for (const GeneratorInfo &g : kGenerators)
     if (g.help) s += std::string("  ") + g.help + "\n";
-  s += "  (every generator also takes nnz=<target> instead of its size, and seed=<s>; numbers: 2e7, 20M, 64k)\n";
+  s += "  (every generator also takes nnz=<target> instead of its size, seed=<s>, and blocksize=<b>: the block size\n"
+       "   the matrix carries to MatSetBlockSize (rows and columns multiples of b); numbers: 2e7, 20M, 64k)\n";
   return s;
 }
 
@@ -617,21 +747,16 @@ CsrMatrix generate_matrix(const std::string &spec_text, uint64_t seed)
   uint64_t          h     = 0xcbf29ce484222325ULL;
   for (char ch : canon) h = (h ^ (unsigned char)ch) * 0x100000001b3ULL;
   seed = mix64(seed, h);
-  if (g == "stencil2d5") return gen_stencil2d5(Params(s, {"n", "nx", "ny"}), seed, spec_text);
-  if (g == "stencil3d7" || g == "stencil7") return gen_stencil3d(Params(s, {"n", "nx", "ny", "nz"}), seed, spec_text, false);
-  if (g == "stencil27" || g == "stencil3d27") return gen_stencil3d(Params(s, {"n", "nx", "ny", "nz"}), seed, spec_text, true);
-  if (g == "convdiff3d") return gen_convdiff3d(Params(s, {"n", "nx", "ny", "nz", "pe", "wx", "wy", "wz"}), seed, spec_text);
-  if (g == "fem") return gen_fem(Params(s, {"rows", "min", "max", "plane"}), seed, spec_text);
-  if (g == "rmat") return gen_rmat(Params(s, {"scale", "ef", "a", "b", "c", "perm"}), seed, spec_text);
-  if (g == "randrows") return gen_randrows(Params(s, {"n", "minpct", "maxpct", "minlen", "maxlen"}), seed, spec_text);
-  if (g == "longrows") return gen_longrows(Params(s, {"n", "k", "share", "minlen", "maxlen", "bw"}), seed, spec_text);
-  if (g == "blocks5") return gen_blocks(Params(s, {"n", "bs", "minb", "maxb"}), seed, spec_text);
-  if (g == "circuit") return gen_circuit(Params(s, {"n", "ndense", "densefrac", "minlen", "maxlen", "pdense", "plocal", "bw"}), seed, spec_text);
-  if (g == "banded") return gen_banded(Params(s, {"n", "bw", "fill"}), seed, spec_text);
-  if (g == "scaled") return gen_scaled(Params(s, {"file", "target_nnz", "shuffle"}), seed);
-  std::string names;
-  for (const GeneratorInfo &gi : kGenerators) names += (names.empty() ? "" : ", ") + std::string(gi.name);
-  throw Error(ErrorKind::bad_input, "matrix spec '" + spec_text + "': unknown generator '" + g + "' (known: " + names + "; a file must end in .mtx, .petsc, .bin or .dat)");
+  CsrMatrix A = generate_by_name(s, seed, spec_text);
+  if (s.kv.count("blocksize")) { // any matrix may carry a block size; it need not be block-dense
+    double b;
+    if (!parse_number(s.kv.at("blocksize"), &b) || b < 1 || b > 1024 || b != std::floor(b)) throw Error(ErrorKind::bad_input, "matrix spec '" + spec_text + "': blocksize must be an integer in [1, 1024]");
+    if (A.block_size > 1 && A.block_size != (int32_t)b) throw Error(ErrorKind::bad_input, "matrix spec '" + spec_text + "': blocksize=" + s.kv.at("blocksize") + " contradicts bs=" + std::to_string(A.block_size));
+    if (A.nrows % (int32_t)b || A.ncols % (int32_t)b)
+      throw Error(ErrorKind::bad_input, "matrix spec '" + spec_text + "': blocksize=" + s.kv.at("blocksize") + " does not divide the " + std::to_string(A.nrows) + " x " + std::to_string(A.ncols) + " matrix");
+    A.block_size = (int32_t)b;
+  }
+  return A;
 }
 
 CsrMatrix scale_matrix(const CsrMatrix &base, int64_t target_nnz, uint64_t seed, bool shuffle)

@@ -40,7 +40,20 @@
 //                                     distribution and the locality within each copy are kept
 //                                     exactly; nnz= is the same as target_nnz=
 //
-// Values (but convdiff3d's) are pseudo-random in [-1,-0.1] U [0.1,1], a function of (seed, row, column).
+//   blockstencil3d:n=100,bs=3         3D 7-point stencil on n^3 points (also nx=,ny=,nz=) with bs
+//                                     unknowns each: every coupling a dense bs x bs block; carries
+//                                     block size bs; n from nnz= counts the boundary exactly
+//   blockfem:n=4e5,bs=3               FEM-like: a symmetric mesh graph of n nodes (node i links to
+//                                     min/2..ceil(max/2) nodes ahead, near i and near i + plane, so
+//                                     degrees average (min+max)/2, default min=10,max=30; plane=
+//                                     defaults to n^(2/3)), bs unknowns per node, every coupling a
+//                                     dense bs x bs block; carries block size bs
+//   The block generators' diagonal entries are the row's length (the rest below 1 in magnitude):
+//   strictly diagonally dominant. Any generator takes blocksize=<b> (b divides rows and columns):
+//   the block size the matrix carries (CsrMatrix::block_size, for MatSetBlockSize), whether or not
+//   its blocks are dense (blocks5 carries none unless given blocksize=).
+//
+// Values (but convdiff3d's and the block generators' diagonals) are pseudo-random in [-1,-0.1] U [0.1,1], a function of (seed, row, column).
 #pragma once
 #include "core/csr.hpp"
 

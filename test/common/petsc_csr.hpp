@@ -33,18 +33,25 @@ inline PetscErrorCode read_csr(const std::string &spec, uint64_t seed, gpuformat
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// A parallel AIJ from a global CSR, rows split evenly. from_options: MatSetFromOptions before the
-// preallocation, so -mat_type gives its type as in an application (aijcusparse, a gpuformats type).
+// A parallel AIJ from a global CSR, rows split evenly (whole blocks where G carries a block size,
+// which is set with MatSetBlockSize before the preallocation, as an application with bs unknowns
+// per point does: our types then choose their block layout themselves). from_options:
+// MatSetFromOptions before the preallocation, so -mat_type gives its type as in an application
+// (aijcusparse, a gpuformats type).
 inline PetscErrorCode aij_from_csr(const gpuformats::CsrMatrix &G, Mat *A, bool from_options = false)
 {
-  PetscInt n = PETSC_DECIDE, N = G.nrows, rend, rstart;
+  const PetscInt bs = G.block_size;
+  PetscInt       n = PETSC_DECIDE, N = G.nrows / bs, rend, rstart;
 
   PetscFunctionBegin;
-  PetscCall(PetscSplitOwnership(PETSC_COMM_WORLD, &n, &N));
+  PetscCheck(bs >= 1 && G.nrows % bs == 0 && G.ncols % bs == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "block size %" PetscInt_FMT " does not divide the %d x %d matrix", bs, (int)G.nrows, (int)G.ncols);
+  PetscCall(PetscSplitOwnership(PETSC_COMM_WORLD, &n, &N)); // in blocks
+  n *= bs;
   PetscCallMPI(MPI_Scan(&n, &rend, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
   rstart = rend - n;
   PetscCall(MatCreate(PETSC_COMM_WORLD, A));
   PetscCall(MatSetSizes(*A, n, PETSC_DECIDE, G.nrows, G.ncols));
+  if (bs > 1) PetscCall(MatSetBlockSize(*A, bs)); // the columns split by blocks too (PetscLayoutSetUp)
   PetscCall(MatSetType(*A, MATAIJ));
   if (from_options) PetscCall(MatSetFromOptions(*A));
   std::vector<PetscInt> ia((size_t)n + 1);

@@ -116,9 +116,96 @@ static void convdiff3d()
   check(sized.nrows == 1000, "gen.convdiff3d.sized_by_nnz", std::to_string(sized.nrows));
 }
 
+// Every bs x bs block of A holding an entry holds all bs^2 (BELL's block_dense), rows and columns
+// multiples of bs.
+static bool every_block_dense(const CsrMatrix &A, int32_t bs, std::string *why)
+{
+  if (A.nrows % bs || A.ncols % bs) return *why = "size not a multiple of bs", false;
+  for (int32_t br = 0; br < A.nrows / bs; ++br) {
+    std::map<int32_t, int32_t> count; // block column -> entries in this block row
+    for (int32_t a = 0; a < bs; ++a)
+      for (int32_t k = A.rowptr[br * bs + a]; k < A.rowptr[br * bs + a + 1]; ++k) count[A.colidx[k] / bs]++;
+    for (const auto &[bc, n] : count)
+      if (n != bs * bs) return *why = "block (" + std::to_string(br) + ", " + std::to_string(bc) + ") holds " + std::to_string(n), false;
+  }
+  return true;
+}
+
+// |a_ii| > sum_{j != i} |a_ij| in every row.
+static bool strictly_dominant(const CsrMatrix &A)
+{
+  for (int32_t i = 0; i < A.nrows; ++i) {
+    double d = 0, off = 0;
+    for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) (A.colidx[k] == i ? d : off) += std::abs(A.values[k]);
+    if (!(d > off)) return false;
+  }
+  return true;
+}
+
+static bool symmetric_pattern(const CsrMatrix &A)
+{
+  for (int32_t i = 0; i < A.nrows; ++i)
+    for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k)
+      if (std::isnan(entry(A, A.colidx[k], i))) return false;
+  return true;
+}
+
+static void block_generators()
+{
+  for (int32_t bs : {1, 2, 3, 4, 5}) {
+    const std::string b = std::to_string(bs);
+    // 7-point on 5 x 4 x 3 points: 7 per point minus the missing neighbours of the faces
+    const CsrMatrix S = generate_matrix("blockstencil3d:nx=5,ny=4,nz=3,bs=" + b, 3);
+    const int64_t   couplings = 7 * 60 - 2 * (4 * 3 + 5 * 3 + 5 * 4);
+    check(S.nrows == 60 * bs && S.ncols == 60 * bs && S.view().nnz == couplings * bs * bs && S.block_size == bs, "gen.blockstencil3d.size.bs" + b, std::to_string(S.view().nnz));
+    std::string why;
+    check(every_block_dense(S, bs, &why), "gen.blockstencil3d.blocks_dense.bs" + b, why);
+    check(strictly_dominant(S), "gen.blockstencil3d.diagonally_dominant.bs" + b);
+    // point 0 couples to points 0, 1, 5 (x, y neighbours) and 20 (z): block columns 0, 1, 5, 20
+    check(!std::isnan(entry(S, 0, 20 * bs + bs - 1)) && std::isnan(entry(S, 0, 2 * bs)) && entry(S, bs - 1, bs - 1) == 4.0 * bs, "gen.blockstencil3d.couplings.bs" + b);
+    const CsrMatrix F = generate_matrix("blockfem:n=3000,bs=" + b, 3);
+    check(F.nrows == 3000 * bs && F.block_size == bs, "gen.blockfem.size.bs" + b);
+    check(every_block_dense(F, bs, &why), "gen.blockfem.blocks_dense.bs" + b, why);
+    check(strictly_dominant(F), "gen.blockfem.diagonally_dominant.bs" + b);
+    check(symmetric_pattern(F), "gen.blockfem.symmetric_pattern.bs" + b);
+    // node degrees (block row lengths - 1): mean near (min+max)/2 = 20, and a spread
+    const RowStats st = compute_row_stats(F.view());
+    const double   mean_deg = st.mean / bs - 1;
+    check(mean_deg > 17 && mean_deg < 21 && st.min_length / bs - 1 < 15 && st.max_length / bs - 1 > 25, "gen.blockfem.degrees.bs" + b,
+          "mean " + std::to_string(mean_deg) + " min " + std::to_string(st.min_length / bs - 1) + " max " + std::to_string(st.max_length / bs - 1));
+  }
+  // sized by nnz= within the 10 % the other generators meet, at the suite's block sizes
+  for (const char *g : {"blockstencil3d", "blockfem"})
+    for (int bs : {3, 4, 5}) {
+      const std::string spec = std::string(g) + ":nnz=300k,bs=" + std::to_string(bs);
+      const CsrMatrix   A    = generate_matrix(spec, 5);
+      check(std::abs(A.view().nnz / 3e5 - 1.0) < 0.1 && A.block_size == bs, "gen.sized_by_nnz." + spec, std::to_string(A.view().nnz));
+    }
+  // deterministic for a seed, different for another
+  const CsrMatrix a = generate_matrix("blockfem:n=500,bs=3", 11), c = generate_matrix("blockfem:n=500,bs=3", 12);
+  check(a.colidx != c.colidx, "gen.blockfem.seed_changes_pattern");
+  // blocksize= on any generator: carried, checked against the size and bs=
+  check(generate_matrix("stencil27:n=6,blocksize=3", 1).block_size == 3 && generate_matrix("stencil27:n=6", 1).block_size == 1, "gen.blocksize.carried");
+  check(generate_matrix("blocks5:n=500,blocksize=5", 1).block_size == 5 && generate_matrix("blocks5:n=500", 1).block_size == 1, "gen.blocksize.blocks5");
+  check(generate_matrix("blockstencil3d:n=3,bs=4,blocksize=4", 1).block_size == 4, "gen.blocksize.same_as_bs");
+  auto bad = [](const std::string &spec, const std::string &word) {
+    try {
+      generate_matrix(spec, 1);
+    } catch (const Error &e) {
+      return std::string(e.what()).find(word) != std::string::npos;
+    }
+    return false;
+  };
+  check(bad("stencil27:n=5,blocksize=3", "does not divide"), "gen.error.blocksize_not_dividing");
+  check(bad("blockfem:n=10,bs=3,blocksize=2", "contradicts"), "gen.error.blocksize_contradicts_bs");
+  check(bad("blockstencil3d:n=3,blocksize=0", "blocksize"), "gen.error.blocksize_range");
+  check(bad("blockstencil3d:n=3,nx=4", "not several"), "gen.error.blockstencil3d_two_sizes");
+  check(read_matrix_market("test/matrices/crack.mtx").block_size == 1, "mm.block_size_1");
+}
+
 static void generators()
 {
-  const char *specs[] = {"stencil2d5:n=30", "stencil3d7:n=9", "stencil27:n=7", "fem:rows=2000,min=10,max=80", "rmat:scale=10,ef=8", "randrows:n=1000,minpct=1,maxpct=5", "longrows:n=5000,k=2,share=0.2", "blocks5:n=500", "circuit:n=5000", "banded:n=1000,bw=5", "convdiff3d:n=9,pe=10", "convdiff3d:nx=7,ny=1,nz=5,pe=3,wx=-1,wy=0,wz=2", "scaled:file=test/matrices/crack.mtx,target_nnz=100k"};
+  const char *specs[] = {"stencil2d5:n=30", "stencil3d7:n=9", "stencil27:n=7", "fem:rows=2000,min=10,max=80", "rmat:scale=10,ef=8", "randrows:n=1000,minpct=1,maxpct=5", "longrows:n=5000,k=2,share=0.2", "blocks5:n=500", "circuit:n=5000", "banded:n=1000,bw=5", "convdiff3d:n=9,pe=10", "convdiff3d:nx=7,ny=1,nz=5,pe=3,wx=-1,wy=0,wz=2", "scaled:file=test/matrices/crack.mtx,target_nnz=100k", "blockstencil3d:n=6,bs=3", "blockfem:n=800,bs=4", "stencil3d7:n=6,blocksize=2"};
   for (const char *spec : specs) {
     CsrMatrix   A = generate_matrix(spec, 7), B = generate_matrix(spec, 7);
     std::string why;
@@ -176,6 +263,7 @@ int main()
   try {
     reader();
     generators();
+    block_generators();
   } catch (const Error &e) {
     check(false, "matgen.unexpected_error", e.what());
   }
