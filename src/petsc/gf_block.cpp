@@ -532,8 +532,9 @@ PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptio
   const PetscInt block_mode = gm.block_mode;
   PetscCall(PetscOptionsEList("-mat_gpuformats_block", "Block layout for a matrix with a block size (MatSetBlockSize, a DMDA's dof) from 2 to 8: auto (BELL, one column index per bs x bs block, where every block is dense; else this format), scalar (always this format), block (BELL, an error where not block-dense)", "MatSetBlockSize", select::kBlockModeNames, 3, select::kBlockModeNames[gm.block_mode], &gm.block_mode, NULL));
   if (gm.block_mode != block_mode) changed = PETSC_TRUE;
-  PetscCall(PetscOptionsReal("-mat_gpuformats_trisolve_auto_margin", "-mat_gpuformats_trisolve auto takes the sweeps where their predicted solve time is at most this times the exact solves' (0: never)", "PCFactorSetMatSolverType", gm.trisolve_auto_margin, &gm.trisolve_auto_margin, NULL));
-  PetscCheck(gm.trisolve_auto_margin >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_gpuformats_trisolve_auto_margin must be 0 or more (given %g): it bounds a ratio of times", (double)gm.trisolve_auto_margin);
+  PetscBool margin_set = PETSC_FALSE;
+  PetscCall(PetscOptionsReal("-mat_gpuformats_trisolve_auto_margin", "-mat_gpuformats_trisolve auto takes the sweeps where their predicted solve time is at most this times the exact solves' (0: never; default, shown as -1: 0.4 for ILU(0) / ICC(0), 0.3 with fill)", "PCFactorSetMatSolverType", gm.trisolve_auto_margin, &gm.trisolve_auto_margin, &margin_set));
+  PetscCheck(!margin_set || gm.trisolve_auto_margin >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_gpuformats_trisolve_auto_margin must be 0 or more (given %g): it bounds a ratio of times", (double)gm.trisolve_auto_margin);
   PetscCall(PetscOptionsRangeInt("-mat_gpuformats_upload_threads", "Host threads that copy the AIJ arrays into pinned buffers for their upload to the GPU at a build or values-only refresh (1: cudaMemcpyAsync from pageable memory, as aijcusparse)", "MatSetFromOptions", gm.upload_threads, &gm.upload_threads, NULL, 1, kMaxUploadThreads));
   for (int p = 0; p < gm.ops->nparams; ++p) {
     const FormatParam &fp  = gm.ops->params[p];

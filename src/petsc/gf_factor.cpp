@@ -501,7 +501,7 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
   t->levels   = levels;
   t->icc      = icc;
   t->autom    = gf(A).trisolve == 3;
-  t->margin   = (double)gf(A).trisolve_auto_margin;
+  t->margin   = gf(A).trisolve_auto_margin >= 0 ? (double)gf(A).trisolve_auto_margin : trisolve::auto_margin(levels);
   f.tri       = t.release();
   if (icc) B->ops->choleskyfactornumeric = TriNumeric;
   else B->ops->lufactornumeric = TriNumeric;

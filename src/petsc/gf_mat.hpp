@@ -149,7 +149,7 @@ struct GFMat {
   // (cuSPARSE's), 1 sweeps, 2 isai, 3 auto (sweeps where their predicted solve time is at most the
   // margin times the exact solves')
   PetscInt  trisolve = 0, trisolve_sweeps = 3;
-  PetscReal trisolve_auto_margin = trisolve::kAutoMargin;
+  PetscReal trisolve_auto_margin = -1; // < 0: trisolve::auto_margin(k) of the factor's levels
   // -mat_gpuformats_block auto|scalar|block (select::BlockMode): each block's bs x bs blocks
   // (the row block size, MatSetBlockSize) in BELL, one column index per block, where block-dense
   PetscInt block_mode = 0;

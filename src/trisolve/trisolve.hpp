@@ -42,8 +42,8 @@ enum class Mode { sweeps, isai };
 // each, and measures the residual's reduction per iteration (rate) and the time per iteration. The
 // iterations to a tolerance scale as ln(rate_exact) / ln(rate_approx), so predicted_time_ratio, the
 // approximate solve's predicted time over the exact one's, is that times t_approx / t_exact; +inf
-// where a rate is not finite. The sweeps are taken where it is at most kAutoMargin
-// (-mat_gpuformats_trisolve_auto_margin). 10 iterations see the first phase of GMRES only, so the
+// where a rate is not finite. The sweeps are taken where it is at most auto_margin(k)
+// (-mat_gpuformats_trisolve_auto_margin overrides). 10 iterations see the first phase of GMRES only, so the
 // ratio is optimistic where exact ILU(0) is strong and gets stronger (convection-diffusion): the
 // margin absorbs that. Predicted ratio, then the measured KSPSolve of the sweeps over the exact
 // solves' (H200, bench/results/2026-11-25-h200-s22-trisolve-auto/verify2.json):
@@ -55,6 +55,18 @@ enum class Mode { sweeps, isai };
 //                   Peclet 100 2.14 (9x), olm1000 127 (65x)
 // 0.4 takes the sweeps wherever they were faster by 1.5x or more and never where they were slower;
 // it leaves 7-19% on fidapm05 and the 256^3 Laplacians (-mat_gpuformats_trisolve sweeps takes it).
+// ILU(1) (and ILU(2) on ex14), KSPSolve of the sweeps over the exact solves' (H200,
+// bench/results/2026-11-26-h200-s23-iluk/measure2.json): the stronger factor makes exact relatively
+// better where it is nearly direct, so kAutoMarginFill = 0.3 for k > 0:
+//   sweeps faster:  ex19 256^2 0.031 (0.04x), ILU(2) ex14 128^3 0.174 (0.42x), ex14 128^3 0.201
+//                   (0.46x), ex45 128^3 0.209 (0.35x), Peclet 1 0.249 (0.46x), arc130 0.362 (1 it),
+//                   ani4 0.398 (0.50x)
+//   exact faster:   Peclet 100 against the numbering 0.281 (1.06x), Peclet 10 0.388 (2.5x),
+//                   fidapm05 0.986, Peclet 100 1.62 (6x)
+// 0.3 gives up ani4's 2x to avoid Peclet 10's 2.5x loss (0.4 took it); Peclet 100 reversed stays
+// within 5% of exact. Known failure: ex19 256^2 at lid velocity 100, Grashof 100, ILU(1): the sweeps
+// (ratio 0.031 at the first Newton step) stall at the third (10000 iterations) where exact needed
+// ~150-170 per step: the choice is made once, at the first numeric phase.
 //   Why not the probe residual alone: it orders the applies, not the solves: ex19 512^2 (probe 3.3)
 //   solved 20x faster with the sweeps (an iteration with cuSPARSE's solves took 29x one with them), while
 //   convection-diffusion at Peclet 10-100 (probe 0.22-0.34) took 7-23x the iterations of an almost
@@ -66,7 +78,9 @@ struct AutoProbe {
 };
 double        predicted_time_ratio(const AutoProbe &p);
 constexpr int kAutoIterations = 10;
-constexpr double kAutoMargin = 0.4;
+constexpr double kAutoMargin     = 0.4; // ILU(0), ICC(0)
+constexpr double kAutoMarginFill = 0.3; // ILU(k), ICC(k), k > 0
+inline double    auto_margin(int levels) { return levels > 0 ? kAutoMarginFill : kAutoMargin; }
 const char *mode_name(Mode m);
 
 class TriangularApply {

@@ -423,6 +423,18 @@ int main(int argc, char **argv)
     check(std::isinf(predicted_time_ratio(AutoProbe{NAN, 0.5, 4.0, 1.0})) && std::isinf(predicted_time_ratio(AutoProbe{0.5, NAN, 4.0, 1.0})) && std::isinf(predicted_time_ratio(AutoProbe{0.5, 0.5, 0.0, 1.0})),
           "trisolve.auto_model.not_measured");
     check(predicted_time_ratio(AutoProbe{0.0, 0.5, 4.0, 1.0}) > 10 && near(predicted_time_ratio(AutoProbe{0.0, 0.0, 4.0, 1.0}), 0.25), "trisolve.auto_model.exact_preconditioner");
+    // the margins against the measured cases (trisolve.hpp: predicted ratio, levels, measured KSPSolve
+    // of the sweeps over exact): never the sweeps where they were > 5% slower, always where >= 1.5x faster
+    struct Case { double ratio; int levels; double measured; };
+    const Case cases[] = {{0.040, 0, 0.05}, {0.050, 0, 0.06}, {0.277, 0, 0.59}, {0.278, 0, 0.56}, {0.299, 0, 0.56}, {0.363, 0, 0.56}, {0.392, 0, 0.43}, {0.441, 0, 1.27}, {0.526, 0, 2.9}, {2.14, 0, 9.0}, {127, 0, 65},
+                          {0.031, 1, 0.04}, {0.174, 2, 0.42}, {0.201, 1, 0.46}, {0.209, 1, 0.35}, {0.249, 1, 0.46}, {0.388, 1, 2.5}, {0.986, 1, 0.93}, {1.62, 1, 6.0}};
+    bool ok = true;
+    for (const Case &c : cases) {
+      const bool sweeps = c.ratio <= trisolve::auto_margin(c.levels);
+      if (c.measured > 1.05 && sweeps) ok = false;
+      if (c.measured <= 1.0 / 1.5 && !sweeps && c.levels == 0) ok = false; // k > 0: ani4's 2x is given up (trisolve.hpp)
+    }
+    check(ok, "trisolve.auto_margin.measured_cases");
   }
   // errors
   CsrMatrix nodiag = uniform_rows(4, 4, 1, 1, 3); // one entry per row, not all on the diagonal

@@ -8,12 +8,17 @@
 //           cuSPARSE CSR (max |y - y_ref| / max |y_ref|), then medians of `reps` timed products
 //           after 3 warm-ups of BELL, cuSPARSE CSR ALG1 and ALG2, cusparseDbsrmv and the generic
 //           SpMV over BSR (CUSPARSE_SPMV_BSR_ALG1, where the library takes it), and a cudaMemcpy
-//           device to device of BELL's bytes() (read + write) for the % of copy bandwidth
+//           device to device of BELL's bytes() (read + write) for the % of copy bandwidth; and
+//           every product policy of bell_variants.cuh (AllPolicies, "variants": Current is the
+//           production kernel today) on the same arrays, each checked against cuSPARSE CSR ALG1
+//           (y NaN before) and timed as BELL
+// The checks also run every policy on the small matrices against spmv_host (beta 0 and 0.5).
 // One JSON object per line on stdout.
-//   bench_bell [target_nnz=1.15e8] [reps=30] [bs ...=3 4 5]
+//   bench_bell [target_nnz=1.15e8] [reps=30] [bs ...=2 3 4 5 6 7 8]
 #include "core/device_buffer.hpp"
 #include "formats/bell/bell.hpp"
 #include "formats/bell/bell_device.cuh"
+#include "formats/bell/bell_variants.cuh"
 
 #include <cusparse.h>
 
@@ -174,10 +179,26 @@ static bool run_checks(cudaStream_t s)
         dev_msg = e.what();
       }
     }
-    const bool ok = layout && e1 <= 1e-14 && e2 <= 1e-14 && pb && host_msg == dev_msg;
+    // Every policy on the device arrays against spmv_host.
+    std::string variants;
+    bool        variants_ok = true;
+    bell::for_each_policy([&](auto p) {
+      using P = decltype(p);
+      CK(cudaMemcpy(dy, std::vector<double>(A.nrows, NAN).data(), A.nrows * sizeof(double), cudaMemcpyHostToDevice));
+      CK(cudaMemcpy(dy2, y0.data(), A.nrows * sizeof(double), cudaMemcpyHostToDevice));
+      bell::launch_policy_bs<P>(bs, a.kernel_args(), 1.0, dx, 0.0, dy, s);
+      bell::launch_policy_bs<P>(bs, a.kernel_args(), 2.0, dx, 0.5, dy2, s);
+      CK(cudaStreamSynchronize(s));
+      const double v1 = max_rel_err(download(dy, A.nrows), want), v2 = max_rel_err(download(dy2, A.nrows), want2);
+      variants_ok     = variants_ok && v1 <= 1e-14 && v2 <= 1e-14;
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "%s\"%s\":[%.3g,%.3g]", variants.empty() ? "" : ",", P::name().c_str(), v1, v2);
+      variants += buf;
+    });
+    const bool ok = layout && e1 <= 1e-14 && e2 <= 1e-14 && pb && host_msg == dev_msg && variants_ok;
     all           = all && ok;
-    std::printf("{\"check\":\"bell_device\",\"bs\":%d,\"nnz\":%lld,\"layout_as_host\":%s,\"err_mult\":%.3g,\"err_axpby\":%.3g,\"point_block_diagonal\":%s,\"refusal_as_host\":%s,\"ok\":%s}\n", bs, (long long)A.nnz, layout ? "true" : "false", e1, e2, pb ? "true" : "false",
-                host_msg == dev_msg ? "true" : "false", ok ? "true" : "false");
+    std::printf("{\"check\":\"bell_device\",\"bs\":%d,\"nnz\":%lld,\"layout_as_host\":%s,\"err_mult\":%.3g,\"err_axpby\":%.3g,\"point_block_diagonal\":%s,\"refusal_as_host\":%s,\"variants_err_mult_axpby\":{%s},\"ok\":%s}\n", bs, (long long)A.nnz, layout ? "true" : "false", e1, e2, pb ? "true" : "false",
+                host_msg == dev_msg ? "true" : "false", variants.c_str(), ok ? "true" : "false");
     cudaFree(dx), cudaFree(dy), cudaFree(dy2), cudaFree(dpbd);
   }
   return all;
@@ -228,18 +249,16 @@ static void run_case(cudaStream_t s, cusparseHandle_t h, int32_t bs, double targ
   std::unique_ptr<bell::Block> blk = bell::make_block_cuda(A, bs, {}, s);
   const double                 build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - b0).count();
   double                       build_device_ms;
+  bell::Arrays<CudaSystem>     arrays; // the policies run on these (the same arrays as blk's)
   {
     DeviceCsr   d = upload_csr(A, s);
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     CK(cudaEventRecord(e0, s));
-    {
-      bell::Arrays<CudaSystem> a;
-      bell::build_arrays(CudaSystem{s}, d.rowptr.data(), d.colidx.data(), d.values.data(), A.nrows, A.ncols, A.nnz, bs, {}, a);
-      CK(cudaEventRecord(e1, s));
-      CK(cudaEventSynchronize(e1));
-    }
+    bell::build_arrays(CudaSystem{s}, d.rowptr.data(), d.colidx.data(), d.values.data(), A.nrows, A.ncols, A.nnz, bs, {}, arrays);
+    CK(cudaEventRecord(e1, s));
+    CK(cudaEventSynchronize(e1));
     float ms = 0;
     CK(cudaEventElapsedTime(&ms, e0, e1));
     build_device_ms = ms;
@@ -300,6 +319,16 @@ static void run_case(cudaStream_t s, cusparseHandle_t h, int32_t bs, double targ
     cudaFree(c0), cudaFree(c1);
   }
   const double t_bell = median_ms(s, reps, [&] { blk->spmv(1.0, dx, 0.0, dy, ss); });
+  // Every policy on the same arrays: checked against CSR ALG1 (y NaN before), then timed.
+  std::string       variants;
+  const bell::KernelArgs ka = arrays.kernel_args();
+  bell::for_each_policy([&](auto p) {
+    using P          = decltype(p);
+    auto         run = [&] { return bell::launch_policy_bs<P>(bs, ka, 1.0, dx, 0.0, dy, s) && cudaGetLastError() == cudaSuccess; };
+    const double err = err_of(run);
+    const double t   = std::isnan(err) ? NAN : median_ms(s, reps, [&] { run(); });
+    variants += (variants.empty() ? "" : ",") + result(P::name().c_str(), t, bell_bytes, nnz, copy_gbs, err);
+  });
   // Our scalar EVC-HYB on the same matrix (what a block size of 1 gets; default parameters, one stream)
   double t_ev = NAN, err_ev = NAN, ev_bytes = NAN;
   {
@@ -319,8 +348,8 @@ static void run_case(cudaStream_t s, cusparseHandle_t h, int32_t bs, double targ
 
   std::printf("{\"case\":\"block_stencil7\",\"device\":\"%s\",\"bs\":%d,\"n\":%d,\"rows\":%lld,\"nnz\":%lld,\"blocks\":%lld,\"padding_blocks\":%lld,\"generate_s\":%.2f,\"bell_build_ms\":%.1f,\"bell_build_device_ms\":%.2f,\"copy_gbs\":%.1f,\"reps\":%d,", device.c_str(), bs, n,
               (long long)nrows, (long long)nnz, (long long)nnzb, (long long)(blk->geometry.nslots - blk->geometry.nblocks), gen_s, build_ms, build_device_ms, copy_gbs, reps);
-  std::printf("%s,%s,%s,%s,%s,%s,\"bell_build_in_products\":%.1f}\n", result("bell", t_bell, bell_bytes, nnz, copy_gbs, err_bell).c_str(), result("evchyb_scalar", t_ev, ev_bytes, nnz, copy_gbs, err_ev).c_str(), result("csr_alg1", t_alg1, csr_bytes_, nnz, copy_gbs, 0.0).c_str(), result("csr_alg2", t_alg2, csr_bytes_, nnz, copy_gbs, err_alg2).c_str(),
-              result("bsrmv", t_bsrmv, bsr_bytes, nnz, copy_gbs, err_bsrmv).c_str(), result("spmv_bsr_alg1", t_bsr, bsr_bytes, nnz, copy_gbs, err_bsr).c_str(), build_device_ms / t_bell);
+  std::printf("%s,%s,%s,%s,%s,%s,\"bell_build_in_products\":%.1f,\"variants\":{%s}}\n", result("bell", t_bell, bell_bytes, nnz, copy_gbs, err_bell).c_str(), result("evchyb_scalar", t_ev, ev_bytes, nnz, copy_gbs, err_ev).c_str(), result("csr_alg1", t_alg1, csr_bytes_, nnz, copy_gbs, 0.0).c_str(), result("csr_alg2", t_alg2, csr_bytes_, nnz, copy_gbs, err_alg2).c_str(),
+              result("bsrmv", t_bsrmv, bsr_bytes, nnz, copy_gbs, err_bsrmv).c_str(), result("spmv_bsr_alg1", t_bsr, bsr_bytes, nnz, copy_gbs, err_bsr).c_str(), build_device_ms / t_bell, variants.c_str());
   std::fflush(stdout);
 
   cusparseDestroySpMat(mcsr), cusparseDestroyDnVec(vx), cusparseDestroyDnVec(vy), cusparseDestroyDnVec(vref), cusparseDestroyMatDescr(descr);
@@ -335,7 +364,7 @@ int main(int argc, char **argv)
   const int            reps   = argc > 2 ? std::max(20, std::atoi(argv[2])) : 30;
   std::vector<int32_t> sizes;
   for (int i = 3; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
-  if (sizes.empty()) sizes = {3, 4, 5};
+  if (sizes.empty()) sizes = {2, 3, 4, 5, 6, 7, 8};
   cudaDeviceProp p;
   CK(cudaGetDeviceProperties(&p, 0));
   cudaStream_t s;

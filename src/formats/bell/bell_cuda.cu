@@ -1,28 +1,28 @@
-// BELL on the GPU: the kernel over the thread body of bell_device.cuh (one lane per scalar row of
-// a slice, bs a template parameter), the device build from the CSR uploaded once, and the block.
-// Layout and invariants: bell.hpp.
+// BELL on the GPU: the kernel of the policy ProductPolicy<bs> picks (bell_variants.cuh; today the
+// thread body of bell_device.cuh, one lane per scalar row of a slice), the device build from the
+// CSR uploaded once, and the block. Layout and invariants: bell.hpp.
 #include "bell_device.cuh"
+#include "bell_variants.cuh"
 
 #include "../../core/device_buffer.hpp"
 
 namespace gpuformats {
 namespace bell {
 
-namespace {
-
+// The product's policy per block size (bell_variants.cuh; bench_bell times them all). Switching a
+// block size to a variant is one specialisation here, e.g.
+//   template <> struct ProductPolicy<3> { using type = policy::Lane<8, 8, true, true, true, 4>; };
 template <int BS>
-__global__ void __launch_bounds__(kThreads) bell_spmv(KernelArgs k, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
-{
-  const int64_t t = (int64_t)blockIdx.x * kThreads + threadIdx.x;
-  const int32_t s = (int32_t)(t / k.lanes), l = (int32_t)(t - (int64_t)s * k.lanes);
-  if (s < k.nslices) slice_lane<BS>(k, s, l, alpha, x, beta, y);
-}
+struct ProductPolicy {
+  using type = policy::Current;
+};
+
+namespace {
 
 template <int BS>
 void launch(const KernelArgs &k, double alpha, const double *x, double beta, double *y, cudaStream_t stream)
 {
-  const int64_t threads = (int64_t)k.nslices * k.lanes;
-  bell_spmv<BS><<<(unsigned)((threads + kThreads - 1) / kThreads), kThreads, 0, stream>>>(k, alpha, x, beta, y);
+  launch_policy<BS, typename ProductPolicy<BS>::type>(k, alpha, x, beta, y, stream);
   GPUFORMATS_CUDA(cudaGetLastError());
 }
 
