@@ -82,7 +82,7 @@ UNIT      := $(patsubst test/unit/%.cpp,bin/test/%,$(wildcard test/unit/*.cpp)) 
 GPUTESTS  := $(patsubst test/gpu/%.cpp,bin/test/%,$(wildcard test/gpu/*.cpp))
 PETSCTESTS:= $(patsubst test/petsc/%.cpp,bin/test/%,$(wildcard test/petsc/*.cpp))
 # PETSc tutorials the tests and the demo run (test/conformance/tutorials.txt names most of them).
-TUTORIALS := $(addprefix bin/petsc/,snes_ex14 snes_ex3 snes_ex5 snes_ex19 ksp_ex2 ksp_ex7 ksp_ex29 ksp_ex43 ksp_ex45 ksp_ex49 ksp_ex50 ts_ex2 ts_ex4)
+TUTORIALS := $(addprefix bin/petsc/,snes_ex14 snes_ex3 snes_ex5 snes_ex19 ksp_ex2 ksp_ex7 ksp_ex29 ksp_ex43 ksp_ex45 ksp_ex49 ksp_ex50 ksp_ex56 ts_ex2 ts_ex4)
 
 all: check-petsc $(LIB) $(INTERNAL) $(EXAMPLES) $(UNIT) $(GPUTESTS) $(PETSCTESTS) $(TUTORIALS)
 lib: check-petsc $(LIB)

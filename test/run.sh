@@ -78,6 +78,7 @@ run_checks unit.select bin/test/test_select
 run_checks unit.trisolve bin/test/test_trisolve test/matrices
 run_checks unit.bell bin/test/test_bell test/matrices
 run_checks unit.bell_build bin/test/test_bell_build test/matrices
+run_checks unit.bell_variants bin/test/test_bell_variants
 
 # --- petsc: every type against AIJ, on 1..3 ranks ---
 for np in $RANKS; do
@@ -168,9 +169,15 @@ for t in $TYPES; do
   fi
   # a block size on a pattern that is not block-dense (ex2's 5-point stencil, -mat_block_size 2): scalar, saying where; forced: a clear error
   out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -mat_block_size 2 -dll_append "$LIB" -mat_type "$t" -mat_view ::ascii_info 2>&1)
-  echo "$out" | grep -q "gpuformats: scalar layout: block size 2 but not block-dense (the 2x2 block at block row" && pass "petsc.block.not_dense_scalar.$t" || { fail "petsc.block.not_dense_scalar.$t"; echo "$out" | tail -5; }
+  echo "$out" | grep -q "gpuformats: scalar layout: block size 2 but not block-dense (row 0 has 3 entries, not a multiple of 2)" && pass "petsc.block.not_dense_scalar.$t" || { fail "petsc.block.not_dense_scalar.$t"; echo "$out" | tail -5; }
   out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -mat_block_size 2 -dll_append "$LIB" -mat_type "$t" -mat_gpuformats_block block 2>&1); rc=$?
   [ $rc != 0 ] && echo "$out" | grep -q "mat_gpuformats_block block: the matrix is not block-dense with block size 2" && pass "petsc.block.forced_not_dense_error.$t" || { fail "petsc.block.forced_not_dense_error.$t" "rc=$rc"; echo "$out" | tail -5; }
+  # equal row lengths in every block row, blocks not dense: the block build refuses it, auto builds the scalar layout, block is an error
+  RR="bin/test/ksp_matrix -f randrows:n=400,minlen=4,maxlen=4,blocksize=2 -pc_type none -ksp_max_it 5 -dll_append $LIB -mat_type $t"
+  out=$($RR -mat_view ::ascii_info 2>&1)
+  echo "$out" | grep -q "gpuformats: scalar layout: block size 2 but the block layout refused it (bell: not block-dense" && echo "$out" | grep -q "gpuformats: $t on" && pass "petsc.block.refused_scalar.$t" || { fail "petsc.block.refused_scalar.$t"; echo "$out" | tail -5; }
+  out=$($RR -mat_gpuformats_block block 2>&1); rc=$?
+  [ $rc != 0 ] && echo "$out" | grep -q "gpuformats: -mat_gpuformats_block block: bell: not block-dense with block size 2" && pass "petsc.block.refused_forced_error.$t" || { fail "petsc.block.refused_forced_error.$t" "rc=$rc"; echo "$out" | tail -5; }
   # Layout statistics in -mat_view ::ascii_info
   out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -mat_view ::ascii_info 2>&1)
   echo "$out" | grep -q "stored slots" && pass "petsc.view_info.$t" || { fail "petsc.view_info.$t"; echo "$out" | tail -5; }

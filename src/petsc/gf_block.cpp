@@ -214,16 +214,24 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
     ok = run_layer(
       [&] {
         // the row block size serves both blocks of an MPI matrix (PETSc gives the off-process one column block size 1)
-        layout = select::choose_block_layout(csr, (int32_t)aij->rmap->bs, (select::BlockMode)gm.block_mode);
+        const int32_t           bs   = (int32_t)aij->rmap->bs;
+        const select::BlockMode mode = (select::BlockMode)gm.block_mode;
+        layout                       = select::choose_block_layout(csr, bs, mode);
         if (backend == Backend::cuda) {
           ensure_streams(blk, gm.ops->extra_streams);
           blk.last_build.timer.create();
-          const UploadContext up{(int)gm.upload_threads, &blk.last_build.timer};
-          if (layout.block) fmt = bell::make_block_cuda(csr, layout.bs, {}, s, up);
-          else fmt = gm.ops->build_cuda(csr, gm.params.data(), s, up);
-          blk.last_build.timer.finish(s);
-        } else if (layout.block) fmt = bell::make_block_host(csr, layout.bs);
-        else fmt = gm.ops->build_host(csr, gm.params.data());
+        }
+        const UploadContext up{(int)gm.upload_threads, &blk.last_build.timer};
+        if (layout.block) try { // the builder checks every block (select/block_layout.hpp)
+            if (backend == Backend::cuda) fmt = bell::make_block_cuda(csr, bs, {}, s, up);
+            else fmt = bell::make_block_host(csr, bs);
+          } catch (const Error &e) {
+            if (e.kind != ErrorKind::unsupported) throw;
+            layout = select::refused_block_layout(e, bs, mode);
+            if (backend == Backend::cuda) blk.last_build.timer.forget(); // time the scalar build alone
+          }
+        if (!layout.block) fmt = backend == Backend::cuda ? gm.ops->build_cuda(csr, gm.params.data(), s, up) : gm.ops->build_host(csr, gm.params.data());
+        if (backend == Backend::cuda) blk.last_build.timer.finish(s);
       },
       err);
     PetscCall(PetscTime(&t1));

@@ -3,6 +3,7 @@
 // block-dense matrices and on ones broken by a single entry, in every mode. Host only.
 #include "select/block_layout.hpp"
 #include "select/partition.hpp"
+#include "formats/bell/bell.hpp"
 
 #include "common/check.hpp"
 
@@ -153,7 +154,36 @@ int main()
     const bool          fits = bs >= 2 && bs <= 8;
     check(a.block == fits && (!fits || a.bs == bs) && !a.reason.empty(), tag + ".auto_dense", a.reason);
     const BlockDecision b = choose_block_layout(broken, bs, BlockMode::automatic);
-    check(!b.block && (bs == 1 || bs > 8 || b.reason.find("not block-dense") != std::string::npos), tag + ".auto_broken", b.reason);
+    check(!b.block && (bs == 1 || bs > 8 || b.reason.find("not block-dense (row 1 has") != std::string::npos), tag + ".auto_broken", b.reason);
+    // the same row lengths with one column moved out of its block: the cheap check passes it, the
+    // builder refuses it, and refused_block_layout says why (auto) or throws (block)
+    if (fits && nb > 1) {
+      std::vector<int32_t> cols3 = cols;
+      const int32_t        k = rowptr[1] - 1; // row 0's last entry: into the next block column's first
+      const int32_t        c = cols3[k];
+      cols3[k]               = (c / bs + 1) * bs < nb * bs && std::find(cols3.begin() + rowptr[0], cols3.begin() + rowptr[1], (c / bs + 1) * bs) == cols3.begin() + rowptr[1] ? (c / bs + 1) * bs : c;
+      std::sort(cols3.begin() + rowptr[0], cols3.begin() + rowptr[1]);
+      const std::vector<double> vals(cols3.size(), 1.0);
+      const CsrView moved{nb * bs, nb * bs, (int64_t)cols3.size(), rowptr.data(), cols3.data(), vals.data()};
+      const BlockDecision m = choose_block_layout(moved, bs, BlockMode::automatic);
+      std::string         refusal = "built";
+      try {
+        bell::build_host(moved, bs);
+      } catch (const Error &e) {
+        const BlockDecision r = refused_block_layout(e, bs, BlockMode::automatic);
+        refusal               = r.block ? "block" : r.reason;
+        bool threw            = false;
+        try {
+          refused_block_layout(e, bs, BlockMode::block);
+        } catch (const Error &f) {
+          threw = f.kind == ErrorKind::unsupported && std::string(f.what()).find("-mat_gpuformats_block block: bell: not block-dense") != std::string::npos;
+        }
+        if (!threw) refusal += " (block mode did not throw)";
+      }
+      const bool moved_any = cols3 != cols;
+      check(!moved_any || (m.block && refusal.find("scalar layout: block size " + std::to_string(bs) + " but the block layout refused it (bell: not block-dense") == 0 && refusal.find("Formats that fit") == std::string::npos && refusal.find("did not throw") == std::string::npos),
+            tag + ".auto_refused_by_builder", refusal);
+    }
     const BlockDecision c = choose_block_layout(dense, bs, BlockMode::scalar);
     check(!c.block && c.reason.find("-mat_gpuformats_block scalar") != std::string::npos, tag + ".scalar_forced", c.reason);
     const auto kind_of = [&](const CsrView &A) {

@@ -9,12 +9,39 @@
 namespace gpuformats {
 namespace bell {
 
-// The product's policy per block size (bell_variants.cuh; bench_bell times them all). Switching a
-// block size to a variant is one specialisation here, e.g.
-//   template <> struct ProductPolicy<3> { using type = policy::Lane<8, 8, true, true, true, 4>; };
+// The product's policy per block size (bell_variants.cuh), the fastest of bench_bell's 11 on block 3D
+// 7-point stencils of ~115 M nonzeros, one H200 (bench/results/2026-11-26-h200-s23-block/
+// bench_bell_variants.json; ms, then the slowest variant and Current, the first kernel):
+//   bs 2  BlockRow<1,v2>          0.280 (100% of copy)   Lane<16,0,x2> 0.443, Current 0.363
+//   bs 3  BlockRow<1,v2>          0.273 (92%)            Lane<16,8>    0.410, Current 0.317
+//   bs 4  BlockRow<2,v2>          0.244 (100%)           Current 0.300 (Lane<8,8,x2,ro,ch> 0.246)
+//   bs 5  Lane<8,8,x2,ro,ch,4>    0.244 (97%)            Lane<16,8>    0.317, Current 0.287
+//   bs 6  Lane<8,8,x2,ro,ch,4>    0.241 (97%)            Lane<16,0,x2> 0.300, Current 0.293
+//   bs 7  Lane<8,8,x2,ro,ch,4>    0.232 (97%)            BlockRow<1>   0.339, Current 0.293
+//   bs 8  Lane<8,8,x2,ro,ch,4>    0.234 (100%)           Lane<16,0,x2> 0.263, Current 0.249
+// A block row per thread wins where bs is small (x read once per block, bs accumulators; its strided
+// value reads cost little at bs <= 4); for bs >= 5 a lane per scalar row with the block columns of 8
+// slots loaded first (one dependent round trip per row) and 64 registers. bs 1 (never chosen by
+// the glue, select/block_layout.hpp) keeps Current.
 template <int BS>
 struct ProductPolicy {
+  using type = policy::Lane<8, 8, true, true, true, 4>;
+};
+template <>
+struct ProductPolicy<1> {
   using type = policy::Current;
+};
+template <>
+struct ProductPolicy<2> {
+  using type = policy::BlockRow<1, true, 4>;
+};
+template <>
+struct ProductPolicy<3> {
+  using type = policy::BlockRow<1, true, 4>;
+};
+template <>
+struct ProductPolicy<4> {
+  using type = policy::BlockRow<2, true, 2>;
 };
 
 namespace {
