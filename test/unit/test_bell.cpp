@@ -12,6 +12,7 @@
 #include "common/check.hpp"
 #include "common/format_checks.hpp"
 #include "common/test_matrices.hpp"
+#include "common/block_matrices.hpp"
 #include "core/text.hpp"
 #include "formats/bell/bell.hpp"
 #include "matgen/generators.hpp"
@@ -171,15 +172,6 @@ static std::vector<double> csr_diagonal(const CsrView &A)
   for (int32_t i = 0; i < A.nrows; ++i)
     if (pos[i] >= 0) d[i] = A.values[pos[i]];
   return d;
-}
-
-static std::vector<double> csr_block_diagonal(const CsrView &A, int32_t bs)
-{
-  std::vector<double> blocks((size_t)A.nrows * bs, 0.0);
-  for (int32_t i = 0; i < A.nrows; ++i)
-    for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k)
-      if (A.colidx[k] / bs == i / bs) blocks[(size_t)(i / bs) * bs * bs + (i % bs) * bs + A.colidx[k] % bs] = A.values[k];
-  return blocks;
 }
 
 static std::vector<double> run_product(const bell::Layout &L, double alpha, const std::vector<double> &x, double beta, std::vector<double> y)

@@ -17,6 +17,7 @@
 #include "common/check.hpp"
 #include "common/format_checks.hpp"
 #include "common/test_matrices.hpp"
+#include "common/block_matrices.hpp"
 #include "formats/bell/bell_device.cuh"
 #include "formats/slot_map.hpp"
 
@@ -29,32 +30,6 @@
 
 using namespace gftest;
 using namespace gpuformats;
-
-// Random dense bs x bs blocks: block row br holds 0..maxb distinct block columns (none where
-// empty_every divides br + 1), values random in [-1, 1].
-static CsrMatrix random_blocks(int32_t nbrows, int32_t nbcols, int32_t bs, int32_t maxb, int32_t empty_every, uint64_t seed)
-{
-  std::mt19937_64                        rng(seed);
-  std::uniform_real_distribution<double> val(-1.0, 1.0);
-  CsrMatrix                              A;
-  A.nrows = nbrows * bs, A.ncols = nbcols * bs;
-  for (int32_t br = 0; br < nbrows; ++br) {
-    std::vector<int32_t> cols;
-    if (!(empty_every && (br + 1) % empty_every == 0) && nbcols > 0) {
-      const int32_t n = std::uniform_int_distribution<int32_t>(0, std::min(maxb, nbcols))(rng);
-      std::vector<char> used(nbcols, 0);
-      for (int32_t t = 0; t < n; ++t) used[std::uniform_int_distribution<int32_t>(0, nbcols - 1)(rng)] = 1;
-      for (int32_t c = 0; c < nbcols; ++c)
-        if (used[c]) cols.push_back(c);
-    }
-    for (int32_t a = 0; a < bs; ++a) {
-      for (int32_t bc : cols)
-        for (int32_t b = 0; b < bs; ++b) A.colidx.push_back(bc * bs + b), A.values.push_back(val(rng));
-      A.rowptr.push_back((int32_t)A.colidx.size());
-    }
-  }
-  return A;
-}
 
 // A (x) D for a dense random bs x bs D: every entry of A becomes a dense block.
 static CsrMatrix kron_dense(const CsrMatrix &A, int32_t bs, uint64_t seed)
@@ -106,15 +81,6 @@ static std::string geometry_diff(const bell::Geometry &d, const bell::Geometry &
   cmp("nrows", d.nrows, h.nrows), cmp("ncols", d.ncols, h.ncols), cmp("bs", d.bs, h.bs), cmp("nbrows", d.nbrows, h.nbrows), cmp("nbcols", d.nbcols, h.nbcols), cmp("nnz", d.nnz, h.nnz);
   cmp("window", d.window, h.window), cmp("slice", d.slice, h.slice), cmp("nslices", d.nslices, h.nslices), cmp("nblocks", d.nblocks, h.nblocks), cmp("nslots", d.nslots, h.nslots), cmp("empty_brows", d.empty_brows, h.empty_brows);
   return why;
-}
-
-static std::vector<double> csr_block_diagonal(const CsrView &A, int32_t bs)
-{
-  std::vector<double> blocks((size_t)A.nrows * bs, 0.0);
-  for (int32_t i = 0; i < A.nrows; ++i)
-    for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k)
-      if (A.colidx[k] / bs == i / bs) blocks[(size_t)(i / bs) * bs * bs + (i % bs) * bs + A.colidx[k] % bs] = A.values[k];
-  return blocks;
 }
 
 static int64_t g_cases = 0;

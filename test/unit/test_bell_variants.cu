@@ -9,6 +9,7 @@
 //   x2        x at an odd double offset (the double2 paths fall back to scalar loads)
 #include "common/check.hpp"
 #include "common/format_checks.hpp"
+#include "common/block_matrices.hpp"
 #include "formats/bell/bell_variants.cuh"
 
 #include <cmath>
@@ -18,32 +19,6 @@
 
 using namespace gftest;
 using namespace gpuformats;
-
-// As test_bell_build's: block row br holds 0..maxb distinct dense blocks (none where empty_every
-// divides br + 1), values in [-1, 1].
-static CsrMatrix random_blocks(int32_t nbrows, int32_t nbcols, int32_t bs, int32_t maxb, int32_t empty_every, uint64_t seed)
-{
-  std::mt19937_64                        rng(seed);
-  std::uniform_real_distribution<double> val(-1.0, 1.0);
-  CsrMatrix                              A;
-  A.nrows = nbrows * bs, A.ncols = nbcols * bs;
-  for (int32_t br = 0; br < nbrows; ++br) {
-    std::vector<int32_t> cols;
-    if (!(empty_every && (br + 1) % empty_every == 0) && nbcols > 0) {
-      const int32_t     n = std::uniform_int_distribution<int32_t>(0, std::min(maxb, nbcols))(rng);
-      std::vector<char> used(nbcols, 0);
-      for (int32_t t = 0; t < n; ++t) used[std::uniform_int_distribution<int32_t>(0, nbcols - 1)(rng)] = 1;
-      for (int32_t c = 0; c < nbcols; ++c)
-        if (used[c]) cols.push_back(c);
-    }
-    for (int32_t a = 0; a < bs; ++a) {
-      for (int32_t bc : cols)
-        for (int32_t b = 0; b < bs; ++b) A.colidx.push_back(bc * bs + b), A.values.push_back(val(rng));
-      A.rowptr.push_back((int32_t)A.colidx.size());
-    }
-  }
-  return A;
-}
 
 // A block 3D 7-point stencil on an n^3 grid (bench_bell's matrix, small).
 static CsrMatrix block_stencil(int32_t n, int32_t bs)

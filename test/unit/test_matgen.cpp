@@ -31,6 +31,17 @@ static bool throws(const std::string &text, ErrorKind kind, const std::string &w
   return false;
 }
 
+// Whether the spec is refused with an Error whose message names `word`.
+static bool bad(const std::string &spec, const std::string &word)
+{
+  try {
+    generate_matrix(spec, 1);
+  } catch (const Error &e) {
+    return std::string(e.what()).find(word) != std::string::npos;
+  }
+  return false;
+}
+
 static void reader()
 {
   const char *gen = "%%MatrixMarket matrix coordinate real general\n% comment\n3 4 4\n1 1 2.5\n3 4 -1D+00\n1 1 0.5\n2 3 0\n";
@@ -188,14 +199,6 @@ static void block_generators()
   check(generate_matrix("stencil27:n=6,blocksize=3", 1).block_size == 3 && generate_matrix("stencil27:n=6", 1).block_size == 1, "gen.blocksize.carried");
   check(generate_matrix("blocks5:n=500,blocksize=5", 1).block_size == 5 && generate_matrix("blocks5:n=500", 1).block_size == 1, "gen.blocksize.blocks5");
   check(generate_matrix("blockstencil3d:n=3,bs=4,blocksize=4", 1).block_size == 4, "gen.blocksize.same_as_bs");
-  auto bad = [](const std::string &spec, const std::string &word) {
-    try {
-      generate_matrix(spec, 1);
-    } catch (const Error &e) {
-      return std::string(e.what()).find(word) != std::string::npos;
-    }
-    return false;
-  };
   check(bad("stencil27:n=5,blocksize=3", "does not divide"), "gen.error.blocksize_not_dividing");
   check(bad("blockfem:n=10,bs=3,blocksize=2", "contradicts"), "gen.error.blocksize_contradicts_bs");
   check(bad("blockstencil3d:n=3,blocksize=0", "blocksize"), "gen.error.blocksize_range");
@@ -244,14 +247,6 @@ static void generators()
   for (int32_t i = 0; i < big.nrows; ++i) hg[big.rowptr[i + 1] - big.rowptr[i]] += 1;
   check(big.nrows == 5 * base.nrows && big.ncols == 5 * base.ncols && hb == hg, "gen.scaled.keeps_row_lengths");
   // Bad specs: clear errors.
-  auto bad = [](const std::string &spec, const std::string &word) {
-    try {
-      generate_matrix(spec, 1);
-    } catch (const Error &e) {
-      return std::string(e.what()).find(word) != std::string::npos;
-    }
-    return false;
-  };
   check(bad("fem:rows=100,nonsense=3", "nonsense"), "gen.error.unknown_parameter");
   check(bad("nosuchgen:n=3", "nosuchgen"), "gen.error.unknown_generator");
   check(bad("convdiff3d:n=4,wx=0,wy=0,wz=0", "wind"), "gen.error.convdiff3d_zero_wind");
