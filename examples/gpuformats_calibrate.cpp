@@ -1,0 +1,279 @@
+// gpuformats_calibrate: the instrumenting phase of Guo, Wang, Chen (section 3) on this GPU, writing
+// the model file the gpuauto selection reads (src/model/model.hpp gives the model and the file).
+//
+//   bin/gpuformats_calibrate [-o file.json] [-quick] [-reps 30] [-seed 1] [-max_nnz 7e7]
+//
+//   1. strip size S = SMs x max threads per SM (section 3.1, from cudaGetDeviceProperties);
+//   2. benchmark matrices (3.2) of R = S x I rows (square), I in {1, 2, 4, 8} (-quick: {1, 3}), with
+//      P in {4, 16, 64} nonzeros per row (-quick: {4, 32}) and, beyond the paper, a row-length shape
+//        const    every row P (the paper's)
+//        varied   uniform in [1, 2P - 1]
+//        longrows P/2, and every 4096th row 64 P (the max_row term)
+//      and a column shape (the x terms)
+//        band     columns in a window of 2P around the diagonal (x read in order)
+//        stencil  three runs of P/3 around i - R^(2/3), i, i + R^(2/3) (a 3D mesh numbering)
+//        window   random in a window of 65536 columns around the diagonal (x in the L2, sectors not)
+//        random   random over all columns (x beyond the L2 for large R)
+//      (all four column shapes with const rows; varied and longrows on band and random; -quick:
+//      const and varied on band and random); a matrix over -max_nnz nonzeros is left out;
+//   3. each candidate (every registered format with its default parameters, and cuSPARSE CSR) built
+//      on the device and its product y = A x timed with CUDA events, median of -reps after warm-up
+//      (3.3: the paper's difference of two means removes the start-up too), and checked against
+//      the host product;
+//   4. the model fitted per candidate (non-negative least squares, relative residuals) and written
+//      to -o (default: share/gpuformats/models/<gpu>.json beside bin/), with the fit error printed.
+//
+// Without a CUDA device it says so and exits 2 (it measures nothing on the host). -list <strip rows>
+// only generates the benchmark set for that strip size and prints each matrix's features (no GPU).
+#include "core/csr.hpp"
+#include "formats/format.hpp"
+#include "model/model.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace gpuformats;
+
+namespace {
+
+enum class Lengths { constant, varied, longrows };
+enum class Columns { band, stencil, window, random };
+const char *name_of(Lengths l) { return l == Lengths::constant ? "const" : l == Lengths::varied ? "varied" : "longrows"; }
+const char *name_of(Columns c) { return c == Columns::band ? "band" : c == Columns::stencil ? "stencil" : c == Columns::window ? "window" : "random"; }
+
+// `len` distinct sorted columns in [lo, lo + w) (w >= len), appended to cols.
+void pick_columns(int64_t lo, int64_t w, int32_t len, std::mt19937_64 &rng, std::vector<int32_t> &cols)
+{
+  const size_t start = cols.size();
+  if ((int64_t)len * 4 >= w) { // dense in the window: selection sampling, already sorted
+    int32_t need = len;
+    for (int64_t c = 0; c < w && need; ++c)
+      if ((int64_t)(rng() % (uint64_t)(w - c)) < need) cols.push_back((int32_t)(lo + c)), --need;
+    return;
+  }
+  while ((int32_t)(cols.size() - start) < len) {
+    while ((int32_t)(cols.size() - start) < len) cols.push_back((int32_t)(lo + (int64_t)(rng() % (uint64_t)w)));
+    std::sort(cols.begin() + start, cols.end());
+    cols.erase(std::unique(cols.begin() + start, cols.end()), cols.end());
+  }
+}
+
+int32_t row_length(Lengths shape, int32_t P, int32_t row, std::mt19937_64 &rng)
+{
+  if (shape == Lengths::constant) return P;
+  if (shape == Lengths::varied) return 1 + (int32_t)(rng() % (uint64_t)(2 * P - 1));
+  return row % 4096 == 7 ? 64 * P : std::max(1, P / 2);
+}
+
+// The benchmark matrix: R x R, rows generated in parallel chunks (each its own seeded stream, so
+// the matrix does not depend on the thread count).
+CsrMatrix generate(int32_t R, int32_t P, Lengths shape, Columns cols, uint64_t seed)
+{
+  const int32_t chunk = 1 << 16, nchunks = (R + chunk - 1) / chunk;
+  std::vector<std::vector<int32_t>> ccols(nchunks), clen(nchunks);
+  const int64_t plane = std::max<int64_t>(2, (int64_t)std::llround(std::pow((double)R, 2.0 / 3.0)));
+  auto          work  = [&](int c) {
+    std::mt19937_64 rng(seed * 1000003u + (uint64_t)c);
+    std::vector<int32_t> &out = ccols[c];
+    for (int32_t i = c * chunk; i < std::min(R, (c + 1) * chunk); ++i) {
+      const int32_t len0 = std::min<int64_t>(row_length(shape, P, i, rng), R);
+      const size_t  before = out.size();
+      auto          window = [&](int64_t center, int64_t w, int32_t len) {
+        w                 = std::min<int64_t>(std::max<int64_t>(w, len), R);
+        const int64_t lo  = std::clamp<int64_t>(center - w / 2, 0, R - w);
+        pick_columns(lo, w, len, rng, out);
+      };
+      if (cols == Columns::band) window(i, 2LL * len0, len0);
+      else if (cols == Columns::window) window(i, 65536, len0);
+      else if (cols == Columns::random) window(0, R, len0);
+      else { // stencil: three runs, merged (they may overlap near the ends)
+        const int32_t        a = len0 / 3, b = len0 - 2 * a;
+        std::vector<int32_t> row;
+        for (auto [center, len] : {std::pair<int64_t, int32_t>{i - plane, a}, {i, b}, {i + plane, a}}) {
+          const int64_t lo = std::clamp<int64_t>(center - len / 2, 0, R - len);
+          for (int32_t k = 0; k < len; ++k) row.push_back((int32_t)(lo + k));
+        }
+        std::sort(row.begin(), row.end());
+        row.erase(std::unique(row.begin(), row.end()), row.end());
+        out.insert(out.end(), row.begin(), row.end());
+      }
+      clen[c].push_back((int32_t)(out.size() - before));
+    }
+  };
+  std::vector<std::thread> threads;
+  const int                nt = (int)std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+  for (int t = 0; t < nt; ++t)
+    threads.emplace_back([&, t] {
+      for (int c = t; c < nchunks; c += nt) work(c);
+    });
+  for (auto &t : threads) t.join();
+  CsrMatrix A;
+  A.nrows = A.ncols = R;
+  A.rowptr.reserve((size_t)R + 1);
+  for (int c = 0; c < nchunks; ++c) {
+    for (int32_t l : clen[c]) A.rowptr.push_back(A.rowptr.back() + l);
+    A.colidx.insert(A.colidx.end(), ccols[c].begin(), ccols[c].end());
+    std::vector<int32_t>().swap(ccols[c]);
+  }
+  A.values.resize(A.colidx.size());
+  std::mt19937_64 rng(seed);
+  for (double &v : A.values) v = 0.1 + 0.9 * (double)(rng() >> 11) * 0x1p-53;
+  return A;
+}
+
+double parse_number(const char *s)
+{
+  char  *end = nullptr;
+  double v   = std::strtod(s, &end);
+  if (end && (*end == 'k' || *end == 'K')) v *= 1e3;
+  if (end && (*end == 'M')) v *= 1e6;
+  if (end && (*end == 'G')) v *= 1e9;
+  return v;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+  std::string out;
+  bool        quick = false;
+  int         reps = 30;
+  uint64_t    seed = 1;
+  double      max_nnz = 7e7;
+  int32_t     list_strip_rows = 0; // -list: generate and describe only (no GPU needed)
+  for (int a = 1; a < argc; ++a) {
+    const std::string o = argv[a];
+    if (o == "-o" && a + 1 < argc) out = argv[++a];
+    else if (o == "-quick") quick = true;
+    else if (o == "-reps" && a + 1 < argc) reps = std::max(3, atoi(argv[++a]));
+    else if (o == "-seed" && a + 1 < argc) seed = strtoull(argv[++a], nullptr, 10);
+    else if (o == "-max_nnz" && a + 1 < argc) max_nnz = parse_number(argv[++a]);
+    else if (o == "-list" && a + 1 < argc) list_strip_rows = std::max(1, atoi(argv[++a]));
+    else {
+      std::fprintf(stderr, "usage: %s [-o file.json] [-quick] [-reps 30] [-seed 1] [-max_nnz 7e7] [-list strip_rows]\n", argv[0]);
+      return o == "-h" || o == "-help" ? 0 : 1;
+    }
+  }
+  model::DeviceInfo dev;
+  std::string       why;
+  if (list_strip_rows) { // the benchmark set for a strip size, without timing: a check of the generator
+    dev.name = "(listing only)", dev.sm_count = 1, dev.max_threads_per_sm = list_strip_rows, dev.l2_bytes = 50 << 20;
+  } else if (!model::device_info(&dev, &why)) {
+    std::fprintf(stderr, "gpuformats_calibrate: needs a CUDA GPU to time the products on, and found none (%s).\n"
+                         "Run it on the GPU machine; it writes the model file for that GPU.\n", why.c_str());
+    return 2;
+  }
+  model::Model m;
+  m.gpu                = dev.name;
+  m.sm_count           = dev.sm_count;
+  m.max_threads_per_sm = dev.max_threads_per_sm;
+  m.l2_bytes           = dev.l2_bytes;
+  m.strip_rows         = model::strip_rows_for(dev.sm_count, dev.max_threads_per_sm);
+  if (out.empty()) { // $GPUFORMATS_MODEL_DIR, else share/gpuformats/models beside bin/
+    const std::vector<std::string> dirs = model::model_dirs();
+    out = (dirs.empty() ? std::string(".") : dirs[0]) + "/" + model::model_file_name(dev.name);
+  }
+  {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(out).parent_path(), ec); // an error shows at the write
+  }
+  const int32_t S = m.strip_rows;
+  std::printf("# %s: %d SMs x %d threads: strips of S = %d rows; L2 %.0f MB; cc %d.%d\n", dev.name.c_str(), dev.sm_count, dev.max_threads_per_sm, S, dev.l2_bytes / 1048576.0, dev.cc_major, dev.cc_minor);
+
+  std::vector<std::string> cands;
+  {
+    int                     n;
+    const FormatOps *const *all = all_formats(&n);
+    for (int i = 0; i < n; ++i) cands.push_back(all[i]->root);
+    cands.push_back(model::kCusparseCsr);
+  }
+  const std::vector<int>     strips  = quick ? std::vector<int>{1, 3} : std::vector<int>{1, 2, 4, 8};
+  const std::vector<int32_t> lengths = quick ? std::vector<int32_t>{4, 32} : std::vector<int32_t>{4, 16, 64};
+  // The shapes: every column shape with constant rows; the other row shapes on band and random.
+  std::vector<std::pair<Lengths, Columns>> shapes = {{Lengths::constant, Columns::band}, {Lengths::constant, Columns::random}, {Lengths::varied, Columns::band}, {Lengths::varied, Columns::random}};
+  if (!quick)
+    for (auto sh : {std::pair{Lengths::constant, Columns::stencil}, {Lengths::constant, Columns::window}, {Lengths::longrows, Columns::band}, {Lengths::longrows, Columns::random}}) shapes.push_back(sh);
+
+  std::vector<std::vector<model::Sample>> samples(cands.size());
+  const auto t0 = std::chrono::steady_clock::now();
+  std::printf("%-34s %10s %6s", "matrix", "nnz", "strips");
+  for (const auto &c : cands) std::printf(" %12s", (c + "_us").c_str());
+  std::printf("\n");
+  int bad = 0;
+  for (int I : strips)
+    for (int32_t P : lengths)
+      for (auto [ls, cs] : shapes) {
+          const int32_t R = (int32_t)std::min<int64_t>((int64_t)S * I, 0x7fffffff);
+          if ((double)R * P > max_nnz) continue;
+          const CsrMatrix A = generate(R, P, ls, cs, seed + (uint64_t)(I * 131 + P * 7 + (int)ls * 3 + (int)cs));
+          if ((double)A.colidx.size() > 2e9) continue;
+          const std::string tag = "I" + std::to_string(I) + ".P" + std::to_string(P) + "." + name_of(ls) + "." + name_of(cs);
+          std::printf("%-34s %10zu %6d", tag.c_str(), A.colidx.size(), I);
+          std::fflush(stdout);
+          const std::vector<model::Strip> st = model::strips_of(A.view(), S);
+          if (list_strip_rows) {
+            int64_t sec = 0, mr = 0, span = 0;
+            for (const auto &x : st) sec += x.x_sectors, mr = std::max<int64_t>(mr, x.f.max_row), span = std::max(span, x.f.col_span);
+            std::printf("  max_row %lld, max col_span %lld, x sectors per nonzero %.3f\n", (long long)mr, (long long)span, (double)sec / std::max<size_t>(A.colidx.size(), 1));
+            validate_csr(A.view());
+            continue;
+          }
+          for (size_t c = 0; c < cands.size(); ++c) {
+            try {
+              double      err = 0;
+              const double t  = model::measure_spmv(A.view(), cands[c], reps, 3, &err);
+              if (!(err < 1e-10)) {
+                std::printf(" %9.1f(!)", 1e6 * t);
+                std::fprintf(stderr, "\n%s on %s: product differs from the host's (relative error %.3g): not fitted\n", cands[c].c_str(), tag.c_str(), err);
+                ++bad;
+              } else {
+                std::printf(" %12.1f", 1e6 * t);
+                samples[c].push_back({st, t});
+              }
+            } catch (const Error &e) {
+              std::printf(" %12s", e.kind == ErrorKind::unsupported ? "refused" : "error");
+              if (e.kind != ErrorKind::unsupported) std::fprintf(stderr, "\n%s on %s: %s\n", cands[c].c_str(), tag.c_str(), e.what()), ++bad;
+            }
+            std::fflush(stdout);
+          }
+          std::printf("\n");
+        }
+  if (list_strip_rows) return 0;
+  std::printf("# measured in %.0f s\n\n%-14s %8s %10s %10s  coefficients (%s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), "candidate", "samples", "rms_err", "max_err",
+              model::kTermNames[0]);
+  for (int k = 1; k < model::kTerms; ++k) std::printf(", %s", model::kTermNames[k]);
+  std::printf(")\n");
+  for (size_t c = 0; c < cands.size(); ++c) {
+    if (samples[c].size() < (size_t)model::kTerms) {
+      std::printf("%-14s %8zu  too few timings to fit: left out of the model\n", cands[c].c_str(), samples[c].size());
+      continue;
+    }
+    const model::Candidate k = model::fit_candidate(cands[c], samples[c], m.l2_bytes);
+    std::printf("%-14s %8d %9.1f%% %9.1f%% ", k.name.c_str(), k.samples, 100 * k.rms_rel_error, 100 * k.max_rel_error);
+    for (double v : k.coef) std::printf(" %.3e", v);
+    std::printf("\n");
+    m.candidates.push_back(k);
+  }
+  if (m.candidates.empty()) {
+    std::fprintf(stderr, "gpuformats_calibrate: no candidate could be fitted; no model written\n");
+    return 1;
+  }
+  m.note = std::string("bin/gpuformats_calibrate") + (quick ? " -quick" : "") + ", reps " + std::to_string(reps) + ", seed " + std::to_string(seed);
+  try {
+    model::write_model(m, out);
+  } catch (const Error &e) {
+    std::fprintf(stderr, "gpuformats_calibrate: %s\n", e.what());
+    return 1;
+  }
+  std::printf("\nwrote %s%s\n", out.c_str(), bad ? " (some products failed: see above)" : "");
+  return bad ? 1 : 0;
+}

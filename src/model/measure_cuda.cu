@@ -1,0 +1,194 @@
+// The device side of the model: what the GPU is (strip size, L2) and the timing of one candidate's
+// product, shared by the calibration and the advisor (and later the glue's -measure).
+#include "core/device_buffer.hpp"
+#include "formats/format.hpp"
+#include "model/model.hpp"
+
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace gpuformats::model {
+
+bool device_info(DeviceInfo *info, std::string *why)
+{
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess || n == 0) {
+    if (why) *why = e != cudaSuccess ? std::string("no usable CUDA device: ") + cudaGetErrorString(e) : "no CUDA device";
+    cudaGetLastError();
+    return false;
+  }
+  int dev = 0;
+  cudaDeviceProp p{};
+  if ((e = cudaGetDevice(&dev)) != cudaSuccess || (e = cudaGetDeviceProperties(&p, dev)) != cudaSuccess) {
+    if (why) *why = std::string("cudaGetDeviceProperties: ") + cudaGetErrorString(e);
+    return false;
+  }
+  info->name               = p.name;
+  info->device             = dev;
+  info->sm_count           = p.multiProcessorCount;
+  info->max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+  info->cc_major           = p.major;
+  info->cc_minor           = p.minor;
+  info->l2_bytes           = p.l2CacheSize;
+  info->memory_bytes       = (int64_t)p.totalGlobalMem;
+  return true;
+}
+
+namespace {
+
+void sp_check(cusparseStatus_t s, const char *what)
+{
+  if (s != CUSPARSE_STATUS_SUCCESS) throw Error(ErrorKind::device, std::string(what) + ": " + cusparseGetErrorString(s));
+}
+
+// A candidate ready to multiply: y = A x on streams[0].
+struct Runner {
+  virtual ~Runner()                                   = default;
+  virtual void multiply(const double *x, double *y) = 0;
+};
+
+// A registered format, default parameters. The extra streams are joined as the glue does
+// (format.hpp StreamSet): they wait for streams[0] before and streams[0] waits for them after, so
+// events on streams[0] time the whole product.
+struct FormatRunner : Runner {
+  std::unique_ptr<FormatBlock> block;
+  std::vector<cudaStream_t>    streams;
+  std::vector<cudaEvent_t>     events; // [0] fork, [1..] joins
+  FormatRunner(const FormatOps &ops, const CsrView &A, cudaStream_t s)
+  {
+    std::vector<int64_t> params(ops.nparams);
+    for (int i = 0; i < ops.nparams; ++i) params[i] = ops.params[i].default_value;
+    block = ops.build_cuda(A, params.data(), s, UploadContext{});
+    streams.push_back(s);
+    events.resize(1 + ops.extra_streams, nullptr);
+    for (auto &ev : events) GPUFORMATS_CUDA(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    for (int i = 0; i < ops.extra_streams; ++i) {
+      cudaStream_t x;
+      GPUFORMATS_CUDA(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking));
+      streams.push_back(x);
+    }
+  }
+  ~FormatRunner() override
+  {
+    for (size_t i = 1; i < streams.size(); ++i) cudaStreamDestroy(streams[i]);
+    for (auto ev : events) cudaEventDestroy(ev);
+  }
+  void multiply(const double *x, double *y) override
+  {
+    const StreamSet ss{streams.data(), (int)streams.size()};
+    if (streams.size() > 1) {
+      GPUFORMATS_CUDA(cudaEventRecord(events[0], streams[0]));
+      for (size_t i = 1; i < streams.size(); ++i) GPUFORMATS_CUDA(cudaStreamWaitEvent(streams[i], events[0], 0));
+    }
+    block->spmv(1.0, x, 0.0, y, ss);
+    for (size_t i = 1; i < streams.size(); ++i) {
+      GPUFORMATS_CUDA(cudaEventRecord(events[i], streams[i]));
+      GPUFORMATS_CUDA(cudaStreamWaitEvent(streams[0], events[i], 0));
+    }
+  }
+};
+
+// cusparseSpMV on the CSR, CUSPARSE_SPMV_CSR_ALG1 (aijcusparse's MatMult).
+struct CusparseRunner : Runner {
+  cusparseHandle_t      h = nullptr;
+  cusparseSpMatDescr_t  mat = nullptr;
+  DeviceBuffer<int32_t> rowptr, colidx;
+  DeviceBuffer<double>  values;
+  DeviceBuffer<char>    buf;
+  int32_t               m, n;
+  cudaStream_t          stream;
+  CusparseRunner(const CsrView &A, cudaStream_t s) : rowptr(A.nrows + 1), colidx(std::max<int64_t>(A.nnz, 1)), values(std::max<int64_t>(A.nnz, 1)), m(A.nrows), n(A.ncols), stream(s)
+  {
+    rowptr.upload(A.rowptr, A.nrows + 1, s);
+    if (A.nnz) {
+      colidx.upload(A.colidx, A.nnz, s);
+      values.upload(A.values, A.nnz, s);
+    }
+    sp_check(cusparseCreate(&h), "cusparseCreate");
+    sp_check(cusparseSetStream(h, s), "cusparseSetStream");
+    sp_check(cusparseCreateCsr(&mat, A.nrows, A.ncols, A.nnz, rowptr.data(), colidx.data(), values.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F), "cusparseCreateCsr");
+  }
+  ~CusparseRunner() override
+  {
+    if (vx) cusparseDestroyDnVec(vx);
+    if (vy) cusparseDestroyDnVec(vy);
+    if (mat) cusparseDestroySpMat(mat);
+    if (h) cusparseDestroy(h);
+  }
+  // The descriptors and the work buffer are made at the first call (as aijcusparse keeps them), so
+  // a timed call is the cusparseSpMV alone.
+  cusparseDnVecDescr_t vx = nullptr, vy = nullptr;
+  void multiply(const double *x, double *y) override
+  {
+    const double one = 1, zero = 0;
+    if (!vx) {
+      sp_check(cusparseCreateDnVec(&vx, n, const_cast<double *>(x), CUDA_R_64F), "cusparseCreateDnVec");
+      sp_check(cusparseCreateDnVec(&vy, m, y, CUDA_R_64F), "cusparseCreateDnVec");
+      size_t bytes = 0;
+      sp_check(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vx, &zero, vy, CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG1, &bytes), "cusparseSpMV_bufferSize");
+      buf.resize(std::max<size_t>(bytes, 1));
+    } else {
+      sp_check(cusparseDnVecSetValues(vx, const_cast<double *>(x)), "cusparseDnVecSetValues");
+      sp_check(cusparseDnVecSetValues(vy, y), "cusparseDnVecSetValues");
+    }
+    sp_check(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vx, &zero, vy, CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG1, buf.data()), "cusparseSpMV");
+  }
+};
+
+} // namespace
+
+double measure_spmv(const CsrView &A, const std::string &name, int reps, int warmup, double *rel_error)
+{
+  cudaStream_t s;
+  GPUFORMATS_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  struct StreamGuard { // declared before the runner: the stream outlives it
+    cudaStream_t s;
+    ~StreamGuard() { cudaStreamDestroy(s); }
+  } guard{s};
+  std::unique_ptr<Runner> r;
+  if (name == kCusparseCsr) r = std::make_unique<CusparseRunner>(A, s);
+  else if (const FormatOps *ops = find_format(name)) r = std::make_unique<FormatRunner>(*ops, A, s);
+  else throw Error(ErrorKind::bad_input, "measure_spmv: no candidate \"" + name + "\" (a format root or " + kCusparseCsr + ")");
+
+  std::vector<double> x(std::max(A.ncols, 1));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 1.0 + 0.5 * std::sin(0.37 * (double)i); // no cancellation to hide errors
+  DeviceBuffer<double> dx(x.size()), dy(std::max(A.nrows, 1));
+  dx.upload(x.data(), x.size(), s);
+  GPUFORMATS_CUDA(cudaStreamSynchronize(s));
+  for (int k = 0; k < std::max(warmup, 1); ++k) r->multiply(dx.data(), dy.data());
+  if (rel_error) {
+    std::vector<double> got(A.nrows), want(A.nrows);
+    GPUFORMATS_CUDA(cudaMemcpyAsync(got.data(), dy.data(), sizeof(double) * A.nrows, cudaMemcpyDeviceToHost, s));
+    GPUFORMATS_CUDA(cudaStreamSynchronize(s));
+    csr_spmv_host(A, 1.0, x.data(), 0.0, want.data());
+    double num = 0, den = 0;
+    for (int32_t i = 0; i < A.nrows; ++i) num += (got[i] - want[i]) * (got[i] - want[i]), den += want[i] * want[i];
+    *rel_error = std::sqrt(num) / std::max(std::sqrt(den), 1e-300);
+  }
+  cudaEvent_t e0, e1;
+  GPUFORMATS_CUDA(cudaEventCreate(&e0));
+  GPUFORMATS_CUDA(cudaEventCreate(&e1));
+  std::vector<double> t;
+  for (int k = 0; k < std::max(reps, 1); ++k) {
+    GPUFORMATS_CUDA(cudaEventRecord(e0, s));
+    r->multiply(dx.data(), dy.data());
+    GPUFORMATS_CUDA(cudaEventRecord(e1, s));
+    GPUFORMATS_CUDA(cudaEventSynchronize(e1));
+    float ms = 0;
+    GPUFORMATS_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+    t.push_back(1e-3 * ms);
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  r.reset();
+  GPUFORMATS_CUDA(cudaStreamSynchronize(s));
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+} // namespace gpuformats::model

@@ -1,0 +1,206 @@
+// The model: terms, prediction, the DP cost, the non-negative least-squares fit. The file format and
+// the per-GPU lookup are in model_file.cpp; the device side in measure_cuda.cu.
+#include "model/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace gpuformats::model {
+
+const char *const kTermNames[kTerms] = {"launch", "rows", "nnz", "max_row", "x_sectors", "x_sectors_l2_miss"};
+
+int32_t strip_rows_for(int sm_count, int max_threads_per_sm)
+{
+  const int64_t s = (int64_t)std::max(sm_count, 1) * std::max(max_threads_per_sm, 1);
+  return (int32_t)std::min<int64_t>(s, std::numeric_limits<int32_t>::max());
+}
+
+namespace {
+
+// The per-strip terms (1..5; term 0 is per block).
+void add_strip_terms(const Strip &s, int64_t l2_bytes, std::array<double, kTerms> &t)
+{
+  const double span = (double)s.f.col_span, sectors = (double)s.x_sectors;
+  const double miss = span > 0 ? std::max(0.0, 1.0 - (double)l2_bytes / (8.0 * span)) : 0.0;
+  t[1] += s.f.rows;
+  t[2] += (double)s.f.nnz;
+  t[3] += s.f.max_row;
+  t[4] += sectors;
+  t[5] += sectors * miss;
+}
+
+} // namespace
+
+std::array<double, kTerms> block_terms(const Strip *strips, int count, int64_t l2_bytes)
+{
+  std::array<double, kTerms> t{};
+  t[0] = 1;
+  for (int k = 0; k < count; ++k) add_strip_terms(strips[k], l2_bytes, t);
+  return t;
+}
+
+static double dot(const std::array<double, kTerms> &c, const std::array<double, kTerms> &t)
+{
+  double s = 0;
+  for (int k = 0; k < kTerms; ++k) s += c[k] * t[k];
+  return s;
+}
+
+double predict(const Model &m, int candidate, const Strip *strips, int count)
+{
+  if (candidate < 0 || candidate >= (int)m.candidates.size()) throw Error(ErrorKind::bad_input, "model::predict: no candidate " + std::to_string(candidate));
+  return dot(m.candidates[candidate].coef, block_terms(strips, count, m.l2_bytes));
+}
+
+std::vector<Strip> strips_of(const CsrView &A, int32_t strip_rows)
+{
+  const std::vector<select::StripFeatures> f = select::strip_features(A, strip_rows);
+  std::vector<Strip>                       out(f.size());
+  std::vector<int32_t>                     sec;
+  for (size_t k = 0; k < f.size(); ++k) {
+    out[k].f = f[k];
+    for (int32_t g = f[k].first_row; g < f[k].first_row + f[k].rows; g += kSectorGroupRows) {
+      const int32_t end = std::min(g + kSectorGroupRows, f[k].first_row + f[k].rows);
+      sec.clear();
+      for (int32_t e = A.rowptr[g]; e < A.rowptr[end]; ++e) sec.push_back(A.colidx[e] >> 2); // 4 doubles per sector
+      std::sort(sec.begin(), sec.end());
+      out[k].x_sectors += std::unique(sec.begin(), sec.end()) - sec.begin();
+    }
+  }
+  return out;
+}
+
+int find_candidate(const Model &m, const std::string &name)
+{
+  for (size_t i = 0; i < m.candidates.size(); ++i)
+    if (m.candidates[i].name == name) return (int)i;
+  return -1;
+}
+
+std::function<double(int, int, int *)> dp_cost(const Model &m, const std::vector<Strip> &strips)
+{
+  if (m.candidates.empty()) throw Error(ErrorKind::bad_input, "model::dp_cost: the model has no candidates");
+  // prefix[k] = the per-strip terms of strips 0..k-1; a block's terms are a difference plus launch.
+  std::vector<std::array<double, kTerms>> prefix(strips.size() + 1);
+  for (size_t k = 0; k < strips.size(); ++k) {
+    prefix[k + 1] = prefix[k];
+    add_strip_terms(strips[k], m.l2_bytes, prefix[k + 1]);
+  }
+  std::vector<std::array<double, kTerms>> coefs;
+  for (const Candidate &c : m.candidates) coefs.push_back(c.coef);
+  return [prefix = std::move(prefix), coefs = std::move(coefs)](int i, int j, int *fmt) {
+    std::array<double, kTerms> t;
+    for (int k = 0; k < kTerms; ++k) t[k] = prefix[j + 1][k] - prefix[i][k];
+    t[0] = 1;
+    double best = std::numeric_limits<double>::infinity();
+    int    arg  = 0;
+    for (size_t c = 0; c < coefs.size(); ++c) {
+      const double v = dot(coefs[c], t);
+      if (v < best) best = v, arg = (int)c;
+    }
+    if (fmt) *fmt = arg;
+    return best;
+  };
+}
+
+// --- fitting ---------------------------------------------------------------------------------------
+
+namespace {
+
+// Solves the normal equations restricted to the columns marked free (others 0), by Gaussian
+// elimination with partial pivoting in long double. A free column with no weight in the data (its
+// diagonal ~0) is fixed at 0.
+std::array<double, kTerms> solve_free(const std::array<std::array<long double, kTerms>, kTerms> &G, const std::array<long double, kTerms> &b, std::array<bool, kTerms> &free)
+{
+  std::array<double, kTerms> c{};
+  long double                maxdiag = 0;
+  for (int k = 0; k < kTerms; ++k) maxdiag = std::max(maxdiag, G[k][k]);
+  for (int k = 0; k < kTerms; ++k)
+    if (free[k] && !(G[k][k] > 1e-24L * maxdiag)) free[k] = false;
+  std::vector<int> idx;
+  for (int k = 0; k < kTerms; ++k)
+    if (free[k]) idx.push_back(k);
+  const int n = (int)idx.size();
+  if (!n) return c;
+  // Columns are scaled to a unit diagonal first: the terms differ by 10^7 in size.
+  std::vector<long double> scale(n);
+  for (int a = 0; a < n; ++a) scale[a] = 1.0L / std::sqrt(G[idx[a]][idx[a]]);
+  std::vector<std::vector<long double>> M(n, std::vector<long double>(n + 1));
+  for (int a = 0; a < n; ++a) {
+    for (int bcol = 0; bcol < n; ++bcol) M[a][bcol] = G[idx[a]][idx[bcol]] * scale[a] * scale[bcol];
+    M[a][n] = b[idx[a]] * scale[a];
+    M[a][a] += 1e-15L; // a whisper of ridge: collinear terms (e.g. rows and max_row on uniform rows) stay solvable
+  }
+  for (int col = 0; col < n; ++col) {
+    int piv = col;
+    for (int r = col + 1; r < n; ++r)
+      if (std::fabs(M[r][col]) > std::fabs(M[piv][col])) piv = r;
+    std::swap(M[col], M[piv]);
+    if (M[col][col] == 0) continue;
+    for (int r = 0; r < n; ++r) {
+      if (r == col) continue;
+      const long double f = M[r][col] / M[col][col];
+      for (int k = col; k <= n; ++k) M[r][k] -= f * M[col][k];
+    }
+  }
+  for (int a = 0; a < n; ++a) c[idx[a]] = M[a][a] != 0 ? (double)(M[a][n] / M[a][a] * scale[a]) : 0.0;
+  return c;
+}
+
+} // namespace
+
+std::array<double, kTerms> fit_nonnegative(const std::vector<std::array<double, kTerms>> &X, const std::vector<double> &y, const std::vector<double> &w)
+{
+  if (X.empty() || X.size() != y.size() || X.size() != w.size())
+    throw Error(ErrorKind::bad_input, "model fit: " + std::to_string(X.size()) + " samples, " + std::to_string(y.size()) + " times, " + std::to_string(w.size()) + " weights (need the same, at least one)");
+  std::array<std::array<long double, kTerms>, kTerms> G{};
+  std::array<long double, kTerms>                     b{};
+  for (size_t s = 0; s < X.size(); ++s) {
+    if (!std::isfinite(y[s]) || !std::isfinite(w[s])) throw Error(ErrorKind::bad_input, "model fit: sample " + std::to_string(s) + " has a non-finite time or weight");
+    for (int k = 0; k < kTerms; ++k)
+      if (!std::isfinite(X[s][k])) throw Error(ErrorKind::bad_input, "model fit: sample " + std::to_string(s) + " has a non-finite term " + kTermNames[k]);
+    const long double ww = (long double)w[s] * w[s];
+    for (int a = 0; a < kTerms; ++a) {
+      b[a] += ww * X[s][a] * y[s];
+      for (int c = 0; c < kTerms; ++c) G[a][c] += ww * X[s][a] * X[s][c];
+    }
+  }
+  // Active set: drop the most negative coefficient, refit; at most kTerms rounds.
+  std::array<bool, kTerms> free;
+  free.fill(true);
+  for (;;) {
+    std::array<double, kTerms> c = solve_free(G, b, free);
+    int worst = -1;
+    for (int k = 0; k < kTerms; ++k)
+      if (free[k] && c[k] < 0 && (worst < 0 || c[k] < c[worst])) worst = k;
+    if (worst < 0) return c;
+    free[worst] = false;
+  }
+}
+
+Candidate fit_candidate(const std::string &name, const std::vector<Sample> &samples, int64_t l2_bytes)
+{
+  std::vector<std::array<double, kTerms>> X;
+  std::vector<double>                     y, w;
+  for (const Sample &s : samples) {
+    if (!(s.seconds > 0)) throw Error(ErrorKind::bad_input, "model fit (" + name + "): a timing is not positive");
+    X.push_back(block_terms(s.strips.data(), (int)s.strips.size(), l2_bytes));
+    y.push_back(s.seconds);
+    w.push_back(1.0 / s.seconds);
+  }
+  Candidate c;
+  c.name    = name;
+  c.coef    = fit_nonnegative(X, y, w);
+  c.samples = (int)samples.size();
+  double sq = 0;
+  for (size_t k = 0; k < X.size(); ++k) {
+    const double r = std::fabs(dot(c.coef, X[k]) - y[k]) / y[k];
+    sq += r * r;
+    c.max_rel_error = std::max(c.max_rel_error, r);
+  }
+  c.rms_rel_error = std::sqrt(sq / (double)X.size());
+  return c;
+}
+
+} // namespace gpuformats::model

@@ -1,0 +1,206 @@
+// The SpMV performance model (issue 20, step 1): a calibrated time per candidate format for any
+// block of row strips, the model file that holds it per GPU, and the DP cost callback built from it.
+//
+// Guo, Wang, Chen, "A Performance Modeling and Optimization Analysis Tool for Sparse Matrix-Vector
+// Multiplication on GPUs", sections 3-4. What we keep, and what we change and why:
+//
+//  * Strip size (3.1). One strip = the rows a full load of the GPU holds at one row per thread:
+//    S = N_SM x max threads per SM (the paper's S_ELL; H100 132 x 2048 = 270336 rows). The paper's
+//    S_CSR (one warp per row) is not used: every candidate here sorts rows and adapts the threads
+//    per row, and the DP needs one strip set shared by all candidates.
+//
+//  * Benchmark matrices (3.2): R = S x I rows, I strips, P_NZ per row, as the paper; we add a
+//    row-length spread and a column spread per matrix (examples/gpuformats_calibrate.cpp).
+//
+//  * The parameterised relationship (3.5). The paper's ELL fit is T = f(I) x P_NZ + g(I) with f, g
+//    linear in I (its Fig. 5c, 6). With rows = S x I and nnz = rows x P_NZ that is
+//        T = c0 + c1 x rows + c2 x nnz (+ a term in I x P_NZ, which nnz already is),
+//    so the paper's model is the first three terms below. Our measurements need three more, each
+//    summed over the block's strips s (the block's time is the sum of its strips' work plus one
+//    launch cost; the sum keeps every term additive, so a block of strips i..j costs O(1) with
+//    prefix sums and no strip is counted twice):
+//
+//        t(block) = c[0]                                  launch: one set of kernels per block
+//                 + c[1] x sum_s rows_s                   per-row work (row pointers, y)
+//                 + c[2] x sum_s nnz_s                    the matrix stream (values + columns)
+//                 + c[3] x sum_s max_row_s                a strip's longest row, done by one
+//                                                         thread/warp: the paper's ELL P_NZ = max
+//                                                         row length, per strip (I x P_NZ)
+//                 + c[4] x sum_s x_sectors_s              the gather of x: 32-byte sectors fetched
+//                 + c[5] x sum_s x_sectors_s x miss(span_s)   ... of them, those the L2 cannot hold
+//
+//    Why the two x terms: on the C2050 of the paper the matrix stream bounded SpMV, so nonzeros per
+//    row and strips explained the time. On the H100/H200 the gather of x bounds irregular matrices
+//    (bench/experiments/gather-bound: on graphs, circuits and random rows the reads of x take
+//    75-86% of a CSR product's time, for every type), and neither P_NZ nor I sees it. Two features
+//    do:
+//      x_sectors   the x traffic: over each group of kSectorGroupRows consecutive rows (the rows one
+//                  warp of a row-per-thread kernel gathers for at once), the number of distinct
+//                  32-byte sectors of x (4 doubles: column / 4) its entries touch, summed over the
+//                  strip's groups. A banded row group reads about (rows + band) / 4 sectors, a 2D or
+//                  3D stencil a few contiguous runs, a random one a sector per entry: this counts
+//                  the bytes of x fetched (32 x sectors) where nnz alone cannot tell them apart. The
+//                  strip's column span (select::StripFeatures::col_span) could not: a strip is
+//                  S = 270336 rows on an H100, so most matrices are one strip whose span is ncols
+//                  whether banded or random.
+//      miss(span)  = max(0, 1 - l2_bytes / (8 x span)): for gathers spread over a window of 8 x span
+//                  bytes of x (span the strip's column span), the fraction the L2 cannot hold; those
+//                  sectors come from DRAM.
+//    Mean row length is nnz / rows: the c[1] and c[2] terms together are the paper's linear
+//    relationship in P_NZ at fixed I.
+//
+//  * Fitting: least squares on the calibration's timings, each sample weighted by 1/t (relative
+//    residuals: times span 10 us to 10 ms and a fit on absolute ones would ignore the small
+//    matrices), with every coefficient >= 0 (each term is a cost; a negative one would make a
+//    prediction fall as work grows and the DP would split to exploit it). Non-negativity by active
+//    set: fit, fix the most negative coefficient at 0, refit the rest, until none is negative.
+//
+//  * The DP (4, Fig. 11; select/partition.hpp): E[i, j] = min over candidates of t(block i..j);
+//    c[0] is the overhead that makes a split pay for itself.
+//
+// Lower layers never include this header (it sits above core/, formats/ and select/).
+#pragma once
+#include "core/csr.hpp"
+#include "select/partition.hpp"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace gpuformats::model {
+
+constexpr int kTerms = 6;
+// The terms' names in coefficient order; the model file lists them and reading checks them.
+extern const char *const kTermNames[kTerms]; // launch rows nnz max_row x_sectors x_sectors_l2_miss
+// Rows per group in the x_sectors count (one warp of a row-per-thread kernel).
+constexpr int32_t kSectorGroupRows = 32;
+constexpr int kModelVersion = 1;
+// The cuSPARSE candidate: cusparseSpMV CSR (CUSPARSE_SPMV_CSR_ALG1) on the plain CSR, which is
+// what aijcusparse runs for MatMult.
+constexpr const char *kCusparseCsr = "cusparse_csr";
+
+struct Candidate {
+  std::string                  name;            // a registered format root ("evchyb") or kCusparseCsr
+  std::array<double, kTerms>   coef{};          // seconds per unit of each term, >= 0
+  int                          samples = 0;     // calibration timings fitted
+  double                       rms_rel_error = 0, max_rel_error = 0; // of the fit, on those timings
+};
+
+struct Model {
+  int                    version = kModelVersion;
+  std::string            gpu;                   // cudaDeviceProp::name at calibration
+  int                    sm_count = 0, max_threads_per_sm = 0;
+  int64_t                l2_bytes = 0;          // the L2 that miss() divides by
+  int32_t                strip_rows = 0;        // S = sm_count x max_threads_per_sm
+  std::string            note;                  // free text (how it was made); may be empty
+  bool                   is_default = false;    // default_model(): not calibrated
+  std::vector<Candidate> candidates;            // unique names, at least one
+};
+
+// The strip size of section 3.1 for a GPU (>= 1).
+int32_t strip_rows_for(int sm_count, int max_threads_per_sm);
+
+// A strip as the model reads it: select's features (rows, nnz, max_row, col_span; mean row length
+// nnz / rows) plus the x traffic.
+struct Strip {
+  select::StripFeatures f;
+  int64_t               x_sectors = 0; // see above
+};
+// The strips of A, strip_rows rows each (the last may be shorter), computed on the host. (The glue
+// will compute the same from the CSR already on the device, with Thrust/CUB; issue 20's next step.)
+std::vector<Strip> strips_of(const CsrView &A, int32_t strip_rows);
+
+// The six terms of a block, summed over its strips (l2_bytes >= 0).
+std::array<double, kTerms> block_terms(const Strip *strips, int count, int64_t l2_bytes);
+// t(block) for model.candidates[candidate] over strips[0..count).
+double predict(const Model &m, int candidate, const Strip *strips, int count);
+inline double predict(const Model &m, int candidate, const std::vector<Strip> &strips)
+{
+  return predict(m, candidate, strips.data(), (int)strips.size());
+}
+// Index of a candidate by name, -1 if the model has none of that name.
+int find_candidate(const Model &m, const std::string &name);
+
+// The cost callback of select::partition_strips over `strips` (copied into prefix sums): cost(i, j, &fmt) = min over candidates of t(strips i..j), fmt its candidate index
+// (ties: the lower index). O(candidates) per call after an O(strips) prefix sum here.
+std::function<double(int, int, int *)> dp_cost(const Model &m, const std::vector<Strip> &strips);
+
+// --- fitting --------------------------------------------------------------------------------------
+
+// Least squares min_c sum_k w_k^2 (X_k . c - y_k)^2 subject to c >= 0 (see above), by normal
+// equations in long double over the kTerms columns (a column that is all zero gets 0). Needs at
+// least one sample; throws Error(bad_input) when X, y, w disagree in size or hold non-finite values.
+std::array<double, kTerms> fit_nonnegative(const std::vector<std::array<double, kTerms>> &X, const std::vector<double> &y, const std::vector<double> &w);
+
+// One calibration timing: the matrix's strips and the measured seconds of one product.
+struct Sample {
+  std::vector<Strip> strips;
+  double             seconds = 0;
+};
+// Fits a candidate on its samples (weights 1/t) and sets coef, samples and the relative errors.
+Candidate fit_candidate(const std::string &name, const std::vector<Sample> &samples, int64_t l2_bytes);
+
+// --- the model file ---------------------------------------------------------------------------------
+//
+//   { "kind": "gpuformats-spmv-model", "version": 1, "gpu": "NVIDIA H100 80GB HBM3",
+//     "sm_count": 132, "max_threads_per_sm": 2048, "l2_bytes": 52428800, "strip_rows": 270336,
+//     "note": "...", "terms": ["launch", "rows", "nnz", "max_row", "x_sectors", "x_sectors_l2_miss"],
+//     "candidates": [ { "name": "evchyb", "coef": [6 numbers, seconds per unit], "samples": 48,
+//                       "rms_rel_error": 0.08, "max_rel_error": 0.3 }, ... ] }
+//
+// Numbers are written with 17 significant digits, so a read gives back the same doubles.
+std::string to_json(const Model &m);
+void        write_model(const Model &m, const std::string &path); // Error(bad_input) if it cannot write
+// Error(bad_input) naming the file (`name`) and what is wrong: not JSON, another kind, a version
+// other than kModelVersion, a missing or mistyped field, terms other than kTermNames, a coefficient
+// count other than kTerms, a negative or non-finite coefficient, no candidates, a duplicate name,
+// strip_rows not sm_count x max_threads_per_sm.
+Model from_json(const std::string &text, const std::string &name);
+Model read_model(const std::string &path);
+
+// --- picking a model per GPU ------------------------------------------------------------------------
+//
+// Files live in <dir>/<model_file_name(gpu)>; the committed ones in share/gpuformats/models/ of the
+// source tree (installed as <prefix>/share/gpuformats/models/).
+
+// "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3.json": lower case, runs of anything but
+// letters and digits -> '-', no leading or trailing '-'.
+std::string model_file_name(const std::string &gpu_name);
+// The directories searched, in order: $GPUFORMATS_MODEL_DIR if set, then share/gpuformats/models
+// beside the binary holding this code (<dir of the .so or executable>/../share/gpuformats/models).
+std::vector<std::string> model_dirs();
+
+// The uncalibrated fallback: one candidate, cuSPARSE CSR (so never slower than aijcusparse), with
+// nominal coefficients (a launch of 5 us, 12 bytes per nonzero and 8 per row at 2 TB/s); with one
+// candidate and a launch cost the DP never splits. is_default = true.
+Model default_model();
+
+// The model for `gpu_name`: the first <dir>/<model_file_name> found in `dirs` (read_model: a bad
+// file is an error, never silently replaced). None found: Error(unsupported) whose message names
+// the GPU, the files looked for and how to calibrate (kCalibrateHint).
+Model find_model(const std::string &gpu_name, const std::vector<std::string> &dirs);
+// find_model, but for an unknown GPU default_model() with that message in *message (else cleared).
+Model model_or_default(const std::string &gpu_name, const std::vector<std::string> &dirs, std::string *message);
+constexpr const char *kCalibrateHint = "calibrate this GPU with `bin/gpuformats_calibrate -o <dir>/<file>` (a minute or two) "
+                                       "and point -mat_gpuauto_model <file> or GPUFORMATS_MODEL_DIR=<dir> at it";
+
+// --- the device (src/model/measure_cuda.cu) ---------------------------------------------------------
+
+struct DeviceInfo {
+  std::string name;
+  int         device = 0, sm_count = 0, max_threads_per_sm = 0, cc_major = 0, cc_minor = 0;
+  int64_t     l2_bytes = 0, memory_bytes = 0;
+};
+// False with the reason (no driver, no device, a CUDA error) when no CUDA device can be used.
+bool device_info(DeviceInfo *info, std::string *why);
+
+// Median seconds of `reps` products y = A x (after `warmup` untimed ones) of candidate `name` (a
+// registered format root with its default parameters, or kCusparseCsr) built on the device from A,
+// timed with CUDA events on one stream. *max_rel_error (if not null): ||y - y_host|| / ||y_host||
+// against csr_spmv_host, x fixed and non-trivial. Throws Error (unsupported where the format
+// refuses the matrix, device on CUDA/cuSPARSE errors, bad_input for an unknown name).
+double measure_spmv(const CsrView &A, const std::string &name, int reps, int warmup, double *rel_error);
+
+} // namespace gpuformats::model
