@@ -174,6 +174,8 @@ install: $(LIB)
 	install -m 755 $(LIB) $(PREFIX)/lib/
 	install -m 644 include/gpuformats.h $(PREFIX)/include/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@PETSC_DIR@|$(PETSC_DIR)|g' config/gpuformats.pc.in > $(PREFIX)/lib/pkgconfig/gpuformats.pc
+	install -d $(PREFIX)/share/gpuformats/models
+	install -m 644 share/gpuformats/models/*.json $(PREFIX)/share/gpuformats/models/
 
 -include $(OBJ:.o=.d)
 endif

@@ -2,9 +2,10 @@
 // section 4): its strip features, every candidate's predicted product time, the single best, and
 // the DP's partition of the strips with a format per block.
 //
-//   bin/gpuformats_advise <file.mtx | generator spec> [-model file.json] [-measure] [-reps 30] [-strips 20]
+//   bin/gpuformats_advise <file.mtx | generator spec> [-model file.json | -gpu name] [-measure] [-reps 30] [-strips 20]
 //
-// The model: -model <file>; else the one for this GPU's name among model::model_dirs()
+// The model: -model <file>; else the one for -gpu <name> (a cudaDeviceProp::name: advice for that
+// GPU on a machine without it) or this GPU's name among model::model_dirs()
 // ($GPUFORMATS_MODEL_DIR, share/gpuformats/models beside bin/); else (no GPU, or a GPU without a
 // model) the default model, cuSPARSE CSR everywhere, with a message saying how to calibrate.
 // -measure (GPU only): times every candidate on the whole matrix (src/model measure_spmv: median of
@@ -35,7 +36,7 @@ bool ends_with(const std::string &s, const std::string &t) { return s.size() >= 
 int usage(const char *argv0, int rc)
 {
   std::fprintf(rc ? stderr : stdout,
-               "usage: %s <file.mtx | generator spec> [-model file.json] [-measure] [-reps 30] [-strips 20] [-seed 1]\n"
+               "usage: %s <file.mtx | generator spec> [-model file.json | -gpu \"NVIDIA H100 80GB HBM3\"] [-measure] [-reps 30] [-strips 20] [-seed 1]\n"
                "generator specs:\n%s",
                argv0, generator_help().c_str());
   return rc;
@@ -45,13 +46,14 @@ int usage(const char *argv0, int rc)
 
 int main(int argc, char **argv)
 {
-  std::string spec, model_path;
+  std::string spec, model_path, gpu_name;
   bool        measure = false;
   int         reps = 30, list = 20;
   uint64_t    seed = 1;
   for (int a = 1; a < argc; ++a) {
     const std::string o = argv[a];
     if (o == "-model" && a + 1 < argc) model_path = argv[++a];
+    else if (o == "-gpu" && a + 1 < argc) gpu_name = argv[++a];
     else if (o == "-measure") measure = true;
     else if (o == "-reps" && a + 1 < argc) reps = std::max(3, atoi(argv[++a]));
     else if (o == "-strips" && a + 1 < argc) list = std::max(0, atoi(argv[++a]));
@@ -69,9 +71,9 @@ int main(int argc, char **argv)
     const bool        gpu = model::device_info(&dev, &why);
     model::Model      m;
     if (!model_path.empty()) m = model::read_model(model_path);
-    else if (gpu) {
+    else if (gpu || !gpu_name.empty()) {
       std::string msg;
-      m = model::model_or_default(dev.name, model::model_dirs(), &msg);
+      m = model::model_or_default(gpu_name.empty() ? dev.name : gpu_name, model::model_dirs(), &msg);
       if (!msg.empty()) std::printf("# %s\n", msg.c_str());
     } else {
       m = model::default_model();
@@ -83,7 +85,7 @@ int main(int argc, char **argv)
     }
     if (gpu && !m.is_default && model::model_file_name(m.gpu) != model::model_file_name(dev.name))
       std::printf("# note: the model was calibrated on \"%s\", this GPU is \"%s\"\n", m.gpu.c_str(), dev.name.c_str());
-    std::printf("model: %s (%s; strips of %d rows, L2 %.0f MB)%s\n", m.gpu.c_str(), model_path.empty() ? "by device" : model_path.c_str(), m.strip_rows, m.l2_bytes / 1048576.0,
+    std::printf("model: %s (%s; strips of %d rows, L2 %.0f MB)%s\n", m.gpu.c_str(), model_path.empty() ? (gpu_name.empty() ? "by device name" : "by -gpu") : model_path.c_str(), m.strip_rows, m.l2_bytes / 1048576.0,
                 m.is_default ? " [default, uncalibrated]" : "");
 
     // --- the matrix and its strips ---

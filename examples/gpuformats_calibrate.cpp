@@ -9,17 +9,22 @@
 //        const    every row P (the paper's)
 //        varied   uniform in [1, 2P - 1]
 //        longrows P/2, and every 4096th row 64 P (the max_row term)
+//        hubs     P, and every 65536th row 131072 (graphs' and circuits' dense rows: the first H200
+//                 calibration, without them, extrapolated max_row from 4096 to 200000 and
+//                 predicted 2.3 ms for a 0.15 ms product)
 //      and a column shape (the x terms)
 //        band     columns in a window of 2P around the diagonal (x read in order)
 //        stencil  three runs of P/3 around i - R^(2/3), i, i + R^(2/3) (a 3D mesh numbering)
 //        window   random in a window of 65536 columns around the diagonal (x in the L2, sectors not)
 //        random   random over all columns (x beyond the L2 for large R)
-//      (all four column shapes with const rows; varied and longrows on band and random; -quick:
-//      const and varied on band and random); a matrix over -max_nnz nonzeros is left out;
+//      (all four column shapes with const rows; varied, longrows and hubs on band and random;
+//      -quick: const and varied on band and random, hubs on random); a matrix over
+//      -max_nnz nonzeros is left out;
 //   3. each candidate (every registered format with its default parameters, and cuSPARSE CSR) built
 //      on the device and its product y = A x timed with CUDA events, median of -reps after warm-up
 //      (3.3: the paper's difference of two means removes the start-up too), and checked against
 //      the host product;
+//      plus, at P = 4, matrices whose x is twice the L2 (the L2-miss term);
 //   4. the model fitted per candidate (non-negative least squares, relative residuals) and written
 //      to -o (default: share/gpuformats/models/<gpu>.json beside bin/), with the fit error printed.
 //
@@ -45,9 +50,9 @@ using namespace gpuformats;
 
 namespace {
 
-enum class Lengths { constant, varied, longrows };
+enum class Lengths { constant, varied, longrows, hubs };
 enum class Columns { band, stencil, window, random };
-const char *name_of(Lengths l) { return l == Lengths::constant ? "const" : l == Lengths::varied ? "varied" : "longrows"; }
+const char *name_of(Lengths l) { return l == Lengths::constant ? "const" : l == Lengths::varied ? "varied" : l == Lengths::longrows ? "longrows" : "hubs"; }
 const char *name_of(Columns c) { return c == Columns::band ? "band" : c == Columns::stencil ? "stencil" : c == Columns::window ? "window" : "random"; }
 
 // `len` distinct sorted columns in [lo, lo + w) (w >= len), appended to cols.
@@ -71,7 +76,8 @@ int32_t row_length(Lengths shape, int32_t P, int32_t row, std::mt19937_64 &rng)
 {
   if (shape == Lengths::constant) return P;
   if (shape == Lengths::varied) return 1 + (int32_t)(rng() % (uint64_t)(2 * P - 1));
-  return row % 4096 == 7 ? 64 * P : std::max(1, P / 2);
+  if (shape == Lengths::longrows) return row % 4096 == 7 ? 64 * P : std::max(1, P / 2);
+  return row % 65536 == 11 ? 131072 : P; // hubs: the dense rows of graphs and circuits
 }
 
 // The benchmark matrix: R x R, rows generated in parallel chunks (each its own seeded stream, so
@@ -201,7 +207,9 @@ int main(int argc, char **argv)
   // The shapes: every column shape with constant rows; the other row shapes on band and random.
   std::vector<std::pair<Lengths, Columns>> shapes = {{Lengths::constant, Columns::band}, {Lengths::constant, Columns::random}, {Lengths::varied, Columns::band}, {Lengths::varied, Columns::random}};
   if (!quick)
-    for (auto sh : {std::pair{Lengths::constant, Columns::stencil}, {Lengths::constant, Columns::window}, {Lengths::longrows, Columns::band}, {Lengths::longrows, Columns::random}}) shapes.push_back(sh);
+    for (auto sh : {std::pair{Lengths::constant, Columns::stencil}, {Lengths::constant, Columns::window}, {Lengths::longrows, Columns::band}, {Lengths::longrows, Columns::random}, {Lengths::hubs, Columns::band}})
+      shapes.push_back(sh);
+  shapes.push_back({Lengths::hubs, Columns::random});
 
   std::vector<std::vector<model::Sample>> samples(cands.size());
   const auto t0 = std::chrono::steady_clock::now();
@@ -209,9 +217,21 @@ int main(int argc, char **argv)
   for (const auto &c : cands) std::printf(" %12s", (c + "_us").c_str());
   std::printf("\n");
   int bad = 0;
+  struct Config {
+    int     I;
+    int32_t P;
+    Lengths ls;
+    Columns cs;
+  };
+  std::vector<Config> configs;
   for (int I : strips)
     for (int32_t P : lengths)
-      for (auto [ls, cs] : shapes) {
+      for (auto [ls, cs] : shapes) configs.push_back({I, P, ls, cs});
+  // x beyond the L2: the sets above stop at 8 strips (x of 17 MB on an H100, inside its 50 MB L2),
+  // where the x_sectors_l2_miss term is 0 and cannot be fitted. A few matrices of x = 2 x the L2.
+  const int big = (int)std::min<int64_t>(4096, (2 * m.l2_bytes / 8 + S - 1) / S);
+  for (auto [ls, cs] : {std::pair{Lengths::constant, Columns::random}, {Lengths::constant, Columns::band}, {Lengths::varied, Columns::random}, {Lengths::constant, Columns::window}}) configs.push_back({big, 4, ls, cs});
+  for (auto [I, P, ls, cs] : configs) {
           const int32_t R = (int32_t)std::min<int64_t>((int64_t)S * I, 0x7fffffff);
           if ((double)R * P > max_nnz) continue;
           const CsrMatrix A = generate(R, P, ls, cs, seed + (uint64_t)(I * 131 + P * 7 + (int)ls * 3 + (int)cs));

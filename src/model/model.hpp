@@ -32,8 +32,11 @@
 //    Why the two x terms: on the C2050 of the paper the matrix stream bounded SpMV, so nonzeros per
 //    row and strips explained the time. On the H100/H200 the gather of x bounds irregular matrices
 //    (bench/experiments/gather-bound: on graphs, circuits and random rows the reads of x take
-//    75-86% of a CSR product's time, for every type), and neither P_NZ nor I sees it. Two features
-//    do:
+//    75-86% of a CSR product's time, for every type), and neither P_NZ nor I sees it: in the H100
+//    calibration (share/gpuformats/models/logs/) 69 M nonzeros of 64 per row over 4 strips take
+//    247 us for evchyb with banded columns, 380 us with columns random in a 65536-wide window and
+//    614 us random over all columns; 53 M nonzeros of 4 per row over 49 strips (x twice the L2)
+//    take 328 us banded and 1559 us random. Two features explain it:
 //      x_sectors   the x traffic: over each group of kSectorGroupRows consecutive rows (the rows one
 //                  warp of a row-per-thread kernel gathers for at once), the number of distinct
 //                  32-byte sectors of x (4 doubles: column / 4) its entries touch, summed over the

@@ -2,6 +2,7 @@
 // synthetic timings with known coefficients, predictions that grow with the work, the lookup by
 // GPU name, and the DP driven by the model's cost on a matrix whose halves favour different
 // candidates. Host only.
+#include "formats/format.hpp"
 #include "model/model.hpp"
 #include "select/partition.hpp"
 
@@ -280,6 +281,22 @@ int main()
     std::vector<Strip>      strips(9, strip(1000, 5000, 9, 1000, 300));
     const select::Partition            p = select::partition_strips(9, dp_cost(default_model(), strips));
     check(p.blocks.size() == 1 && p.blocks[0].format == 0, "model.dp.default_never_splits");
+  }
+
+  // --- the committed models (share/gpuformats/models, found from bin/test/ as the library finds
+  // them from bin/ or lib/): they read, and cover every registered format and cuSPARSE CSR ---
+  for (const char *gpu : {"NVIDIA H100 80GB HBM3", "NVIDIA H200"}) {
+    const std::string tag = std::string("model.committed.") + model_file_name(gpu);
+    try {
+      const Model c = find_model(gpu, model_dirs());
+      int         n;
+      const FormatOps *const *all = all_formats(&n);
+      bool                    every = find_candidate(c, kCusparseCsr) >= 0;
+      for (int i = 0; i < n; ++i) every = every && find_candidate(c, all[i]->root) >= 0;
+      check(c.gpu == gpu && every && c.strip_rows == strip_rows_for(c.sm_count, c.max_threads_per_sm), tag);
+    } catch (const Error &e) {
+      check(false, tag, e.what());
+    }
   }
 
   // --- the DP with the model's cost: halves that favour different candidates ---
