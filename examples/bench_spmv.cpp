@@ -18,6 +18,10 @@
 //            then timed like the SpMV (x fixed), checked against the host A^T x
 //   bytes    device bytes of the stored format (MatGPUFormatsGetBytes for ours) vs CSR bytes
 //            12*nnz + 4*(nrows+1)
+//   model    with the SpMV model (-model <file>, else this GPU's found by name; one rank): per
+//            matrix its strips, every candidate's predicted time and the DP partition; per type the
+//            prediction for the candidate it runs (ours by name, aijcusparse = cuSPARSE CSR ALG1,
+//            gpuauto = its choice, read from its view) and the error against the median
 // Rates: GFLOP/s = 2*nnz/t; GB/s under the minimal CSR traffic model
 // 12*nnz + 4*(nrows+1) + 8*ncols + 8*nrows; % of a copy kernel's bandwidth measured in the same run.
 // Output: a table on stdout as it goes, and a JSON file (-json) rewritten after every matrix.
@@ -44,6 +48,7 @@
 #include "formats/format.hpp"
 #include "matgen/generators.hpp"
 #include "matgen/matrix_market.hpp"
+#include "model/model.hpp"
 #include "../test/common/petsc_csr.hpp" // the matrix sources, shared with bin/test/ksp_matrix
 
 #include <gpuformats.h>
@@ -481,6 +486,8 @@ struct TypeResult {
   std::string layout, layout_reason;                                 // gpuformats types: block | scalar | mixed, and why
   std::string halo;                                                  // gpuformats mpi types: the halo exchange used
   double      halo_s = NAN, halo_local_s = NAN, halo_exposed_s = NAN; // per product, mean over ranks (-mat_gpuformats_halo_measure)
+  std::string gpuauto_choice;                                        // gpuauto: the candidate it built (from its view)
+  double      gpuauto_predicted_us = NAN;                            // ... and its own prediction
 };
 
 struct TypeObjects {
@@ -626,11 +633,8 @@ PetscErrorCode write_values(HostMatrix &M, Mat B, bool array_path, const std::ve
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// The layout a gpuformats matrix took, read from its -mat_view ::ascii_info text (rank 0 receives
-// every rank's lines): each built block prints one "... stored slots (...)" line, whose layout name
-// is "bell (block layout, bs N)" for the block layout; "block" when every block is, "scalar" when
-// none is, else "mixed". reason: the first "(-mat_gpuformats_block ...)" line, past its label.
-PetscErrorCode layout_of(Mat B, std::string *layout, std::string *reason)
+// B's -mat_view ::ascii_info text (rank 0 receives every rank's lines).
+PetscErrorCode view_info(Mat B, std::string *out)
 {
   char       *text = nullptr;
   size_t      len  = 0;
@@ -645,9 +649,19 @@ PetscErrorCode layout_of(Mat B, std::string *layout, std::string *reason)
   PetscCall(PetscViewerPopFormat(v));
   PetscCall(PetscViewerDestroy(&v)); // leaves f open (ASCIIOpenWithFILE)
   fclose(f);
-  std::stringstream in(text ? std::string(text, len) : std::string());
+  *out = text ? std::string(text, len) : std::string();
   free(text);
-  int blocks = 0, block_layout = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The layout a gpuformats matrix took, read from its view text (view_info): each built block
+// prints one "... stored slots (...)" line, whose layout name is "bell (block layout, bs N)" for
+// the block layout; "block" when every block is, "scalar" when none is, else "mixed". reason: the
+// first "(-mat_gpuformats_block ...)" line, past its label.
+void layout_of(const std::string &text, std::string *layout, std::string *reason)
+{
+  std::stringstream in(text);
+  int               blocks = 0, block_layout = 0;
   reason->clear();
   for (std::string line; std::getline(in, line);) {
     if (line.find(" stored slots (") != std::string::npos) {
@@ -657,7 +671,37 @@ PetscErrorCode layout_of(Mat B, std::string *layout, std::string *reason)
     if (reason->empty() && line.find("(-mat_gpuformats_block ") != std::string::npos) *reason = trim(line.substr(line.find(": ") == std::string::npos ? 0 : line.find(": ") + 2));
   }
   *layout = blocks == 0 ? "unknown" : block_layout == 0 ? "scalar" : block_layout == blocks ? "block" : "mixed";
-  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// What gpuauto chose, from its view text: every block it built prints
+// "  gpuauto: chose <name> (predicted <x> us ...". *choice: the name, the names joined by '+' where
+// the blocks differ, "" where no such line is; *predicted_us: gpuauto's own prediction (summed over
+// the blocks), NaN where the line has none.
+void gpuauto_choice_of(const std::string &text, std::string *choice, double *predicted_us)
+{
+  std::stringstream        in(text);
+  std::vector<std::string> names;
+  double                   us = 0;
+  bool                     have_us = false;
+  const std::string        key = "gpuauto: chose ";
+  for (std::string line; std::getline(in, line);) {
+    const size_t at = line.find(key);
+    if (at == std::string::npos) continue;
+    std::string name = line.substr(at + key.size());
+    name             = name.substr(0, name.find_first_of(" \t(,;"));
+    if (name.empty()) continue;
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    const size_t p = line.find("(predicted ", at);
+    if (p != std::string::npos) {
+      char        *end = nullptr;
+      const char  *num = line.c_str() + p + 11;
+      const double v   = std::strtod(num, &end);
+      if (end != num && std::isfinite(v)) us += v, have_us = true;
+    }
+  }
+  choice->clear();
+  for (size_t i = 0; i < names.size(); ++i) *choice += (i ? "+" : "") + names[i];
+  *predicted_us = have_us ? us : NAN;
 }
 
 // The cuSPARSE BSR baseline (cusparse:bsr, cusparse:bsrmv): setup = upload + csr2bsr (+ the
@@ -882,11 +926,16 @@ PetscErrorCode measure_type(const Settings &S, HostMatrix &M, const TypeEntry &T
     } else R.bytes_source = "unknown";
   }
 
-  // --- which layout ours took (the one just timed: the view builds nothing new here) ---
+  // --- which layout ours took, and what gpuauto chose (the one just timed: the view builds
+  // nothing new here) ---
   {
-    PetscBool ours;
+    PetscBool   ours;
+    const bool  auto_type = T.type.find("gpuauto") != std::string::npos || R.type_name.find("gpuauto") != std::string::npos;
+    std::string text;
     PetscCall(MatGPUFormatsIsType(o.B, &ours));
-    if (ours) PetscCall(layout_of(o.B, &R.layout, &R.layout_reason));
+    if (ours || auto_type) PetscCall(view_info(o.B, &text));
+    if (ours) layout_of(text, &R.layout, &R.layout_reason);
+    if (auto_type) gpuauto_choice_of(text, &R.gpuauto_choice, &R.gpuauto_predicted_us);
   }
 
   // --- values-only refresh: new values with the same pattern, then one product ---
@@ -961,6 +1010,141 @@ void run_type(const Settings &S, HostMatrix &M, const TypeEntry &T, TypeResult &
 }
 
 // ---------------------------------------------------------------------------------------------
+// the SpMV model's predictions (src/model/model.hpp, issue 20)
+//
+// Per matrix: its strips (model::strips_of on the host AIJ's CSR, exact x_sectors), every model
+// candidate's predicted time of one product and the DP partition of the strips. Per type: the
+// prediction for the candidate it runs beside the median measured here, so the model is checked on
+// every benchmark run. One rank only: the model predicts the product of the whole matrix on one GPU.
+
+struct ModelRun {
+  bool                     have = false;
+  gpuformats::model::Model m;
+  std::string              file; // the file it was read from; empty for the default model
+};
+
+struct MatrixPrediction {
+  bool                     have = false;
+  std::vector<std::string> names; // the model's candidates
+  std::vector<double>      us;    // their predicted product time, microseconds
+  std::string              json;  // the matrix's "model" object
+};
+
+bool is_gpuauto(const TypeEntry &T, const TypeResult &R) { return T.type.find("gpuauto") != std::string::npos || R.type_name.find("gpuauto") != std::string::npos; }
+
+// The model candidate a type's measurement is compared with, "" for none. Ours with their defaults
+// run the candidate of their name, aijcusparse (CSR ALG1 by default, or :alg1) cuSPARSE CSR, gpuauto
+// what it chose. None for variants (:scalar, :alg2, -option=...: the model covers the defaults
+// only) and for the block layout (BELL is no candidate); *note then says why. PETSc's other types:
+// "" without a note.
+std::string candidate_for(const MatrixPrediction &P, const TypeEntry &T, const TypeResult &R, std::string *note)
+{
+  namespace gm = gpuformats::model;
+  const auto has = [&](const std::string &n) { return std::find(P.names.begin(), P.names.end(), n) != P.names.end(); };
+  const std::string root = starts_with(T.type, "seq") ? T.type.substr(3) : T.type;
+  const bool        bell = R.layout == "block" || R.layout == "mixed";
+  note->clear();
+  if (is_gpuauto(T, R)) {
+    if (R.gpuauto_choice.empty()) *note = "gpuauto's choice not found in its -mat_view ::ascii_info";
+    else if (!has(R.gpuauto_choice)) *note = "gpuauto chose " + R.gpuauto_choice + ", which is no candidate of this model";
+    else if (bell) *note = "block layout (BELL): not in the model";
+    else return R.gpuauto_choice;
+    return "";
+  }
+  if (root == "aijcusparse") {
+    const bool alg1 = T.options.empty() || (T.options.size() == 1 && T.options[0].first == "-mat_cusparse_spmv_alg" && T.options[0].second == "CSRMV_ALG1");
+    if (!has(gm::kCusparseCsr)) return "";
+    if (alg1) return gm::kCusparseCsr;
+    *note = "a variant: the model has cuSPARSE CSR ALG1 only";
+    return "";
+  }
+  if (!has(root)) return "";
+  if (!T.options.empty()) *note = "a variant (options): the model covers the defaults only";
+  else if (bell) *note = "block layout (BELL): not in the model";
+  else return root;
+  return "";
+}
+
+// The strips, predictions and DP partition of M (one rank: M.A is a SeqAIJ); P.have = false
+// without a model or rows. Errors of the model (Error) are PETSc errors here.
+PetscErrorCode predict_matrix(const ModelRun &MR, const HostMatrix &M, MatrixPrediction &P)
+{
+  namespace gm = gpuformats::model;
+  const PetscInt        *ia, *ja;
+  const PetscScalar     *va;
+  PetscInt               n;
+  PetscBool              done;
+  std::vector<gm::Strip> strips;
+  std::string            why;
+
+  PetscFunctionBegin;
+  P = MatrixPrediction{};
+  if (!MR.have || M.nrows == 0) PetscFunctionReturn(PETSC_SUCCESS);
+  const gm::Model &m  = MR.m;
+  const double     t0 = now_s();
+  PetscCall(MatGetRowIJ(M.A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatGetRowIJ failed");
+  PetscCall(MatSeqAIJGetArrayRead(M.A, &va));
+  gpuformats::CsrView A;
+  A.nrows  = (int32_t)n;
+  A.ncols  = (int32_t)M.ncols;
+  A.nnz    = ia[n];
+  A.rowptr = ia;
+  A.colidx = ja;
+  A.values = va;
+  try {
+    strips = gm::strips_of(A, m.strip_rows); // exact x_sectors: the benchmark can afford the sort
+  } catch (const std::exception &e) {
+    why = e.what();
+  }
+  PetscCall(MatSeqAIJRestoreArrayRead(M.A, &va));
+  PetscCall(MatRestoreRowIJ(M.A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCheck(why.empty(), PETSC_COMM_SELF, PETSC_ERR_LIB, "model strips: %s", why.c_str());
+  const double strips_s = now_s() - t0;
+
+  JObj pu;
+  int  best = 0;
+  for (int c = 0; c < (int)m.candidates.size(); ++c) {
+    P.names.push_back(m.candidates[c].name);
+    P.us.push_back(1e6 * gm::predict(m, c, strips));
+    pu.add(P.names[c], jnum(P.us[c]));
+    if (P.us[c] < P.us[best]) best = c;
+  }
+  gpuformats::select::Partition part;
+  try {
+    part = gpuformats::select::partition_strips((int)strips.size(), gm::dp_cost(m, strips));
+  } catch (const std::exception &e) {
+    why = e.what();
+  }
+  PetscCheck(why.empty(), PETSC_COMM_SELF, PETSC_ERR_LIB, "model partition: %s", why.c_str());
+  std::string blocks = "[";
+  std::string line;  // the blocks, for stdout
+  for (size_t b = 0; b < part.blocks.size(); ++b) {
+    const gpuformats::select::Block &k = part.blocks[b];
+    const int32_t r0 = strips[k.first_strip].f.first_row, r1 = strips[k.last_strip].f.first_row + strips[k.last_strip].f.rows;
+    JObj bj;
+    bj.add("first_strip", jint(k.first_strip)).add("last_strip", jint(k.last_strip)).add("first_row", jint(r0)).add("end_row", jint(r1)).add("candidate", jstr(P.names[k.format])).add("predicted_us", jnum(1e6 * k.time));
+    blocks += (b ? ", " : "") + bj.str();
+    if (b < 6) line += (b ? ", " : "") + P.names[k.format] + " " + std::to_string(k.first_strip) + "-" + std::to_string(k.last_strip);
+    else if (b == 6) line += ", ...";
+  }
+  const double single = P.us[best], total = 1e6 * part.time;
+  JObj         pj;
+  pj.add("blocks", blocks + "]").add("total_us", jnum(total)).add("single_best", jstr(P.names[best])).add("single_best_us", jnum(single));
+  // beats: by more than rounding (sums of strips against one block's sum differ in the last bits)
+  pj.add("beats_single_best", total < single * (1 - 1e-9) ? "true" : "false").add("gain", jnum(single / total));
+  JObj mj;
+  mj.add("file", MR.file.empty() ? "null" : jstr(MR.file)).add("gpu", jstr(m.gpu)).add("is_default", m.is_default ? "true" : "false").add("strip_rows", jint(m.strip_rows));
+  mj.add("strips", jint((int64_t)strips.size())).add("strips_s", jnum(strips_s)).add("predicted_us", pu.str()).add("best_predicted", jstr(P.names[best])).add("partition", pj.str());
+  P.json = mj.str();
+  P.have = true;
+  if (part.partitioned())
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  model: best predicted %s %.1f us; DP over %zu strips: %zu blocks (%s) %.1f us, %.2fx the single best\n", P.names[best].c_str(), single, strips.size(), part.blocks.size(), line.c_str(), total, total / single));
+  else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  model: best predicted %s %.1f us; DP over %zu strip(s): one block\n", P.names[best].c_str(), single, strips.size()));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// ---------------------------------------------------------------------------------------------
 // reporting
 
 struct Figures {
@@ -977,7 +1161,7 @@ Figures figures(const Settings &S, const HostMatrix &M, const TypeResult &R)
   return f;
 }
 
-std::string result_json(const Settings &S, const HostMatrix &M, const TypeEntry &T, const TypeResult &R)
+std::string result_json(const Settings &S, const HostMatrix &M, const TypeEntry &T, const TypeResult &R, const MatrixPrediction &P)
 {
   JObj o;
   o.add("type", jstr(T.label)).add("mat_type", jstr(T.type)).add("petsc_type", jstr(R.type_name)).add("status", jstr(R.status));
@@ -1001,6 +1185,21 @@ std::string result_json(const Settings &S, const HostMatrix &M, const TypeEntry 
     if (!R.halo.empty()) o.add("halo", jstr(R.halo));
     if (!std::isnan(R.halo_s)) o.add("halo_s", jnum(R.halo_s)).add("halo_local_s", jnum(R.halo_local_s)).add("halo_exposed_s", jnum(R.halo_exposed_s)).add("halo_hidden", jnum(1.0 - R.halo_exposed_s / R.halo_s));
     if (S.transpose) o.add("transpose_first_s", jnum(R.t_first_s)).add("transpose_median_s", jnum(R.t_median_s)).add("transpose_back_to_back_mean_s", jnum(R.t_b2b_mean_s)).add("relerr_transpose", jnum(R.relerr_t));
+    if (is_gpuauto(T, R)) {
+      o.add("gpuauto_choice", R.gpuauto_choice.empty() ? "null" : jstr(R.gpuauto_choice));
+      if (std::isfinite(R.gpuauto_predicted_us)) o.add("gpuauto_predicted_us", jnum(R.gpuauto_predicted_us));
+    }
+    if (P.have) {
+      std::string       note;
+      const std::string cand = candidate_for(P, T, R, &note);
+      if (!cand.empty()) {
+        const double pred = P.us[std::find(P.names.begin(), P.names.end(), cand) - P.names.begin()], meas = 1e6 * R.spmv_median_s;
+        o.add("predicted_candidate", jstr(cand)).add("predicted_us", jnum(pred));
+        // the model predicts a GPU's product: a host-backend time is no measure of it
+        if (R.where == "gpu") o.add("prediction_error", jnum((pred - meas) / meas));
+        else o.add("prediction_error", "null").add("prediction_note", jstr("measured on the host: the model predicts the GPU"));
+      } else if (!note.empty()) o.add("predicted_us", "null").add("prediction_note", jstr(note));
+    }
   }
   return o.str();
 }
@@ -1037,6 +1236,7 @@ void print_result(const Settings &S, const HostMatrix &M, const TypeEntry &T, co
     PetscPrintf(PETSC_COMM_WORLD, "  %-22s device part: setup %.3f ms (%.2f SpMVs) after a %.3f ms upload; refresh %.3f ms (%.2f SpMVs) after a %.3f ms upload\n", "", R.setup_device_s * 1e3, R.setup_device_s / R.spmv_median_s, R.setup_upload_s * 1e3, R.refresh_device_s * 1e3,
                 R.refresh_device_s / R.spmv_median_s, R.refresh_upload_s * 1e3);
   if (M.block_size > 1 && !R.layout.empty()) PetscPrintf(PETSC_COMM_WORLD, "  %-22s layout: %s (%s)\n", "", R.layout.c_str(), R.layout_reason.c_str());
+  if (is_gpuauto(T, R)) PetscPrintf(PETSC_COMM_WORLD, "  %-22s gpuauto chose: %s\n", "", R.gpuauto_choice.empty() ? "? (no \"gpuauto: chose\" line in its view)" : R.gpuauto_choice.c_str());
   if (S.transpose && T.type != "cusparse")
     PetscPrintf(PETSC_COMM_WORLD, "  %-22s MatMultTranspose: %.1f us (%.2f SpMVs), first %.3f ms, relerr %.1e\n", "", R.t_median_s * 1e6, R.t_median_s / R.spmv_median_s, R.t_first_s * 1e3, R.relerr_t);
 }
@@ -1120,6 +1320,7 @@ static const char help[] = "SpMV benchmark: PETSc's GPU types and gpuformats' fo
                            "  -transpose: also time MatMultTranspose (first product, median, checked against the host A^T x)\n"
                            "  -copy_mb <1024>           size of each copy-bandwidth buffer\n"
                            "  -json <file>              write all figures as JSON (rewritten after every matrix)\n"
+                           "  -model <file.json>        SpMV model to predict with (default: this GPU's, found by name; none without a GPU)\n"
                            "  -commit <id>              commit to record (default: $GPUFORMATS_COMMIT, git, bundle/commit)\n"
                            "Generator specs:\n";
 
@@ -1251,6 +1452,49 @@ int main(int argc, char **argv)
                           gpu.memory_bytes / 1073741824.0, gpu.l2_bytes / 1048576.0, nvidia_driver_version().c_str(), gpu.driver_version / 1000, (gpu.driver_version % 1000) / 10, gpu.runtime_version / 1000, (gpu.runtime_version % 1000) / 10, copy.kernel_gbs, copy.memcpy_gbs, human_bytes(copy.bytes).c_str()));
   else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "GPU: none used%s%s\n", gpu_why.empty() ? "" : ": ", gpu_why.c_str()));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "host copy bandwidth %.1f GB/s (memcpy, read+write); types: %s\n", S.host_copy_gbs, type_list.c_str()));
+  // --- the SpMV model (predictions beside the measurements): -model <file>, else this GPU's by name
+  // (model_or_default: a GPU without a calibrated model gets the default, cuSPARSE CSR, marked
+  // is_default); without a GPU and -model, none. One rank only (predict_matrix) ---
+  ModelRun MR;
+  {
+    namespace gm = gpuformats::model;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-model", buf, sizeof buf, &flg));
+    const std::string model_opt = flg ? buf : "";
+    if (S.size > 1) {
+      if (!model_opt.empty()) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "model: -model ignored: predictions are made on one rank only\n"));
+    } else if (!model_opt.empty()) {
+      std::string why;
+      try {
+        MR.m = gm::read_model(model_opt);
+      } catch (const std::exception &e) {
+        why = e.what();
+      }
+      PetscCheck(why.empty(), PETSC_COMM_WORLD, PETSC_ERR_FILE_READ, "-model: %s", why.c_str());
+      MR.file = model_opt;
+      MR.have = true;
+    } else if (S.gpu) {
+      std::string msg, why;
+      try {
+        const std::vector<std::string> dirs = gm::model_dirs();
+        MR.m                                = gm::model_or_default(gpu.name, dirs, &msg);
+        for (const std::string &d : dirs) // the file model_or_default read: the first that exists
+          if (!MR.m.is_default && std::ifstream(d + "/" + gm::model_file_name(gpu.name))) {
+            MR.file = d + "/" + gm::model_file_name(gpu.name);
+            break;
+          }
+        MR.have = true;
+      } catch (const std::exception &e) { // a bad model file: measure anyway, say why nothing is predicted
+        why = e.what();
+      }
+      if (!msg.empty()) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "model: %s\n", msg.c_str()));
+      if (!why.empty()) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "model: no predictions: %s\n", why.c_str()));
+    }
+    if (MR.have) {
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "model: %s (%s; strips of %d rows)%s\n", MR.m.gpu.c_str(), MR.file.empty() ? "default" : MR.file.c_str(), MR.m.strip_rows, MR.m.is_default ? " [default, uncalibrated]" : ""));
+      if (S.gpu && !MR.m.is_default && gm::model_file_name(MR.m.gpu) != gm::model_file_name(gpu.name))
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "model: note: calibrated on \"%s\", this GPU is \"%s\": the prediction errors compare two GPUs\n", MR.m.gpu.c_str(), gpu.name.c_str()));
+    }
+  }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "SpMV: median of %d (host types %d) after %d warm-up, x rotating among %d vectors; refresh: median of %d; GB/s = (12 nnz + 4 (rows+1) + 8 cols + 8 rows) / t\n", S.reps, S.host_reps, S.warmup, S.nx, S.refresh_reps));
 
   JObj run;
@@ -1340,6 +1584,17 @@ int main(int argc, char **argv)
     const double csr = gpuformats::csr_bytes(M.nnz, M.nrows);
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %lld x %lld, %lld nonzeros, rows %lld..%lld (mean %.1f, std %.1f); CSR %s; %s in %.2f s, AIJ assembled in %.2f s%s\n", (long long)M.nrows, (long long)M.ncols, (long long)M.nnz, (long long)M.row_min, (long long)M.row_max, M.row_mean, M.row_std,
                           human_bytes(csr).c_str(), M.source.c_str(), M.load_s, M.assemble_s, M.block_size > 1 ? ("; block size " + std::to_string(M.block_size)).c_str() : ""));
+    MatrixPrediction P;
+    if (MR.have) { // a failure here loses the predictions, not the measurements
+      g_error.clear();
+      PetscCall(PetscPushErrorHandler(record_error, NULL));
+      const PetscErrorCode perr = predict_matrix(MR, M, P);
+      PetscCall(PetscPopErrorHandler());
+      if (perr) {
+        P = MatrixPrediction{};
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  model: no predictions: %s\n", g_error.c_str()));
+      }
+    }
     print_header();
     std::string results = "[";
     for (size_t t = 0; t < types.size(); ++t) {
@@ -1348,7 +1603,7 @@ int main(int argc, char **argv)
       print_result(S, M, types[t], R);
       if (R.status != "ok") ++failures;
       if (R.status == "wrong") ++wrong;
-      results += (t ? ",\n    " : "\n    ") + result_json(S, M, types[t], R);
+      results += (t ? ",\n    " : "\n    ") + result_json(S, M, types[t], R, P);
     }
     results += "\n  ]";
     mj.add("status", jstr("ok")).add("source", jstr(M.source)).add("nrows", jint(M.nrows)).add("ncols", jint(M.ncols)).add("nnz", jint(M.nnz)).add("block_size", jint(M.block_size));
@@ -1357,7 +1612,9 @@ int main(int argc, char **argv)
     // row): the reference of the pJDS paper's memory saving.
     const double rows32 = (double)(((int64_t)M.nrows + 31) / 32 * 32);
     mj.add("ellpackr_bytes", jnum(12.0 * (double)M.row_max * rows32 + 4.0 * rows32));
-    mj.add("csr_bytes", jnum(csr)).add("traffic_bytes", jnum(csr + 8.0 * (double)M.ncols + 8.0 * (double)M.nrows)).add("load_s", jnum(M.load_s)).add("assemble_s", jnum(M.assemble_s)).add("results", results);
+    mj.add("csr_bytes", jnum(csr)).add("traffic_bytes", jnum(csr + 8.0 * (double)M.ncols + 8.0 * (double)M.nrows)).add("load_s", jnum(M.load_s)).add("assemble_s", jnum(M.assemble_s));
+    if (P.have) mj.add("model", P.json);
+    mj.add("results", results);
     matrix_json.push_back(mj.str());
     write_json();
     PetscCall(destroy_host(M));
