@@ -76,6 +76,7 @@ run_checks unit.evchyb_kernel bin/test/test_evchyb_kernel test/matrices
 run_checks unit.suraa_g3 bin/test/test_suraa_g3 test/matrices
 run_checks unit.select bin/test/test_select
 run_checks unit.model bin/test/test_model
+run_checks unit.model_features bin/test/test_model_features test/matrices
 run_checks unit.trisolve bin/test/test_trisolve test/matrices
 run_checks unit.bell bin/test/test_bell test/matrices
 run_checks unit.bell_build bin/test/test_bell_build test/matrices

@@ -53,20 +53,31 @@ double predict(const Model &m, int candidate, const Strip *strips, int count)
   return dot(m.candidates[candidate].coef, block_terms(strips, count, m.l2_bytes));
 }
 
-std::vector<Strip> strips_of(const CsrView &A, int32_t strip_rows)
+int32_t sector_stride(int64_t nnz)
 {
+  const int64_t s = (std::max<int64_t>(nnz, 0) + kSectorSampleEntries - 1) / kSectorSampleEntries;
+  return (int32_t)std::max<int64_t>(s, 1);
+}
+
+std::vector<Strip> strips_of(const CsrView &A, int32_t strip_rows, int32_t sector_stride)
+{
+  if (sector_stride < 1) throw Error(ErrorKind::bad_input, "strips_of: the sector stride must be at least 1");
   const std::vector<select::StripFeatures> f = select::strip_features(A, strip_rows);
   std::vector<Strip>                       out(f.size());
   std::vector<int32_t>                     sec;
+  const int64_t                            step = (int64_t)kSectorGroupRows * sector_stride; // rows from one sampled group to the next
   for (size_t k = 0; k < f.size(); ++k) {
-    out[k].f = f[k];
-    for (int32_t g = f[k].first_row; g < f[k].first_row + f[k].rows; g += kSectorGroupRows) {
-      const int32_t end = std::min(g + kSectorGroupRows, f[k].first_row + f[k].rows);
+    out[k].f          = f[k];
+    const int64_t end = (int64_t)f[k].first_row + f[k].rows;
+    int64_t       sum = 0;
+    for (int64_t g = f[k].first_row; g < end; g += step) {
+      const int64_t gend = std::min<int64_t>(g + kSectorGroupRows, end);
       sec.clear();
-      for (int32_t e = A.rowptr[g]; e < A.rowptr[end]; ++e) sec.push_back(A.colidx[e] >> 2); // 4 doubles per sector
+      for (int32_t e = A.rowptr[g]; e < A.rowptr[gend]; ++e) sec.push_back(A.colidx[e] >> 2); // 4 doubles per sector
       std::sort(sec.begin(), sec.end());
-      out[k].x_sectors += std::unique(sec.begin(), sec.end()) - sec.begin();
+      sum += std::unique(sec.begin(), sec.end()) - sec.begin();
     }
+    out[k].x_sectors = sampled_x_sectors(sum, f[k].rows, sector_stride);
   }
   return out;
 }

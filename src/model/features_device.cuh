@@ -1,0 +1,212 @@
+// The model's strips (model.hpp: Strip, strips_of) from a CSR in a system's memory, written once with
+// Thrust and templated on the system (core/thrust_system.cuh), as the formats' device builders are:
+// features_cuda.cu runs it on the GPU on the CSR uploaded for the build (strips_of_device), and
+// test_model_features runs the very same code on thrust::host against the host strips_of.
+//
+// Cost, so that it stays a small part of a build (a 100 M-nonzero matrix: a few milliseconds):
+//   rows, nnz, max_row, col_span   one reduce_by_key over the rows, keyed by strip: a row's length
+//                                  from rowptr and its smallest and largest column from its first
+//                                  and last entry (columns are sorted within a row: CsrView), so
+//                                  O(nrows) and two reads of colidx per row, never a pass over nnz
+//   x_sectors                      the entries of the sampled groups only (sector_stride in
+//                                  model.hpp: about 4 M), keyed (sampled group << 32 | column / 4),
+//                                  sorted, distinct keys counted per strip, scaled by
+//                                  sampled_x_sectors as the host does
+#pragma once
+#include "model.hpp"
+
+#include "../core/entry_rows.cuh"
+#include "../core/thrust_system.cuh"
+
+#include <thrust/execution_policy.h>
+#include <thrust/fill.h>
+#include <thrust/functional.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/discard_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/reduce.h>
+#include <thrust/scan.h>
+#include <thrust/scatter.h>
+#include <thrust/sort.h>
+#include <thrust/transform.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace gpuformats::model {
+namespace features {
+
+// --- rows, nnz, max_row, col_span ------------------------------------------------------------------
+
+// One row, then (merged) one strip: entries, longest row, smallest and largest column (an empty row
+// holds lo = INT32_MAX, hi = -1, so it leaves the span alone, as in select::strip_features).
+struct RowStat {
+  int64_t nnz;
+  int32_t max_row, lo, hi;
+};
+struct RowStatOf {
+  const int32_t *rowptr, *colidx;
+  __host__ __device__ RowStat operator()(int32_t i) const
+  {
+    const int32_t b = rowptr[i], e = rowptr[i + 1];
+    if (b == e) return {0, 0, INT32_MAX, -1};
+    return {e - b, e - b, colidx[b], colidx[e - 1]}; // sorted columns: first and last are the extremes
+  }
+};
+struct MergeRowStat {
+  __host__ __device__ RowStat operator()(const RowStat &a, const RowStat &b) const
+  {
+    return {a.nnz + b.nnz, a.max_row > b.max_row ? a.max_row : b.max_row, a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi};
+  }
+};
+struct StripOfRow {
+  int32_t strip_rows;
+  __host__ __device__ int32_t operator()(int32_t i) const { return i / strip_rows; }
+};
+
+// --- the sampled groups ------------------------------------------------------------------------------
+//
+// Numbered j = 0, 1, ... in row order over the whole matrix: every strip but the last holds
+// per_full of them (the same count: the same rows), the last the rest. Closed forms, so nothing
+// per strip or per group is stored.
+struct SampledGroups {
+  int32_t nrows, strip_rows, stride, nstrips;
+  int64_t per_full; // sampled groups of a strip of strip_rows rows (>= 1)
+
+  __host__ __device__ int32_t strip(int64_t j) const
+  {
+    const int64_t s = j / per_full;
+    return (int32_t)(s < nstrips - 1 ? s : nstrips - 1);
+  }
+  __host__ __device__ int64_t strip_end(int32_t s) const
+  {
+    const int64_t first = (int64_t)s * strip_rows;
+    return first + (strip_rows < nrows - first ? strip_rows : nrows - first);
+  }
+  __host__ __device__ int64_t first_row(int64_t j) const
+  {
+    const int32_t s = strip(j);
+    return (int64_t)s * strip_rows + (j - s * per_full) * stride * kSectorGroupRows;
+  }
+  __host__ __device__ int64_t end_row(int64_t j) const
+  {
+    const int64_t r = first_row(j) + kSectorGroupRows, e = strip_end(strip(j));
+    return r < e ? r : e;
+  }
+};
+struct SampledLength { // entries of sampled group j
+  const int32_t *rowptr;
+  SampledGroups  g;
+  __host__ __device__ int32_t operator()(int32_t j) const { return rowptr[g.end_row(j)] - rowptr[g.first_row(j)]; }
+};
+// Key of sampled entry t (group[t] its sampled group, offset[j] the first sampled entry of group j):
+// the group in the high half, so that a sort brings each group's sectors together, groups in order.
+struct SampledKey {
+  const int32_t *rowptr, *colidx, *offset, *group;
+  SampledGroups  g;
+  __host__ __device__ uint64_t operator()(int32_t t) const
+  {
+    const int32_t j = group[t];
+    const int32_t e = rowptr[g.first_row(j)] + (t - offset[j]);
+    return ((uint64_t)j << 32) | (uint32_t)(colidx[e] >> 2); // 4 doubles per 32-byte sector
+  }
+};
+struct StripOfKey {
+  SampledGroups g;
+  __host__ __device__ int32_t operator()(uint64_t key) const { return g.strip((int64_t)(key >> 32)); }
+};
+struct FirstOfKey { // 1 at the first of each run of equal (sorted) keys: a distinct sector of a group
+  const uint64_t *keys;
+  __host__ __device__ int64_t operator()(int32_t t) const { return t == 0 || keys[t] != keys[t - 1] ? 1 : 0; }
+};
+struct ScaleSectors {
+  const int64_t *sum;
+  int32_t        nrows, strip_rows, stride;
+  __host__ __device__ int64_t operator()(int32_t s) const
+  {
+    const int64_t first = (int64_t)s * strip_rows;
+    const int32_t rows  = (int32_t)(strip_rows < nrows - first ? strip_rows : nrows - first);
+    return sampled_x_sectors(sum[s], rows, stride);
+  }
+};
+
+// strips_of(A, strip_rows, sector_stride) for the CSR (rowptr, colidx) in the system's memory.
+template <class Sys>
+std::vector<Strip> strips_of_system(const Sys &sys, const int32_t *rowptr, const int32_t *colidx, int32_t nrows, int32_t ncols, int64_t nnz, int32_t strip_rows, int32_t sector_stride)
+{
+  (void)ncols; // the features read columns only through colidx
+  if (strip_rows < 1) throw Error(ErrorKind::bad_input, "strips_of_device: strips need at least one row");
+  if (sector_stride < 1) throw Error(ErrorKind::bad_input, "strips_of_device: the sector stride must be at least 1");
+  if (nrows < 0 || nnz < 0) throw Error(ErrorKind::bad_input, "strips_of_device: negative rows or entries");
+  const int32_t nstrips = (int32_t)(((int64_t)nrows + strip_rows - 1) / strip_rows);
+  if (nstrips == 0) {
+    sys.sync();
+    return {};
+  }
+  auto                                   pol = sys.policy();
+  const thrust::counting_iterator<int32_t> zero(0);
+
+  // Every strip has rows, so reduce_by_key gives exactly one value per strip, in strip order.
+  auto stats = sys.template temp<RowStat>(nstrips);
+  thrust::reduce_by_key(pol, thrust::make_transform_iterator(zero, StripOfRow{strip_rows}), thrust::make_transform_iterator(zero + nrows, StripOfRow{strip_rows}),
+                        thrust::make_transform_iterator(zero, RowStatOf{rowptr, colidx}), thrust::make_discard_iterator(), stats.data(), thrust::equal_to<int32_t>(), MergeRowStat{});
+
+  // x_sectors: distinct sectors summed per strip over its sampled groups, then scaled.
+  auto sectors = sys.template temp<int64_t>(nstrips);
+  {
+    auto sum = sys.template temp<int64_t>(nstrips);
+    thrust::fill(pol, sum.data(), sum.data() + nstrips, (int64_t)0);
+    const int64_t group_rows = (int64_t)kSectorGroupRows;
+    const int64_t per_full   = ((strip_rows + group_rows - 1) / group_rows + sector_stride - 1) / sector_stride;
+    const int64_t last_rows  = nrows - (int64_t)(nstrips - 1) * strip_rows;
+    const int64_t per_last   = ((last_rows + group_rows - 1) / group_rows + sector_stride - 1) / sector_stride;
+    const int64_t ngroups    = (int64_t)(nstrips - 1) * per_full + per_last; // <= nrows
+    const SampledGroups g{nrows, strip_rows, sector_stride, nstrips, per_full};
+    if (nnz > 0) {
+      const int32_t M      = (int32_t)ngroups;
+      auto          offset = sys.template temp<int32_t>((size_t)M + 1);
+      thrust::transform(pol, zero, zero + M, offset.data(), SampledLength{rowptr, g});
+      thrust::fill(pol, offset.data() + M, offset.data() + M + 1, 0);
+      thrust::exclusive_scan(pol, offset.data(), offset.data() + M + 1, offset.data());
+      const int32_t T = sys.get(offset.data() + M); // sampled entries, <= nnz
+      if (T > 0) {
+        auto group = sys.template temp<int32_t>(T);
+        entry_rows(pol, offset.data(), M, T, group.data()); // the sampled group of each sampled entry
+        auto keys = sys.template temp<uint64_t>(T);
+        thrust::transform(pol, zero, zero + T, keys.data(), SampledKey{rowptr, colidx, offset.data(), group.data(), g});
+        group = sys.template temp<int32_t>(0);
+        thrust::sort(pol, keys.data(), keys.data() + T);
+        // Sorted keys: groups in order, hence strips in order; a strip with no sampled entry is
+        // absent from the output and keeps its 0.
+        auto strip_out = sys.template temp<int32_t>(nstrips);
+        auto sum_out   = sys.template temp<int64_t>(nstrips);
+        const auto end = thrust::reduce_by_key(pol, thrust::make_transform_iterator(keys.data(), StripOfKey{g}), thrust::make_transform_iterator(keys.data() + T, StripOfKey{g}),
+                                               thrust::make_transform_iterator(zero, FirstOfKey{keys.data()}), strip_out.data(), sum_out.data());
+        const int32_t n = (int32_t)(end.first - strip_out.data());
+        thrust::scatter(pol, sum_out.data(), sum_out.data() + n, strip_out.data(), sum.data());
+      }
+    }
+    thrust::transform(pol, zero, zero + nstrips, sectors.data(), ScaleSectors{sum.data(), nrows, strip_rows, sector_stride});
+  }
+
+  std::vector<RowStat> st(nstrips);
+  std::vector<int64_t> sec(nstrips);
+  sys.to_host(st.data(), stats.data(), nstrips);
+  sys.to_host(sec.data(), sectors.data(), nstrips);
+  sys.sync();
+  std::vector<Strip> out(nstrips);
+  for (int32_t s = 0; s < nstrips; ++s) {
+    Strip &o       = out[s];
+    o.f.first_row  = (int32_t)((int64_t)s * strip_rows);
+    o.f.rows       = (int32_t)std::min<int64_t>(strip_rows, nrows - (int64_t)s * strip_rows);
+    o.f.nnz        = st[s].nnz;
+    o.f.max_row    = st[s].max_row;
+    o.f.col_span   = st[s].hi >= 0 ? (int64_t)st[s].hi - st[s].lo + 1 : 0;
+    o.x_sectors    = sec[s];
+  }
+  return out;
+}
+
+} // namespace features
+} // namespace gpuformats::model

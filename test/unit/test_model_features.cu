@@ -1,0 +1,201 @@
+// The model's strips from the device path (model/features_device.cuh) on the host, without a GPU:
+// the very template strips_of_device runs, instantiated on thrust::host with std::vector buffers.
+//   device    equal to the host strips_of field by field (first_row, rows, nnz, max_row, col_span,
+//             x_sectors) on the edge cases, the real matrices and random shapes, for strip sizes
+//             1, 31, 32, 33, 1000, 270336 and larger than the matrix, sector strides 1, 2, 3, 7,
+//             1000 and INT32_MAX
+//   brute     x_sectors of both against a count written here independently (a hash set of the
+//             sectors of every group of 32 rows): exact at stride 1, the sampled estimate of
+//             model.hpp at the others
+//   sampling  sector_stride's values; on a banded matrix of 400000 rows (two H100 strips) the
+//             estimate at stride 8 and at the stride of a 100 M-entry matrix (24) within 10% of
+//             the exact count
+#include "common/check.hpp"
+#include "common/test_matrices.hpp"
+#include "model/features_device.cuh"
+
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <set>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+using namespace gftest;
+using namespace gpuformats;
+using namespace gpuformats::model;
+
+static std::vector<Strip> system_strips(const CsrView &A, int32_t S, int32_t stride)
+{
+  return features::strips_of_system(HostSystem{}, A.rowptr, A.colidx, A.nrows, A.ncols, A.nnz, S, stride);
+}
+
+// "" if equal, else the first difference.
+static std::string compare(const std::vector<Strip> &h, const std::vector<Strip> &d)
+{
+  if (h.size() != d.size()) return "strips: host " + std::to_string(h.size()) + ", device " + std::to_string(d.size());
+  for (size_t k = 0; k < h.size(); ++k) {
+    const select::StripFeatures &a = h[k].f, &b = d[k].f;
+    auto diff = [&](const char *field, int64_t x, int64_t y) { return "strip " + std::to_string(k) + " " + field + ": host " + std::to_string(x) + ", device " + std::to_string(y); };
+    if (a.first_row != b.first_row) return diff("first_row", a.first_row, b.first_row);
+    if (a.rows != b.rows) return diff("rows", a.rows, b.rows);
+    if (a.nnz != b.nnz) return diff("nnz", a.nnz, b.nnz);
+    if (a.max_row != b.max_row) return diff("max_row", a.max_row, b.max_row);
+    if (a.col_span != b.col_span) return diff("col_span", a.col_span, b.col_span);
+    if (h[k].x_sectors != d[k].x_sectors) return diff("x_sectors", h[k].x_sectors, d[k].x_sectors);
+  }
+  return "";
+}
+
+// Distinct 32-byte sectors (column / 4) of every group of 32 rows, groups counted from each strip's
+// first row: [strip][group].
+static std::vector<std::vector<int64_t>> brute_groups(const CsrView &A, int32_t S)
+{
+  std::vector<std::vector<int64_t>> out;
+  std::unordered_set<int32_t>       seen;
+  for (int64_t r0 = 0; r0 < A.nrows; r0 += S) {
+    const int64_t r1 = std::min<int64_t>(r0 + S, A.nrows);
+    out.emplace_back();
+    for (int64_t g = r0; g < r1; g += 32) {
+      seen.clear();
+      for (int64_t i = g; i < std::min<int64_t>(g + 32, r1); ++i)
+        for (int32_t e = A.rowptr[i]; e < A.rowptr[i + 1]; ++e) seen.insert(A.colidx[e] / 4);
+      out.back().push_back((int64_t)seen.size());
+    }
+  }
+  return out;
+}
+
+// A strip's estimate from its groups' counts: the groups k % stride == 0, scaled by all / sampled.
+static int64_t brute_estimate(const std::vector<int64_t> &groups, int32_t stride)
+{
+  int64_t sum = 0, sampled = 0;
+  for (size_t k = 0; k < groups.size(); k += (size_t)stride) sum += groups[k], ++sampled;
+  return sampled ? sum * (int64_t)groups.size() / sampled : 0;
+}
+
+// Rows with `length(rng, i)` distinct sorted columns in [i - half, i + half] (clipped to the matrix).
+template <class LengthFn>
+static CsrMatrix banded(int32_t n, int32_t half, uint64_t seed, LengthFn length)
+{
+  std::mt19937_64 rng(seed);
+  CsrMatrix       A;
+  A.nrows = A.ncols = n;
+  std::vector<int32_t> cols;
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t lo = std::max(0, i - half), hi = std::min(n - 1, i + half);
+    const int32_t len = std::min(length(rng, i), hi - lo + 1);
+    std::uniform_int_distribution<int32_t> col(lo, hi);
+    cols.clear();
+    while ((int32_t)cols.size() < len) {
+      cols.push_back(col(rng));
+      if ((int32_t)cols.size() == len) {
+        std::sort(cols.begin(), cols.end());
+        cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+      }
+    }
+    for (int32_t c : cols) A.colidx.push_back(c), A.values.push_back(1.0);
+    A.rowptr.push_back((int32_t)A.colidx.size());
+  }
+  return A;
+}
+
+int main(int argc, char **argv)
+{
+  // --- the sampling rule ---
+  check(kSectorSampleEntries == 4194304 && sector_stride(0) == 1 && sector_stride(1) == 1 && sector_stride(kSectorSampleEntries) == 1 && sector_stride(kSectorSampleEntries + 1) == 2 && sector_stride(100000000) == 24 &&
+            sector_stride((int64_t)INT32_MAX) == 512,
+        "features.sector_stride", std::to_string(sector_stride(100000000)));
+  // 96 rows = 3 groups; stride 2 samples groups 0 and 2: 10 over 2 of 3 -> 15. Rounded down.
+  check(sampled_x_sectors(10, 64, 1) == 10 && sampled_x_sectors(10, 96, 2) == 15 && sampled_x_sectors(11, 96, 2) == 16 && sampled_x_sectors(7, 33, 1000) == 14 && sampled_x_sectors(0, 0, 1) == 0,
+        "features.sampled_x_sectors");
+
+  // --- bad arguments ---
+  {
+    const CsrMatrix M = uniform_rows(10, 10, 1, 3, 1);
+    auto refused = [&](auto f) {
+      try {
+        f();
+      } catch (const Error &e) {
+        return e.kind == ErrorKind::bad_input;
+      }
+      return false;
+    };
+    check(refused([&] { system_strips(M.view(), 0, 1); }) && refused([&] { system_strips(M.view(), 32, 0); }) && refused([&] { strips_of(M.view(), 32, 0); }) && refused([&] { strips_of(M.view(), 0, 1); }),
+          "features.refuses_bad_sizes");
+  }
+
+  // --- device template = host = brute force ---
+  std::vector<NamedMatrix> ms = edge_case_matrices(false), real = real_matrices(argc > 1 ? argv[1] : "test/matrices");
+  ms.insert(ms.end(), real.begin(), real.end());
+  // Skewed lengths with a third of the rows empty.
+  ms.push_back({"skewed_empty_rows", random_rows(30000, 30000, 31, [](std::mt19937_64 &r, int32_t i) { return i % 3 == 1 ? 0 : std::min<int32_t>(3000, (int32_t)(1.0 / std::pow(std::uniform_real_distribution<double>(1e-4, 1.0)(r), 1.1))); })});
+  // One row holding most entries, in the middle of a 32-row group and of a strip.
+  ms.push_back({"one_huge_row", random_rows(5000, 60000, 32, [](std::mt19937_64 &r, int32_t i) { return i == 1234 ? 50000 : std::uniform_int_distribution<int32_t>(0, 5)(r); })});
+  ms.push_back({"banded_20000", banded(20000, 50, 33, [](std::mt19937_64 &r, int32_t) { return std::uniform_int_distribution<int32_t>(1, 30)(r); })});
+  ms.push_back({"random_cols_1M", uniform_rows(20000, 1 << 20, 0, 16, 34)});
+  // Columns up to INT32_MAX: sectors up to 2^29 in the key's low half.
+  ms.push_back({"cols_to_int32_max", uniform_rows(2000, INT32_MAX, 0, 12, 35)});
+  // Entries only in odd 32-row groups: stride 2 samples none (the sampled entries are none while nnz > 0).
+  ms.push_back({"odd_groups_only", random_rows(3200, 3200, 36, [](std::mt19937_64 &r, int32_t i) { return (i / 32) % 2 ? std::uniform_int_distribution<int32_t>(1, 9)(r) : 0; })});
+  ms.push_back({"empty_tail", random_rows(5000, 5000, 37, [](std::mt19937_64 &r, int32_t i) { return i < 1700 ? std::uniform_int_distribution<int32_t>(0, 20)(r) : 0; })});
+
+  const int32_t strides[] = {1, 2, 3, 7, 1000, INT32_MAX};
+  for (const NamedMatrix &m : ms) {
+    const CsrView     A = m.A.view();
+    std::set<int32_t> sizes{1, 31, 32, 33, 1000, 270336, A.nrows + 1, INT32_MAX};
+    for (int32_t S : sizes) {
+      const std::string                       name = m.name + ".S" + std::to_string(S);
+      const std::vector<std::vector<int64_t>> brute = brute_groups(A, S);
+      std::string                             why_device, why_brute;
+      for (int32_t stride : strides) {
+        const std::vector<Strip> h = strips_of(A, S, stride), d = system_strips(A, S, stride);
+        const std::string        w = compare(h, d);
+        if (!w.empty() && why_device.empty()) why_device = "stride " + std::to_string(stride) + ": " + w;
+        if (h.size() != brute.size()) {
+          if (why_brute.empty()) why_brute = "strips " + std::to_string(h.size()) + " vs " + std::to_string(brute.size());
+          continue;
+        }
+        for (size_t k = 0; k < h.size() && why_brute.empty(); ++k) {
+          const int64_t want = brute_estimate(brute[k], stride);
+          if (h[k].x_sectors != want || d[k].x_sectors != want)
+            why_brute = "stride " + std::to_string(stride) + " strip " + std::to_string(k) + ": brute " + std::to_string(want) + ", host " + std::to_string(h[k].x_sectors) + ", device " + std::to_string(d[k].x_sectors);
+        }
+      }
+      check(why_device.empty(), "features.device_equals_host." + name, why_device);
+      check(why_brute.empty(), "features.sectors_equal_brute_force." + name, why_brute);
+    }
+  }
+
+  // --- the sampled estimate on a large banded matrix ---
+  {
+    // 400000 rows, 5..40 entries each within +-2000 of the diagonal: two strips of an H100 (270336 rows).
+    const CsrMatrix B = banded(400000, 2000, 41, [](std::mt19937_64 &r, int32_t) { return std::uniform_int_distribution<int32_t>(5, 40)(r); });
+    const CsrView   A = B.view();
+    const int32_t   S = 270336;
+    const std::vector<Strip> exact = strips_of(A, S, 1);
+    const std::vector<std::vector<int64_t>> brute = brute_groups(A, S);
+    int64_t                                 exact_total = 0, brute_total = 0;
+    for (size_t k = 0; k < exact.size(); ++k) exact_total += exact[k].x_sectors;
+    for (const auto &g : brute)
+      for (int64_t c : g) brute_total += c;
+    check(exact.size() == 2 && exact_total == brute_total && exact_total > 0, "features.large_banded.exact_at_stride_1", std::to_string(exact_total) + " vs " + std::to_string(brute_total));
+    for (int32_t stride : {8, sector_stride(100000000)}) {
+      const std::vector<Strip> h = strips_of(A, S, stride), d = system_strips(A, S, stride);
+      check(compare(h, d).empty(), "features.large_banded.device_equals_host.stride" + std::to_string(stride), compare(h, d));
+      std::string why;
+      int64_t     total = 0;
+      for (size_t k = 0; k < h.size() && k < exact.size(); ++k) {
+        total += h[k].x_sectors;
+        if (std::llabs(h[k].x_sectors - exact[k].x_sectors) * 10 > exact[k].x_sectors && why.empty())
+          why = "strip " + std::to_string(k) + ": " + std::to_string(h[k].x_sectors) + " vs exact " + std::to_string(exact[k].x_sectors);
+      }
+      if (std::llabs(total - exact_total) * 10 > exact_total && why.empty()) why = "total " + std::to_string(total) + " vs exact " + std::to_string(exact_total);
+      std::printf("# large banded, stride %d: %lld sampled estimate, %lld exact (%.3f%%)\n", stride, (long long)total, (long long)exact_total, 100.0 * (double)(total - exact_total) / (double)exact_total);
+      check(h.size() == exact.size() && why.empty(), "features.large_banded.within_10pct.stride" + std::to_string(stride), why);
+    }
+  }
+  return finish();
+}
