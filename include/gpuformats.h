@@ -24,6 +24,9 @@
 #define MATSURAA     "suraa"
 #define MATSEQSURAA  "seqaijsuraa"
 #define MATMPISURAA  "mpiaijsuraa"
+#define MATGPUAUTO    "gpuauto" /* the layout above (or cuSPARSE CSR) the SpMV model predicts fastest, per block */
+#define MATSEQGPUAUTO "seqaijgpuauto"
+#define MATMPIGPUAUTO "mpiaijgpuauto"
 
 /* Where a gpuformats matrix runs its products (-mat_gpuformats_backend). */
 typedef enum {

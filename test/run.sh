@@ -76,6 +76,7 @@ run_checks unit.evchyb_kernel bin/test/test_evchyb_kernel test/matrices
 run_checks unit.suraa_g3 bin/test/test_suraa_g3 test/matrices
 run_checks unit.select bin/test/test_select
 run_checks unit.model bin/test/test_model
+run_checks unit.auto bin/test/test_auto test/matrices
 run_checks unit.model_features bin/test/test_model_features test/matrices
 run_checks unit.trisolve bin/test/test_trisolve test/matrices
 run_checks unit.bell bin/test/test_bell test/matrices
@@ -150,6 +151,8 @@ compare_solver() { # name np ref_type type vec_opts -- tutorial args
   $MPIEXEC -n "$np" "$@" -mat_type "$ref" ${CMP_DM:+-dm_mat_type "$ref"} $vecopt </dev/null >"$b" 2>&1 || { fail "$name" "$ref run failed"; tail -15 "$b"; return; }
   local msg; msg=$(python3 test/petsc/compare_runs.py "$a" "$b") && pass "$name # $msg" || fail "$name" "$msg"
 }
+# The scalar layout's name in -mat_view ::ascii_info: the format's, or for gpuauto the one it chose.
+scalar_name() { [ "$1" = gpuauto ] && echo "[a-z_]* (chosen by gpuauto)" || echo "$1"; }
 EX14="bin/petsc/snes_ex14 -da_grid_x 10 -da_grid_y 10 -da_grid_z 10 -snes_monitor -ksp_converged_reason"
 EX2="bin/petsc/ksp_ex2 -m 40 -n 37 -ksp_monitor -ksp_converged_reason"
 EX19="bin/petsc/snes_ex19 -da_grid_x 12 -da_grid_y 10 -snes_monitor -ksp_converged_reason"
@@ -164,7 +167,7 @@ for t in $TYPES; do
   out=$(bin/petsc/snes_ex19 -da_grid_x 8 -da_grid_y 8 -dll_append "$LIB" -dm_mat_type "aij$t" -snes_max_it 1 -mat_view ::ascii_info 2>&1)
   echo "$out" | grep -q "gpuformats: block layout (BELL): block-dense with block size 4" && echo "$out" | grep -q "gpuformats: bell (block layout, bs 4) on" && pass "petsc.block.view.$t" || { fail "petsc.block.view.$t"; echo "$out" | tail -5; }
   out=$(bin/petsc/snes_ex19 -da_grid_x 8 -da_grid_y 8 -dll_append "$LIB" -dm_mat_type "aij$t" -snes_max_it 1 -mat_view ::ascii_info -mat_gpuformats_block scalar 2>&1)
-  echo "$out" | grep -q "gpuformats: scalar layout, as -mat_gpuformats_block scalar asks" && echo "$out" | grep -q "gpuformats: $t on" && pass "petsc.block.scalar_forced.$t" || { fail "petsc.block.scalar_forced.$t"; echo "$out" | tail -5; }
+  echo "$out" | grep -q "gpuformats: scalar layout, as -mat_gpuformats_block scalar asks" && echo "$out" | grep -q "gpuformats: $(scalar_name $t) on" && pass "petsc.block.scalar_forced.$t" || { fail "petsc.block.scalar_forced.$t"; echo "$out" | tail -5; }
   if [[ " $RANKS " == *" 2 "* ]]; then # the local and off-process blocks of every rank
     n=$($MPIEXEC -n 2 bin/petsc/snes_ex19 -da_grid_x 12 -da_grid_y 10 -dll_append "$LIB" -dm_mat_type "aij$t" -snes_max_it 1 -info 2>&1 | grep -c "gpuformats: bell (block layout, bs 4) build of 240 x")
     [ "$n" -ge 4 ] && pass "petsc.block.mpi_both_blocks.$t # $n builds" || fail "petsc.block.mpi_both_blocks.$t" "$n block builds, 4 expected"
@@ -177,7 +180,7 @@ for t in $TYPES; do
   # equal row lengths in every block row, blocks not dense: the block build refuses it, auto builds the scalar layout, block is an error
   RR="bin/test/ksp_matrix -f randrows:n=400,minlen=4,maxlen=4,blocksize=2 -pc_type none -ksp_max_it 5 -dll_append $LIB -mat_type $t"
   out=$($RR -mat_view ::ascii_info 2>&1)
-  echo "$out" | grep -q "gpuformats: scalar layout: block size 2 but the block layout refused it (bell: not block-dense" && echo "$out" | grep -q "gpuformats: $t on" && pass "petsc.block.refused_scalar.$t" || { fail "petsc.block.refused_scalar.$t"; echo "$out" | tail -5; }
+  echo "$out" | grep -q "gpuformats: scalar layout: block size 2 but the block layout refused it (bell: not block-dense" && echo "$out" | grep -q "gpuformats: $(scalar_name $t) on" && pass "petsc.block.refused_scalar.$t" || { fail "petsc.block.refused_scalar.$t"; echo "$out" | tail -5; }
   out=$($RR -mat_gpuformats_block block 2>&1); rc=$?
   [ $rc != 0 ] && echo "$out" | grep -q "gpuformats: -mat_gpuformats_block block: bell: not block-dense with block size 2" && pass "petsc.block.refused_forced_error.$t" || { fail "petsc.block.refused_forced_error.$t" "rc=$rc"; echo "$out" | tail -5; }
   # Layout statistics in -mat_view ::ascii_info
@@ -199,6 +202,54 @@ for t in $TYPES; do
   out=$(bin/petsc/ksp_ex2 -m 4 -n 4 -dll_append "$LIB" -mat_type "$t" -mat_gpuformats_backend nonsense 2>&1); rc=$?
   [ $rc != 0 ] && echo "$out" | grep -q 'Unknown option "nonsense" for -mat_gpuformats_backend' && pass "petsc.bad_option_error.$t" || { fail "petsc.bad_option_error.$t" "rc=$rc"; echo "$out" | tail -5; }
 done
+# gpuauto: the model's choice (model/auto.hpp), read from -mat_view ::ascii_info. Without a GPU the
+# committed H100 model is given (-mat_gpuauto_model) so the choice among the formats is exercised on
+# the host backend; on a GPU the device's own model is found by name.
+if [[ " $TYPES " == *" gpuauto "* ]]; then
+  H100=share/gpuformats/models/nvidia-h100-80gb-hbm3.json
+  MODEL=$([ $has_gpu = 0 ] && echo "-mat_gpuauto_model $H100")
+  AUTO="bin/petsc/ksp_ex2 -dll_append $LIB -mat_type gpuauto -ksp_max_it 2"
+  out=$($AUTO -m 300 -n 300 $MODEL -mat_view ::ascii_info 2>&1)
+  echo "$out" | grep -q "gpuformats: gpuauto: model .* (NVIDIA " && echo "$out" | grep -qE "gpuformats: gpuauto: predicted us per product: evchyb [0-9.]+, pjds [0-9.]+, pellr [0-9.]+, suraa [0-9.]+, cusparse_csr [0-9.]+$" &&
+    echo "$out" | grep -q "gpuformats: gpuauto: features (.*): 1 strip(s) of [0-9]* rows; 90000 rows, 448800 nonzeros, longest row 5," && echo "$out" | grep -q "gpuformats: gpuauto: partition: one block" &&
+    pass petsc.gpuauto.view || { fail petsc.gpuauto.view; echo "$out" | grep gpuauto | head; }
+  chosen=$(echo "$out" | sed -n 's/.*gpuformats: gpuauto: chose \([a-z_]*\) (predicted [0-9.]* us.*the choice took [0-9.]* ms$/\1/p' | head -1)
+  # the least prediction is the layout built, and the one the products run in
+  least=$(echo "$out" | sed -n 's/.*predicted us per product: //p' | head -1 | tr ',' '\n' | awk 'NF == 2 && (best == "" || $2 < t) {best = $1; t = $2} END {print best}')
+  [ -n "$chosen" ] && [ "$chosen" = "$least" ] && echo "$out" | grep -q "gpuformats: $chosen (chosen by gpuauto) on" && pass "petsc.gpuauto.least_prediction_built # $chosen" || fail petsc.gpuauto.least_prediction_built "chose '$chosen', least '$least'"
+  # the candidates option: only those predicted and chosen from
+  out=$($AUTO -m 300 -n 300 $MODEL -mat_gpuauto_candidates suraa,cusparse_csr -mat_view ::ascii_info 2>&1)
+  echo "$out" | grep -qE "predicted us per product: suraa [0-9.]+, cusparse_csr [0-9.]+$" && echo "$out" | grep -qE "gpuformats: (suraa|cusparse_csr) \(chosen by gpuauto\) on" && pass petsc.gpuauto.candidates || { fail petsc.gpuauto.candidates; echo "$out" | grep gpuauto | head; }
+  out=$($AUTO -m 30 -n 30 $MODEL -mat_gpuauto_candidates pjds,csr5 2>&1); rc=$?
+  [ $rc != 0 ] && echo "$out" | grep -q 'gpuauto: -mat_gpuauto_candidates names "csr5", which the model' && pass petsc.gpuauto.unknown_candidate_error || { fail petsc.gpuauto.unknown_candidate_error "rc=$rc"; echo "$out" | tail -5; }
+  # the strip size: more strips (the DP runs over them)
+  out=$($AUTO -m 300 -n 300 $MODEL -mat_gpuauto_strip_rows 1000 -mat_view ::ascii_info 2>&1)
+  echo "$out" | grep -q "features (.*): 90 strip(s) of 1000 rows" && echo "$out" | grep -q "gpuformats: gpuauto: partition: " && pass petsc.gpuauto.strip_rows || { fail petsc.gpuauto.strip_rows; echo "$out" | grep gpuauto | head; }
+  # bad model files: an error naming the file and what is wrong, never a silent default
+  echo '{"kind": "something else"}' >"$OUTDIR/bad_model.json"
+  out=$($AUTO -m 30 -n 30 -mat_gpuauto_model "$OUTDIR/bad_model.json" 2>&1); rc=$?
+  [ $rc != 0 ] && echo "$out" | grep -q "bad_model.json" && pass petsc.gpuauto.bad_model_error || { fail petsc.gpuauto.bad_model_error "rc=$rc"; echo "$out" | tail -5; }
+  out=$($AUTO -m 30 -n 30 -mat_gpuauto_model "$OUTDIR/no_such_model.json" 2>&1); rc=$?
+  [ $rc != 0 ] && echo "$out" | grep -q "no_such_model.json" && pass petsc.gpuauto.missing_model_error || { fail petsc.gpuauto.missing_model_error "rc=$rc"; echo "$out" | tail -5; }
+  # no GPU and no model given: the default model (cuSPARSE CSR), and the view says why and how to choose
+  if [ $has_gpu = 0 ]; then
+    out=$($AUTO -m 30 -n 30 -mat_view ::ascii_info 2>&1)
+    echo "$out" | grep -q "gpuauto: no CUDA device to pick a model for" && echo "$out" | grep -q "gpuformats: cusparse_csr (chosen by gpuauto) on host" && pass petsc.gpuauto.default_model || { fail petsc.gpuauto.default_model; echo "$out" | grep gpuauto | head; }
+  fi
+  # every option is shown by -help
+  out=$($AUTO -m 4 -n 4 -help 2>&1)
+  for o in -mat_gpuauto_model -mat_gpuauto_candidates -mat_gpuauto_strip_rows; do echo "$out" | grep -q -- "$o" || fail "petsc.gpuauto.help$o"; done && pass petsc.gpuauto.help
+  # solves with the model's choice on 1..3 ranks (each rank's blocks chosen apart) give AIJ's history
+  for np in $RANKS; do
+    compare_solver "petsc.gpuauto.ex2_model.np$np" "$np" aij gpuauto "$MODEL" bin/petsc/ksp_ex2 -m 120 -n 110 -ksp_monitor -ksp_converged_reason -pc_type jacobi
+    compare_solver "petsc.gpuauto.ex14_model.np$np" "$np" aij gpuauto "$MODEL" $EX14
+  done
+  if [[ " $RANKS " == *" 2 "* ]]; then
+    out=$($MPIEXEC -n 2 $AUTO -m 300 -n 300 $MODEL -mat_view ::ascii_info 2>&1)
+    n=$(echo "$out" | grep -c "gpuformats.*: gpuauto: chose ")
+    [ "$n" = 4 ] && pass "petsc.gpuauto.mpi_blocks_chosen # $n" || { fail petsc.gpuauto.mpi_blocks_chosen "$n choices, 4 expected"; echo "$out" | grep gpuauto | head; }
+  fi
+fi
 # Factorizations (PETSc's 1-rank default PC is ILU): every factor type gives AIJ's solver history.
 # On the host backend PETSc's own factorization serves our types (as the seqaij they are) and the
 # cusparse package declines with a clear error; on a GPU the default is cusparse (gpu section).

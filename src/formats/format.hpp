@@ -12,6 +12,7 @@
 // nonzero pattern is a scatter (core/slot_map.hpp), with no format-specific code.
 #pragma once
 #include "../core/csr.hpp"
+#include "../core/device_buffer.hpp"
 #include "../core/host_upload.hpp"
 
 #include <cuda_runtime_api.h>
@@ -95,6 +96,10 @@ struct FormatOps {
   // True for a format that refuses matrices it cannot hold well (ErrorKind::unsupported, whose
   // message names the formats that fit: kFitsHint); the others build every matrix.
   bool may_refuse = false;
+  // build_cuda after its upload: from A already on the device in d (upload_csr of A; the builder
+  // may take d's arrays). gpuauto reads its features from that upload before it picks the format,
+  // so the choice costs no second upload (model/auto.hpp).
+  std::unique_ptr<FormatBlock> (*build_uploaded)(const CsrView &A, DeviceCsr &d, const int64_t *params, cudaStream_t stream) = nullptr;
 };
 // Words every refusal's message carries (tests hold refusals to it).
 constexpr const char *kFitsHint = "Formats that fit";

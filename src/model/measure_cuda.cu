@@ -2,10 +2,10 @@
 // product, shared by the calibration and the advisor (and later the glue's -measure).
 #include "core/device_buffer.hpp"
 #include "formats/format.hpp"
+#include "model/auto.hpp"
 #include "model/model.hpp"
 
 #include <cuda_runtime.h>
-#include <cusparse.h>
 
 #include <algorithm>
 #include <cmath>
@@ -40,11 +40,6 @@ bool device_info(DeviceInfo *info, std::string *why)
 }
 
 namespace {
-
-void sp_check(cusparseStatus_t s, const char *what)
-{
-  if (s != CUSPARSE_STATUS_SUCCESS) throw Error(ErrorKind::device, std::string(what) + ": " + cusparseGetErrorString(s));
-}
 
 // A candidate ready to multiply: y = A x on streams[0].
 struct Runner {
@@ -93,53 +88,6 @@ struct FormatRunner : Runner {
   }
 };
 
-// cusparseSpMV on the CSR, CUSPARSE_SPMV_CSR_ALG1 (aijcusparse's MatMult).
-struct CusparseRunner : Runner {
-  cusparseHandle_t      h = nullptr;
-  cusparseSpMatDescr_t  mat = nullptr;
-  DeviceBuffer<int32_t> rowptr, colidx;
-  DeviceBuffer<double>  values;
-  DeviceBuffer<char>    buf;
-  int32_t               m, n;
-  cudaStream_t          stream;
-  CusparseRunner(const CsrView &A, cudaStream_t s) : rowptr(A.nrows + 1), colidx(std::max<int64_t>(A.nnz, 1)), values(std::max<int64_t>(A.nnz, 1)), m(A.nrows), n(A.ncols), stream(s)
-  {
-    rowptr.upload(A.rowptr, A.nrows + 1, s);
-    if (A.nnz) {
-      colidx.upload(A.colidx, A.nnz, s);
-      values.upload(A.values, A.nnz, s);
-    }
-    sp_check(cusparseCreate(&h), "cusparseCreate");
-    sp_check(cusparseSetStream(h, s), "cusparseSetStream");
-    sp_check(cusparseCreateCsr(&mat, A.nrows, A.ncols, A.nnz, rowptr.data(), colidx.data(), values.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F), "cusparseCreateCsr");
-  }
-  ~CusparseRunner() override
-  {
-    if (vx) cusparseDestroyDnVec(vx);
-    if (vy) cusparseDestroyDnVec(vy);
-    if (mat) cusparseDestroySpMat(mat);
-    if (h) cusparseDestroy(h);
-  }
-  // The descriptors and the work buffer are made at the first call (as aijcusparse keeps them), so
-  // a timed call is the cusparseSpMV alone.
-  cusparseDnVecDescr_t vx = nullptr, vy = nullptr;
-  void multiply(const double *x, double *y) override
-  {
-    const double one = 1, zero = 0;
-    if (!vx) {
-      sp_check(cusparseCreateDnVec(&vx, n, const_cast<double *>(x), CUDA_R_64F), "cusparseCreateDnVec");
-      sp_check(cusparseCreateDnVec(&vy, m, y, CUDA_R_64F), "cusparseCreateDnVec");
-      size_t bytes = 0;
-      sp_check(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vx, &zero, vy, CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG1, &bytes), "cusparseSpMV_bufferSize");
-      buf.resize(std::max<size_t>(bytes, 1));
-    } else {
-      sp_check(cusparseDnVecSetValues(vx, const_cast<double *>(x)), "cusparseDnVecSetValues");
-      sp_check(cusparseDnVecSetValues(vy, y), "cusparseDnVecSetValues");
-    }
-    sp_check(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vx, &zero, vy, CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG1, buf.data()), "cusparseSpMV");
-  }
-};
-
 } // namespace
 
 double measure_spmv(const CsrView &A, const std::string &name, int reps, int warmup, double *rel_error)
@@ -151,8 +99,7 @@ double measure_spmv(const CsrView &A, const std::string &name, int reps, int war
     ~StreamGuard() { cudaStreamDestroy(s); }
   } guard{s};
   std::unique_ptr<Runner> r;
-  if (name == kCusparseCsr) r = std::make_unique<CusparseRunner>(A, s);
-  else if (const FormatOps *ops = find_format(name)) r = std::make_unique<FormatRunner>(*ops, A, s);
+  if (const FormatOps *ops = candidate_ops(name)) r = std::make_unique<FormatRunner>(*ops, A, s);
   else throw Error(ErrorKind::bad_input, "measure_spmv: no candidate \"" + name + "\" (a format root or " + kCusparseCsr + ")");
 
   std::vector<double> x(std::max(A.ncols, 1));

@@ -56,6 +56,8 @@ void GFBlock::reset()
   axpy_peer     = -1;
   block_bs      = 0;
   layout_reason.clear();
+  built_ops = nullptr;
+  auto_report.reset();
   last_build.timer.forget();
   last_refresh.timer.forget();
   state = nzstate = -1;
@@ -108,7 +110,9 @@ static PetscErrorCode StageText(const GFStageTime &st, char *buf, size_t len)
 // What -mat_view and -info call a block's layout: its format's name, or the block layout's.
 static std::string LayoutName(const GFMat &gm, const GFBlock &blk)
 {
-  return blk.block_bs ? "bell (block layout, bs " + std::to_string(blk.block_bs) + ")" : std::string(gm.ops->root);
+  if (blk.block_bs) return "bell (block layout, bs " + std::to_string(blk.block_bs) + ")";
+  if (blk.auto_report) return blk.auto_report->chosen + " (chosen by gpuauto)";
+  return gm.ops->root;
 }
 
 // -info: where a build's or refresh's time goes (reading its device times waits for it).
@@ -124,6 +128,55 @@ static PetscErrorCode InfoStage(Mat aij, const GFMat &gm, const GFBlock &blk, co
   if (measured)
     PetscCall(PetscInfo(aij, "gpuformats: %s %s of %d x %d, %" PetscInt64_FMT " nonzeros: %.3f ms from call to return; %.3f ms upload (%.1f GB/s, %" PetscInt_FMT " host threads) + %.3f ms device\n", LayoutName(gm, blk).c_str(), what, csr.nrows, csr.ncols, (PetscInt64)csr.nnz, 1e3 * host_s, 1e3 * up, up > 0 ? upload_bytes / up / 1e9 : 0.0, gm.upload_threads, 1e3 * dev));
   else PetscCall(PetscInfo(aij, "gpuformats: %s %s of %d x %d, %" PetscInt64_FMT " nonzeros: %.3f ms from call to return (no device times)\n", LayoutName(gm, blk).c_str(), what, csr.nrows, csr.ncols, (PetscInt64)csr.nnz, 1e3 * host_s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// gpuauto's choice in words: the predictions, the choice and the DP's partition (-info, -mat_view).
+static std::string AutoPredictions(const model::AutoReport &r)
+{
+  std::string out;
+  char        buf[96];
+  for (size_t i = 0; i < r.names.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%s%s %.1f", i ? ", " : "", r.names[i].c_str(), 1e6 * r.predicted[i]);
+    out += buf;
+  }
+  return out;
+}
+
+static std::string AutoChoice(const model::AutoReport &r)
+{
+  char   buf[256];
+  double csr = -1;
+  for (size_t i = 0; i < r.names.size(); ++i)
+    if (r.names[i] == model::kCusparseCsr) csr = r.predicted[i];
+  if (csr > 0 && r.chosen != model::kCusparseCsr) std::snprintf(buf, sizeof buf, "chose %s (predicted %.1f us, %.2fx cusparse_csr's %.1f us); the choice took %.3f ms", r.chosen.c_str(), 1e6 * r.chosen_predicted, csr / std::max(r.chosen_predicted, 1e-30), 1e6 * csr, 1e3 * r.choice_seconds);
+  else std::snprintf(buf, sizeof buf, "chose %s (predicted %.1f us); the choice took %.3f ms", r.chosen.c_str(), 1e6 * r.chosen_predicted, 1e3 * r.choice_seconds);
+  return buf;
+}
+
+static std::string AutoPartition(const model::AutoReport &r)
+{
+  if (r.strips.empty()) return "no strips (no rows)";
+  const select::Partition &p = r.partition;
+  if (!p.partitioned()) return "one block: no split of the " + std::to_string(r.strips.size()) + " strip(s) into formats is predicted faster";
+  std::string out = "the DP predicts ";
+  char        buf[160];
+  for (size_t b = 0; b < p.blocks.size(); ++b) {
+    const select::Block &k = p.blocks[b];
+    std::snprintf(buf, sizeof buf, "%sstrips %d-%d %s", b ? ", " : "", k.first_strip, k.last_strip, r.names[k.format].c_str());
+    out += buf;
+  }
+  std::snprintf(buf, sizeof buf, " at %.1f us against %.1f us for one format (%.3fx); one format is built", 1e6 * p.time, 1e6 * p.single.time, p.single.time / std::max(p.time, 1e-30));
+  return out + buf;
+}
+
+static PetscErrorCode InfoAuto(Mat aij, const GFBlock &blk)
+{
+  PetscFunctionBegin;
+  if (!blk.auto_report) PetscFunctionReturn(PETSC_SUCCESS);
+  const model::AutoReport &r = *blk.auto_report;
+  PetscCall(PetscInfo(aij, "gpuformats: gpuauto %s; predicted us: %s; model %s\n", AutoChoice(r).c_str(), AutoPredictions(r).c_str(), r.model_source.c_str()));
+  for (const std::string &why : r.refused) PetscCall(PetscInfo(aij, "gpuformats: gpuauto: refused %s\n", why.c_str()));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -206,6 +259,8 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
     blk.reset(); // free the old layout first: the new one may need the memory
     blk.last_build.round = gm.syncs;
     std::unique_ptr<FormatBlock> fmt;
+    std::unique_ptr<model::AutoReport> report;
+    const FormatOps             *built = gm.ops;
     select::BlockDecision        layout;
     cudaStream_t                 s = nullptr;
     PetscLogDouble               t0, t1;
@@ -230,7 +285,13 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
             layout = select::refused_block_layout(e, bs, mode);
             if (backend == Backend::cuda) blk.last_build.timer.forget(); // time the scalar build alone
           }
-        if (!layout.block) fmt = backend == Backend::cuda ? gm.ops->build_cuda(csr, gm.params.data(), s, up) : gm.ops->build_host(csr, gm.params.data());
+        if (!layout.block && gm.autosel) { // gpuauto: the model's choice (model/auto.hpp)
+          model::AutoSettings as = *gm.autosel;
+          as.strip_rows          = (int32_t)gm.params[model::kAutoParamStripRows];
+          report                 = std::make_unique<model::AutoReport>();
+          fmt                    = backend == Backend::cuda ? model::build_auto_cuda(csr, as, s, up, report.get()) : model::build_auto_host(csr, as, report.get());
+          built                  = model::candidate_ops(report->chosen);
+        } else if (!layout.block) fmt = backend == Backend::cuda ? gm.ops->build_cuda(csr, gm.params.data(), s, up) : gm.ops->build_host(csr, gm.params.data());
         if (backend == Backend::cuda) blk.last_build.timer.finish(s);
       },
       err);
@@ -240,6 +301,9 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
       PetscCheck(fmt, comm, PETSC_ERR_LIB, "gpuformats: format %s returned no layout", gm.ops->root);
       blk.block_bs      = layout.block ? layout.bs : 0;
       blk.layout_reason = layout.reason;
+      blk.built_ops     = layout.block ? nullptr : built;
+      blk.auto_report   = std::move(report);
+      PetscCall(InfoAuto(aij, blk));
       PetscCall(InfoStage(aij, gm, blk, "build", csr, t1 - t0, blk.last_build, csr_bytes(csr.nnz, csr.nrows)));
       blk.fmt     = std::move(fmt);
       blk.backend = backend;
@@ -342,7 +406,7 @@ PetscErrorCode GFBlockSpMV(const GFMat &gm, GFBlock &blk, PetscScalar alpha, con
     PetscCall(PetscLogFlops(flops));
   } else {
     cudaStream_t streams[16];
-    const int    extra = gm.ops->extra_streams;
+    const int    extra = blk.built_ops ? blk.built_ops->extra_streams : 0; // BELL: one stream
     PetscCheck(extra < 16, PETSC_COMM_SELF, PETSC_ERR_SUP, "gpuformats: at most 15 extra streams per format");
     PetscCall(current_stream(&streams[0]));
     for (int i = 0; i < extra; ++i) streams[i + 1] = blk.extra_streams[i];
@@ -480,6 +544,23 @@ static PetscErrorCode ViewLine(PetscViewer viewer, PetscBool all, const char *fm
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode AutoView(const model::AutoReport &r, const char *label, PetscViewer viewer, PetscBool all)
+{
+  int64_t rows = 0, nnz = 0, sectors = 0;
+  int32_t max_row = 0;
+
+  PetscFunctionBegin;
+  for (const model::Strip &st : r.strips) rows += st.f.rows, nnz += st.f.nnz, sectors += st.x_sectors, max_row = std::max(max_row, st.f.max_row);
+  PetscCall(ViewLine(viewer, all, "%s: gpuauto: model %s (%s)\n", label, r.model_source.c_str(), r.model_gpu.c_str()));
+  if (!r.model_message.empty()) PetscCall(ViewLine(viewer, all, "%s: gpuauto: %s\n", label, r.model_message.c_str()));
+  PetscCall(ViewLine(viewer, all, "%s: gpuauto: features (%s): %zu strip(s) of %d rows; %" PetscInt64_FMT " rows, %" PetscInt64_FMT " nonzeros, longest row %d, %" PetscInt64_FMT " sectors of x (1 in %d row groups counted)\n", label, r.features_on_device ? "from the uploaded CSR, on the device" : "host", r.strips.size(), r.strip_rows, (PetscInt64)rows, (PetscInt64)nnz, max_row, (PetscInt64)sectors, r.sector_stride));
+  PetscCall(ViewLine(viewer, all, "%s: gpuauto: predicted us per product: %s\n", label, AutoPredictions(r).c_str()));
+  PetscCall(ViewLine(viewer, all, "%s: gpuauto: %s\n", label, AutoChoice(r).c_str()));
+  for (const std::string &why : r.refused) PetscCall(ViewLine(viewer, all, "%s: gpuauto: refused %s\n", label, why.c_str()));
+  PetscCall(ViewLine(viewer, all, "%s: gpuauto: partition: %s\n", label, AutoPartition(r).c_str()));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *label, PetscViewer viewer, PetscBool all_ranks)
 {
   PetscFunctionBegin;
@@ -501,6 +582,7 @@ PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *labe
     PetscCall(ViewLine(viewer, all_ranks, "%s: last build %s; last values-only refresh %s (CUDA events; uploads staged by %" PetscInt_FMT " host threads)\n", label, build, refresh, gm.upload_threads));
   } else PetscCall(ViewLine(viewer, all_ranks, "%s: last build and values-only refresh: upload and device times not measured (host backend)\n", label));
   if (blk.transposed) PetscCall(ViewLine(viewer, all_ranks, "%s: transposed layout (A's CSC for cuSPARSE, made by the first transposed product): %zu bytes on the device; %" PetscInt_FMT " transposed products\n", label, blk.transposed->bytes(), blk.transposed_products));
+  if (blk.auto_report) PetscCall(AutoView(*blk.auto_report, label, viewer, all_ranks));
   std::vector<LayoutStat> stats;
   f.describe(stats);
   for (const LayoutStat &st : stats) PetscCall(ViewLine(viewer, all_ranks, "%s:   %s: %s\n", label, st.key.c_str(), st.value.c_str()));
@@ -512,6 +594,41 @@ PetscErrorCode GFShadowView(const GFShadow &sh, const GFBlock &blk, const char *
   PetscFunctionBegin;
   if (!sh.S || !sh.on_device || !blk.fmt) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(ViewLine(viewer, all_ranks, "%s: cuSPARSE view for factorizations: %.0f bytes on the device (a CSR)\n", label, csr_bytes(blk.fmt->nnz, blk.fmt->nrows)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// gpuauto's model file and candidates (the strip size is its FormatOps parameter).
+static PetscErrorCode AutoOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptionsObject, PetscBool *changed)
+{
+  model::AutoSettings &as = *gm.autosel;
+  char                 path[PETSC_MAX_PATH_LEN];
+  char                *names[32];
+  PetscInt             n = 32;
+  PetscBool            set;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrncpy(path, as.model ? as.source.c_str() : "", sizeof(path)));
+  PetscCall(PetscOptionsString("-mat_gpuauto_model", "Model file to choose with (JSON written by bin/gpuformats_calibrate; default: share/gpuformats/models/<this GPU's name>.json beside the library, or in $GPUFORMATS_MODEL_DIR)", "MatSetFromOptions", path, path, sizeof(path), &set));
+  if (set && (!as.model || as.source != path)) {
+    PetscCheck(path[0], PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "-mat_gpuauto_model needs a file name (a model written by bin/gpuformats_calibrate)");
+    GF_TRY(PetscObjectComm((PetscObject)A), as.model = model::model_from_file(path));
+    as.source = path;
+    as.message.clear();
+    *changed = PETSC_TRUE;
+  }
+  PetscCall(PetscOptionsStringArray("-mat_gpuauto_candidates", "Candidates gpuauto may choose, comma-separated (default: all the model has: evchyb, pjds, pellr, suraa, cusparse_csr)", "MatSetFromOptions", names, &n, &set));
+  if (set) {
+    std::vector<std::string> list(names, names + n);
+    for (PetscInt i = 0; i < n; ++i) PetscCall(PetscFree(names[i]));
+    std::shared_ptr<const model::Model> m = as.model;
+    std::string                         src, msg;
+    if (!m) GF_TRY(PetscObjectComm((PetscObject)A), m = model::model_for_this_gpu(&src, &msg));
+    GF_TRY(PetscObjectComm((PetscObject)A), model::restrict_candidates(*m, list)); // an unknown name fails here, not at the first product
+    if (list != as.candidates) {
+      as.candidates = list;
+      *changed      = PETSC_TRUE;
+    }
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -544,6 +661,7 @@ PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptio
   PetscCall(PetscOptionsReal("-mat_gpuformats_trisolve_auto_margin", "-mat_gpuformats_trisolve auto takes the sweeps where their predicted solve time is at most this times the exact solves' (0: never; default, shown as -1: 0.4 for ILU(0) / ICC(0), 0.3 with fill)", "PCFactorSetMatSolverType", gm.trisolve_auto_margin, &gm.trisolve_auto_margin, &margin_set));
   PetscCheck(!margin_set || gm.trisolve_auto_margin >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_gpuformats_trisolve_auto_margin must be 0 or more (given %g): it bounds a ratio of times", (double)gm.trisolve_auto_margin);
   PetscCall(PetscOptionsRangeInt("-mat_gpuformats_upload_threads", "Host threads that copy the AIJ arrays into pinned buffers for their upload to the GPU at a build or values-only refresh (1: cudaMemcpyAsync from pageable memory, as aijcusparse)", "MatSetFromOptions", gm.upload_threads, &gm.upload_threads, NULL, 1, kMaxUploadThreads));
+  if (gm.autosel) PetscCall(AutoOptions(A, gm, PetscOptionsObject, &changed));
   for (int p = 0; p < gm.ops->nparams; ++p) {
     const FormatParam &fp  = gm.ops->params[p];
     PetscInt           val = (PetscInt)gm.params[p];

@@ -388,6 +388,7 @@ PetscErrorCode GFInherit(Mat from, Mat to)
   PetscFunctionBegin;
   GFMat &f = gf(from), &t = gf(to);
   if (f.ops == t.ops) t.params = f.params;
+  if (f.ops == t.ops && f.autosel) t.autosel = std::make_shared<model::AutoSettings>(*f.autosel);
   t.upload_threads = f.upload_threads;
   GFSetHalo(t, f.halo_option, f.halo_measure);
   t.product_format = f.product_format;

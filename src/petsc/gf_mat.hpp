@@ -25,6 +25,7 @@
 #include "core/stage_timer.hpp"
 #include "formats/format.hpp"
 #include "halo/halo.hpp"
+#include "model/auto.hpp"
 #include "transpose/transpose.hpp"
 #include "trisolve/trisolve.hpp"
 
@@ -54,6 +55,8 @@ struct GFBlock {
   PetscObjectId                src      = 0;  // the AIJ block it was built from (MPIAIJ replaces its blocks)
   int32_t                      block_bs = 0;  // > 0: fmt is BELL with this block size (select/block_layout.hpp)
   std::string                  layout_reason; // why block or scalar, for -mat_view ::ascii_info
+  const FormatOps             *built_ops = nullptr; // the layout's format (gpuauto: the one it chose; BELL: null)
+  std::unique_ptr<model::AutoReport> auto_report;  // gpuauto: what the choice saw, for the view
   bool                         caller_step = false; // layout made current inside a Mat call that raises the state once more on return (same values)
   DeviceBuffer<double>         staging;       // host CSR values uploaded for a refresh
   std::vector<int32_t>         diag_pos;      // CSR position of each diagonal entry (-1: none)
@@ -153,6 +156,8 @@ struct GFMat {
   // -mat_gpuformats_block auto|scalar|block (select::BlockMode): each block's bs x bs blocks
   // (the row block size, MatSetBlockSize) in BELL, one column index per block, where block-dense
   PetscInt block_mode = 0;
+  // gpuauto (ops == &model::gpuauto_ops): -mat_gpuauto_model, -mat_gpuauto_candidates; null for the other types
+  std::shared_ptr<model::AutoSettings> autosel;
 
 };
 

@@ -7,6 +7,7 @@
 #include <array>
 #include <string>
 #include <utility>
+#include <vector>
 
 using namespace gpuformats;
 
@@ -22,10 +23,24 @@ namespace {
 // GAMG, MatMPIAIJGetSeqAIJ, ...). The short names of earlier releases (seqevchyb) still create them.
 std::string seq_names[kMaxFormats], mpi_names[kMaxFormats], seq_aliases[kMaxFormats], mpi_aliases[kMaxFormats];
 
+// The types: every registered format, then gpuauto (the model's choice among them, model/auto.hpp).
+const FormatOps *const *glue_formats(int *count)
+{
+  static std::vector<const FormatOps *> list;
+  if (list.empty()) {
+    int                     n;
+    const FormatOps *const *all = all_formats(&n);
+    list.assign(all, all + n);
+    list.push_back(&model::gpuauto_ops);
+  }
+  *count = (int)list.size();
+  return list.data();
+}
+
 int index_of(const FormatOps *ops)
 {
   int                     n;
-  const FormatOps *const *all = all_formats(&n);
+  const FormatOps *const *all = glue_formats(&n);
   for (int i = 0; i < n; ++i)
     if (all[i] == ops) return i;
   return -1;
@@ -36,13 +51,13 @@ template <int I>
 PetscErrorCode MatCreate_SeqSlot(Mat B)
 {
   int n;
-  return MatCreate_SeqGF(B, all_formats(&n)[I]);
+  return MatCreate_SeqGF(B, glue_formats(&n)[I]);
 }
 template <int I>
 PetscErrorCode MatCreate_MPISlot(Mat B)
 {
   int n;
-  return MatCreate_MPIGF(B, all_formats(&n)[I]);
+  return MatCreate_MPIGF(B, glue_formats(&n)[I]);
 }
 template <int... I>
 constexpr auto seq_creators(std::integer_sequence<int, I...>)
@@ -116,7 +131,7 @@ namespace gpuformats {
 const FormatOps *format_of_type(const char *type)
 {
   int                     n;
-  const FormatOps *const *all = all_formats(&n);
+  const FormatOps *const *all = glue_formats(&n);
   std::string             t(type ? type : "");
   for (int i = 0; i < n; ++i) {
     const std::string root = all[i]->root;
@@ -261,6 +276,37 @@ M*/
 M*/
 
 /*MC
+   MATGPUAUTO - MATGPUAUTO = "gpuauto" - A `MATAIJ` matrix whose products run on the GPU in the layout
+   the SpMV performance model predicts fastest for it: EVC-HYB, pJDS, PELLR, SURAA, or cuSPARSE CSR
+   (what `MATAIJCUSPARSE` runs). The local and off-process blocks of `MATMPIGPUAUTO` are chosen apart.
+   `MATSEQGPUAUTO` ("seqaijgpuauto") on one process, `MATMPIGPUAUTO` ("mpiaijgpuauto") otherwise.
+
+   Options Database Keys (every type): those of `MATEVCHYB` (`-mat_type`, `-mat_gpuformats_*`).
+
+   Options Database Keys (this type):
++  -mat_gpuauto_model <file> - the model to choose with (default: the calibrated model of this GPU, found by its name)
+.  -mat_gpuauto_candidates <evchyb,pjds,pellr,suraa,cusparse_csr> - the layouts it may choose
+-  -mat_gpuauto_strip_rows <0> - rows per strip of the model's features (0: the model's, SMs x threads per SM)
+
+   Level: beginner
+
+   Notes:
+   At each build (the first use after an assembly that changed the nonzero pattern) it reads the
+   features of each block (row lengths, longest row, column span, the 32-byte sectors of x its row
+   groups touch) from the CSR uploaded for the build, on the device, predicts the time of one
+   product in every candidate layout with the model, and builds the least predicted from the same
+   upload (where PELLR refuses, the next). The models of the H100 and the H200 come with the library
+   (share/gpuformats/models/); for another GPU run `bin/gpuformats_calibrate` once (a few minutes) and
+   point `-mat_gpuauto_model` or `GPUFORMATS_MODEL_DIR` at its file. Without one the default model
+   picks cuSPARSE CSR, and `-mat_view ::ascii_info` says so. `-mat_view ::ascii_info` shows the
+   features, every prediction, the choice, its cost, and the partition of the row strips the
+   paper's dynamic programming finds (one layout per block is built). `bin/gpuformats_advise` gives
+   the same for a matrix file before an application is changed.
+
+.seealso: [](ch_matrices), `Mat`, `MATEVCHYB`, `MATPJDS`, `MATPELLR`, `MATSURAA`, `MATAIJCUSPARSE`
+M*/
+
+/*MC
    MATSEQEVCHYB - MATSEQEVCHYB = "seqaijevchyb" - A `MATSEQAIJ` matrix whose products run on the GPU in the
    EVC-HYB format. `MatSetType()` with `MATSEQEVCHYB`, or `-mat_type evchyb` on one process, makes it. It is also the
    type of the local blocks of `PCBJACOBI` and `PCASM` when the parallel matrix is `MATMPIEVCHYB`; its
@@ -387,7 +433,7 @@ M*/
 PetscErrorCode GPUFormatsInitializePackage(void)
 {
   int                     n;
-  const FormatOps *const *all = all_formats(&n);
+  const FormatOps *const *all = glue_formats(&n);
 
   PetscFunctionBegin;
   if (GPUFormatsPackageInitialized) PetscFunctionReturn(PETSC_SUCCESS);

@@ -8,6 +8,7 @@
 #include "common/check.hpp"
 #include "common/test_matrices.hpp"
 #include "formats/format.hpp"
+#include "model/auto.hpp"
 
 #include <gpuformats.h>
 #include <petscmat.h>
@@ -408,6 +409,7 @@ int main(int argc, char **argv)
     int                                n;
     const gpuformats::FormatOps *const *all = gpuformats::all_formats(&n);
     for (int i = 0; i < n; ++i) tl.push_back(all[i]->root);
+    tl.push_back(gpuformats::model::gpuauto_ops.root);
   }
   std::vector<NamedMatrix> ms = edge_case_matrices(!quick);
   if (!quick) {

@@ -2,6 +2,7 @@
 // edge cases and the real matrices in test/matrices: products, slot map, padding, values-only
 // refresh, diagonal. The GPU suite (test/gpu/test_formats_cuda.cpp) holds the cuda builds to these.
 #include "common/format_checks.hpp"
+#include "formats/csr/csr.hpp"
 
 using namespace gftest;
 
@@ -68,7 +69,11 @@ int main(int argc, char **argv)
 {
   const std::string dir = argc > 1 ? argv[1] : "test/matrices";
   int               n;
-  const FormatOps *const *all = all_formats(&n);
+  const FormatOps *const *registered = all_formats(&n);
+  // the registered formats, and cuSPARSE CSR (gpuauto's baseline candidate, formats/csr/)
+  std::vector<const FormatOps *> all(registered, registered + n);
+  all.push_back(&cusparse_csr_ops);
+  n = (int)all.size();
   std::vector<NamedMatrix> ms  = edge_case_matrices(true), real = real_matrices(dir);
   ms.insert(ms.end(), real.begin(), real.end());
   check(real.size() >= 10, "real_matrices_found", dir);

@@ -355,6 +355,7 @@ public:
 
 // Device builder (evchyb_cuda.cu).
 std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up);
+std::unique_ptr<FormatBlock> build_uploaded(const CsrView &A, DeviceCsr &d, const int64_t *params, cudaStream_t stream); // build_cuda after its upload
 
 } // namespace evchyb
 } // namespace gpuformats

@@ -207,14 +207,11 @@ public:
   }
 };
 
-std::unique_ptr<FormatBlock> build_device(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up)
+std::unique_ptr<FormatBlock> build_device(const CsrView &A, DeviceCsr &d, const int64_t *params, cudaStream_t stream)
 {
   auto blk = std::make_unique<CudaBlock>();
-  {
-    DeviceCsr d = upload_csr(A, stream, up);
-    build_arrays(CudaSystem{stream}, A, d.rowptr.data(), d.colidx.data(), d.values.data(), params, blk->a);
-    GPUFORMATS_CUDA(cudaGetLastError());
-  } // the uploaded CSR is freed here (build_arrays synchronised the stream)
+  build_arrays(CudaSystem{stream}, A, d.rowptr.data(), d.colidx.data(), d.values.data(), params, blk->a);
+  GPUFORMATS_CUDA(cudaGetLastError());
   if (blk->sh.nsplit_blocks) { // the product's scratch for rows split over blocks
     blk->split_partial.resize(blk->sh.nsplit_blocks);
     blk->split_counter.resize(blk->sh.nsplit_blocks);
@@ -229,8 +226,15 @@ std::unique_ptr<FormatBlock> build_device(const CsrView &A, const int64_t *param
 
 std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up)
 {
+  read_params(params); // bad parameters fail before any upload
+  DeviceCsr d = upload_csr(A, stream, up);
+  return build_uploaded(A, d, params, stream);
+}
+
+std::unique_ptr<FormatBlock> build_uploaded(const CsrView &A, DeviceCsr &d, const int64_t *params, cudaStream_t stream)
+{
   try {
-    return build_device(A, params, stream, up);
+    return build_device(A, d, params, stream);
   } catch (const Error &) {
     throw;
   } catch (const thrust::system_error &e) { // Thrust's own temporaries

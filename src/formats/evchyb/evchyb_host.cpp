@@ -483,6 +483,8 @@ const FormatOps evchyb_ops = {
   0,
   evchyb::build_host,
   evchyb::build_cuda,
+  false,
+  evchyb::build_uploaded,
 };
 
 } // namespace gpuformats

@@ -85,6 +85,7 @@ std::size_t layout_bytes(const Info &info, int32_t nrows, int64_t nslots);
 void        describe_layout(const Info &info, const FormatBlock &blk, std::vector<LayoutStat> &out);
 
 std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up);
+std::unique_ptr<FormatBlock> build_uploaded(const CsrView &A, DeviceCsr &d, const int64_t *params, cudaStream_t stream); // build_cuda after its upload
 
 } // namespace pellr
 } // namespace gpuformats

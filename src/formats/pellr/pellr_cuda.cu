@@ -36,11 +36,15 @@ public:
 std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up)
 {
   read_params(params); // bad parameters fail before any upload
+  DeviceCsr d = upload_csr(A, stream, up);
+  return build_uploaded(A, d, params, stream);
+}
+
+std::unique_ptr<FormatBlock> build_uploaded(const CsrView &A, DeviceCsr &d, const int64_t *params, cudaStream_t stream)
+{
+  read_params(params);
   auto blk = std::make_unique<PellrCudaBlock>();
-  {
-    DeviceCsr d = upload_csr(A, stream, up);
-    build_arrays(CudaSystem{stream}, d.rowptr.data(), d.colidx.data(), d.values.data(), A.nrows, A.ncols, A.nnz, params, blk->a);
-  } // the uploaded CSR is freed here (build_arrays synchronised the stream)
+  build_arrays(CudaSystem{stream}, d.rowptr.data(), d.colidx.data(), d.values.data(), A.nrows, A.ncols, A.nnz, params, blk->a);
   blk->set_layout(Backend::cuda, A, blk->a.values.data(), blk->a.nslots, blk->a.slot_of_csr.data());
   return blk;
 }

@@ -179,6 +179,7 @@ extern const FormatOps pellr_ops = {
   pellr::build_host,
   pellr::build_cuda,
   true, // refuses padding beyond max_fill
+  pellr::build_uploaded,
 };
 
 } // namespace gpuformats

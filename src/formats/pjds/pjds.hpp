@@ -248,6 +248,7 @@ void check_slots(int64_t nslots, int64_t nnz);
 
 // Device builder and kernels (pjds_cuda.cu).
 std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up);
+std::unique_ptr<FormatBlock> build_uploaded(const CsrView &A, DeviceCsr &d, const int64_t *params, cudaStream_t stream); // build_cuda after its upload
 
 } // namespace pjds
 } // namespace gpuformats

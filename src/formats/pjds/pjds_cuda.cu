@@ -108,11 +108,15 @@ public:
 std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up)
 {
   check_params(params); // bad parameters fail before any upload
-  auto            blk = std::make_unique<PjdsCudaBlock>();
-  {
-    DeviceCsr d = upload_csr(A, stream, up);
-    build_arrays(CudaSystem{stream}, d.rowptr.data(), d.colidx.data(), d.values.data(), A.nrows, A.ncols, A.nnz, params, blk->a);
-  } // the uploaded CSR is freed here (build_arrays synchronised the stream)
+  DeviceCsr d = upload_csr(A, stream, up);
+  return build_uploaded(A, d, params, stream);
+}
+
+std::unique_ptr<FormatBlock> build_uploaded(const CsrView &A, DeviceCsr &d, const int64_t *params, cudaStream_t stream)
+{
+  check_params(params);
+  auto blk = std::make_unique<PjdsCudaBlock>();
+  build_arrays(CudaSystem{stream}, d.rowptr.data(), d.colidx.data(), d.values.data(), A.nrows, A.ncols, A.nnz, params, blk->a);
   blk->partial.resize((size_t)blk->a.info.nwide_items * blk->a.info.plan.block_rows);
   blk->long_partial.resize((size_t)blk->a.info.nlong_chunks);
   blk->set_layout(Backend::cuda, A, blk->a.values.data(), blk->a.nslots, blk->a.slot_of_csr.data());

@@ -319,6 +319,8 @@ extern const FormatOps pjds_ops = {
   1, // extra stream: the split path for wide blocks runs beside the row kernel
   pjds::build_host,
   pjds::build_cuda,
+  false,
+  pjds::build_uploaded,
 };
 
 } // namespace gpuformats

@@ -370,6 +370,7 @@ public:
 };
 
 std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up);
+std::unique_ptr<FormatBlock> build_uploaded(const CsrView &A, DeviceCsr &d, const int64_t *params, cudaStream_t stream); // build_cuda after its upload
 
 // suraa_dynamic_rdc.cu (relocatable device code, device runtime): the parent kernel, one thread
 // per G1 row, each launching its row's child grid. Asynchronous on `stream`.

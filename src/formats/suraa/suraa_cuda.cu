@@ -249,14 +249,19 @@ public:
 
 std::unique_ptr<FormatBlock> build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up)
 {
-  const Params P = read_params(params); // bad parameters fail before any upload
+  read_params(params); // bad parameters fail before any upload
   check_size(A);
-  auto                                          blk = std::make_unique<SuraaCudaBlock>();
+  DeviceCsr d = upload_csr(A, stream, up);
+  return build_uploaded(A, d, params, stream);
+}
+
+std::unique_ptr<FormatBlock> build_uploaded(const CsrView &A, DeviceCsr &d, const int64_t *params, cudaStream_t stream)
+{
+  const Params P = read_params(params);
+  check_size(A);
+  auto                                    blk = std::make_unique<SuraaCudaBlock>();
   build_detail::Arrays<CudaOrderedSystem> a;
-  {
-    DeviceCsr d = upload_csr(A, stream, up);
-    build_detail::build_arrays(CudaOrderedSystem{{stream}}, A, d.rowptr.data(), d.colidx.data(), d.values.data(), P, a);
-  } // the uploaded CSR dies here (cudaFree; build_arrays synchronised the stream, its temporaries are stream-ordered)
+  build_detail::build_arrays(CudaOrderedSystem{{stream}}, A, d.rowptr.data(), d.colidx.data(), d.values.data(), P, a);
   blk->plan           = std::move(a.plan);
   blk->rowptr         = std::move(a.rowptr);
   blk->colidx         = std::move(a.colidx);

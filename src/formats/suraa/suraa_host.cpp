@@ -338,6 +338,8 @@ extern const FormatOps suraa_ops = {
   suraa::kMaxStreams,
   suraa::build_host,
   suraa::build_cuda,
+  false,
+  suraa::build_uploaded,
 };
 
 } // namespace gpuformats

@@ -1,0 +1,220 @@
+// gpuauto: the choice of a block's layout by the model (auto.hpp).
+#include "model/auto.hpp"
+
+#include "core/device_buffer.hpp"
+#include "formats/csr/csr.hpp"
+#include "formats/suraa/suraa.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <numeric>
+
+namespace gpuformats::model {
+
+namespace {
+
+// Streams the glue prepares for a gpuauto block: the most any candidate uses (SURAA's).
+constexpr int kAutoExtraStreams = suraa::kMaxStreams;
+
+const FormatParam kAutoParams[] = {
+  {"strip_rows", "Rows per strip of the model's features and of the DP (0: the model's, SMs x threads per SM)", 0, 0, 2147483647},
+};
+
+std::vector<int64_t> default_params(const FormatOps &ops)
+{
+  std::vector<int64_t> p((size_t)std::max(ops.nparams, 1), 0);
+  for (int i = 0; i < ops.nparams; ++i) p[i] = ops.params[i].default_value;
+  return p;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+
+// Builds the candidates of plan.order in turn until one does not refuse; build(ops, params) makes
+// the layout.
+template <class Build>
+std::unique_ptr<FormatBlock> build_in_order(const AutoPlan &plan, AutoReport &report, Build &&build)
+{
+  for (size_t k = 0; k < plan.order.size(); ++k) {
+    const Candidate &c   = plan.model.candidates[plan.order[k]];
+    const FormatOps *ops = candidate_ops(c.name);
+    try {
+      std::vector<int64_t> params = default_params(*ops);
+      auto                 blk    = build(*ops, params.data());
+      report.chosen               = c.name;
+      for (size_t i = 0; i < report.names.size(); ++i)
+        if (report.names[i] == c.name) report.chosen_predicted = report.predicted[i];
+      return blk;
+    } catch (const Error &e) {
+      if (e.kind != ErrorKind::unsupported || k + 1 == plan.order.size()) throw;
+      report.refused.push_back(c.name + ": " + e.what());
+    }
+  }
+  throw Error(ErrorKind::internal, "gpuauto: no candidate to build");
+}
+
+AutoSettings defaults_with(const int64_t *params)
+{
+  AutoSettings s;
+  s.strip_rows = (int32_t)checked_param(gpuauto_ops, params, kAutoParamStripRows);
+  return s;
+}
+
+std::unique_ptr<FormatBlock> ops_build_host(const CsrView &A, const int64_t *params) { return build_auto_host(A, defaults_with(params), nullptr); }
+std::unique_ptr<FormatBlock> ops_build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up) { return build_auto_cuda(A, defaults_with(params), stream, up, nullptr); }
+
+// The choice from a CSR on the device: features from it, then the chosen builder takes it.
+std::unique_ptr<FormatBlock> build_auto_uploaded(const CsrView &A, DeviceCsr &d, const AutoSettings &s, cudaStream_t stream, AutoReport *report)
+{
+  AutoReport local;
+  AutoReport &r = report ? *report : local;
+  r             = AutoReport{};
+  GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the upload done: the choice's time is its own
+  const auto t0 = std::chrono::steady_clock::now();
+  // the stride and strip size as plan_auto will use them (it resolves the model first)
+  AutoSettings resolved = s;
+  if (!resolved.model) resolved.model = model_for_this_gpu(&resolved.source, &resolved.message);
+  const int32_t strip   = resolved.strip_rows > 0 ? resolved.strip_rows : resolved.model->strip_rows;
+  std::vector<Strip> st = strips_of_device(d.rowptr.data(), d.colidx.data(), A.nrows, A.ncols, A.nnz, strip, sector_stride(A.nnz), stream);
+  const AutoPlan plan   = plan_auto(resolved, std::move(st), r);
+  r.features_on_device  = true;
+  r.sector_stride       = sector_stride(A.nnz);
+  r.choice_seconds      = seconds_since(t0);
+  return build_in_order(plan, r, [&](const FormatOps &ops, const int64_t *params) { return ops.build_uploaded(A, d, params, stream); });
+}
+
+std::unique_ptr<FormatBlock> ops_build_uploaded(const CsrView &A, DeviceCsr &d, const int64_t *params, cudaStream_t stream) { return build_auto_uploaded(A, d, defaults_with(params), stream, nullptr); }
+
+} // namespace
+
+extern const FormatOps gpuauto_ops = {
+  "gpuauto",
+  "the layout the SpMV performance model predicts fastest for each block (EVC-HYB, pJDS, PELLR, SURAA or cuSPARSE CSR), from the GPU's calibrated model",
+  kAutoParams,
+  1,
+  kAutoExtraStreams,
+  ops_build_host,
+  ops_build_cuda,
+  false, // a candidate's refusal moves to the next
+  ops_build_uploaded,
+};
+
+const FormatOps *candidate_ops(const std::string &name)
+{
+  if (name == kCusparseCsr) return &cusparse_csr_ops;
+  return find_format(name);
+}
+
+std::shared_ptr<const Model> model_for_this_gpu(std::string *source, std::string *message)
+{
+  struct Entry {
+    std::shared_ptr<const Model> model;
+    std::string                  source, message;
+  };
+  static std::map<int, Entry> cache; // per device ordinal (-1: none)
+  DeviceInfo                  info;
+  std::string                 why;
+  const bool                  have = device_info(&info, &why);
+  const int                   key  = have ? info.device : -1;
+  auto                        it   = cache.find(key);
+  if (it == cache.end()) {
+    Entry e;
+    if (have) {
+      std::string msg;
+      e.model = std::make_shared<const Model>(model_or_default(info.name, model_dirs(), &msg));
+      if (msg.empty()) {
+        for (const std::string &dir : model_dirs()) // the file find_model took: the first that exists
+          if (FILE *f = std::fopen((dir + "/" + model_file_name(info.name)).c_str(), "r")) {
+            std::fclose(f);
+            e.source = dir + "/" + model_file_name(info.name);
+            break;
+          }
+      } else {
+        e.source  = "default model (no calibrated model for " + info.name + ")";
+        e.message = msg;
+      }
+    } else {
+      e.model   = std::make_shared<const Model>(default_model());
+      e.source  = "default model (" + why + ")";
+      e.message = "no CUDA device to pick a model for (" + why + "): the default model takes cuSPARSE CSR; give -mat_gpuauto_model <file> to choose as on a calibrated GPU";
+    }
+    it = cache.emplace(key, std::move(e)).first;
+  }
+  if (source) *source = it->second.source;
+  if (message) *message = it->second.message;
+  return it->second.model;
+}
+
+std::shared_ptr<const Model> model_from_file(const std::string &path)
+{
+  static std::map<std::string, std::shared_ptr<const Model>> cache;
+  auto                                                        it = cache.find(path);
+  if (it == cache.end()) it = cache.emplace(path, std::make_shared<const Model>(read_model(path))).first;
+  return it->second;
+}
+
+Model restrict_candidates(const Model &m, const std::vector<std::string> &names)
+{
+  if (names.empty()) return m;
+  std::string all;
+  for (const Candidate &c : m.candidates) all += (all.empty() ? "" : ", ") + c.name;
+  for (const std::string &n : names)
+    if (find_candidate(m, n) < 0) throw Error(ErrorKind::bad_input, "gpuauto: -mat_gpuauto_candidates names \"" + n + "\", which the model (" + m.gpu + ") does not have; it has: " + all);
+  Model r = m;
+  r.candidates.clear();
+  for (const Candidate &c : m.candidates)
+    if (std::find(names.begin(), names.end(), c.name) != names.end()) r.candidates.push_back(c);
+  return r;
+}
+
+AutoPlan plan_auto(const AutoSettings &s, std::vector<Strip> strips, AutoReport &r)
+{
+  AutoPlan plan;
+  std::string source = s.source, message = s.message;
+  std::shared_ptr<const Model> m = s.model ? s.model : model_for_this_gpu(&source, &message);
+  plan.model                     = restrict_candidates(*m, s.candidates);
+  // a model file may name a candidate this build has no layout for (a newer library's): skip it
+  plan.model.candidates.erase(std::remove_if(plan.model.candidates.begin(), plan.model.candidates.end(), [](const Candidate &c) { return !candidate_ops(c.name); }), plan.model.candidates.end());
+  if (plan.model.candidates.empty()) throw Error(ErrorKind::bad_input, "gpuauto: the model (" + m->gpu + ") has no candidate this library can build; recalibrate with bin/gpuformats_calibrate");
+  r.model_source  = source;
+  r.model_gpu     = m->gpu;
+  r.model_message = message;
+  r.strip_rows    = s.strip_rows > 0 ? s.strip_rows : m->strip_rows;
+  r.strips        = std::move(strips);
+  r.names.clear();
+  r.predicted.clear();
+  for (size_t c = 0; c < plan.model.candidates.size(); ++c) {
+    r.names.push_back(plan.model.candidates[c].name);
+    r.predicted.push_back(predict(plan.model, (int)c, r.strips));
+  }
+  plan.order.resize(r.names.size());
+  std::iota(plan.order.begin(), plan.order.end(), 0);
+  std::stable_sort(plan.order.begin(), plan.order.end(), [&](int a, int b) { return r.predicted[a] < r.predicted[b]; });
+  r.partition = select::Partition{};
+  if (!r.strips.empty()) r.partition = select::partition_strips((int)r.strips.size(), dp_cost(plan.model, r.strips));
+  return plan;
+}
+
+std::unique_ptr<FormatBlock> build_auto_host(const CsrView &A, const AutoSettings &s, AutoReport *report)
+{
+  AutoReport local;
+  AutoReport &r = report ? *report : local;
+  r             = AutoReport{};
+  const auto t0 = std::chrono::steady_clock::now();
+  AutoSettings resolved = s;
+  if (!resolved.model) resolved.model = model_for_this_gpu(&resolved.source, &resolved.message);
+  const int32_t  strip  = resolved.strip_rows > 0 ? resolved.strip_rows : resolved.model->strip_rows;
+  const int32_t  stride = sector_stride(A.nnz);
+  const AutoPlan plan   = plan_auto(resolved, strips_of(A, strip, stride), r);
+  r.sector_stride       = stride;
+  r.choice_seconds      = seconds_since(t0);
+  return build_in_order(plan, r, [&](const FormatOps &ops, const int64_t *params) { return ops.build_host(A, params); });
+}
+
+std::unique_ptr<FormatBlock> build_auto_cuda(const CsrView &A, const AutoSettings &s, cudaStream_t stream, const UploadContext &up, AutoReport *report)
+{
+  DeviceCsr d = upload_csr(A, stream, up);
+  return build_auto_uploaded(A, d, s, stream, report);
+}
+
+} // namespace gpuformats::model
