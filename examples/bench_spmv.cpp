@@ -488,6 +488,7 @@ struct TypeResult {
   double      halo_s = NAN, halo_local_s = NAN, halo_exposed_s = NAN; // per product, mean over ranks (-mat_gpuformats_halo_measure)
   std::string gpuauto_choice;                                        // gpuauto: the candidate it built (from its view)
   double      gpuauto_predicted_us = NAN;                            // ... and its own prediction
+  double      gpuauto_choice_ms    = NAN;                            // ... and what the choice cost (features, predictions, DP; its view's "the choice took")
 };
 
 struct TypeObjects {
@@ -676,14 +677,16 @@ void layout_of(const std::string &text, std::string *layout, std::string *reason
 // What gpuauto chose, from its view text: every block it built prints
 // "  gpuauto: chose <name> (predicted <x> us ...". *choice: the name, the names joined by '+' where
 // the blocks differ, "" where no such line is; *predicted_us: gpuauto's own prediction (summed over
-// the blocks), NaN where the line has none.
-void gpuauto_choice_of(const std::string &text, std::string *choice, double *predicted_us)
+// the blocks), NaN where the line has none; *choice_ms: the choice's cost inside the build (summed).
+void gpuauto_choice_of(const std::string &text, std::string *choice, double *predicted_us, double *choice_ms)
 {
   std::stringstream        in(text);
   std::vector<std::string> names;
   double                   us = 0;
   bool                     have_us = false;
-  const std::string        key = "gpuauto: chose ";
+  double                   ms = 0;
+  bool                     have_ms = false;
+  const std::string        key = "gpuauto: chose ", took = "the choice took ";
   for (std::string line; std::getline(in, line);) {
     const size_t at = line.find(key);
     if (at == std::string::npos) continue;
@@ -698,10 +701,18 @@ void gpuauto_choice_of(const std::string &text, std::string *choice, double *pre
       const double v   = std::strtod(num, &end);
       if (end != num && std::isfinite(v)) us += v, have_us = true;
     }
+    const size_t q = line.find(took, at);
+    if (q != std::string::npos) {
+      char        *end = nullptr;
+      const char  *num = line.c_str() + q + took.size();
+      const double v   = std::strtod(num, &end);
+      if (end != num && std::isfinite(v)) ms += v, have_ms = true;
+    }
   }
   choice->clear();
   for (size_t i = 0; i < names.size(); ++i) *choice += (i ? "+" : "") + names[i];
   *predicted_us = have_us ? us : NAN;
+  *choice_ms    = have_ms ? ms : NAN;
 }
 
 // The cuSPARSE BSR baseline (cusparse:bsr, cusparse:bsrmv): setup = upload + csr2bsr (+ the
@@ -935,7 +946,7 @@ PetscErrorCode measure_type(const Settings &S, HostMatrix &M, const TypeEntry &T
     PetscCall(MatGPUFormatsIsType(o.B, &ours));
     if (ours || auto_type) PetscCall(view_info(o.B, &text));
     if (ours) layout_of(text, &R.layout, &R.layout_reason);
-    if (auto_type) gpuauto_choice_of(text, &R.gpuauto_choice, &R.gpuauto_predicted_us);
+    if (auto_type) gpuauto_choice_of(text, &R.gpuauto_choice, &R.gpuauto_predicted_us, &R.gpuauto_choice_ms);
   }
 
   // --- values-only refresh: new values with the same pattern, then one product ---
@@ -1188,6 +1199,7 @@ std::string result_json(const Settings &S, const HostMatrix &M, const TypeEntry 
     if (is_gpuauto(T, R)) {
       o.add("gpuauto_choice", R.gpuauto_choice.empty() ? "null" : jstr(R.gpuauto_choice));
       if (std::isfinite(R.gpuauto_predicted_us)) o.add("gpuauto_predicted_us", jnum(R.gpuauto_predicted_us));
+      if (std::isfinite(R.gpuauto_choice_ms)) o.add("gpuauto_choice_ms", jnum(R.gpuauto_choice_ms));
     }
     if (P.have) {
       std::string       note;

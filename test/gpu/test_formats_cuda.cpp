@@ -4,6 +4,8 @@
 #include "common/format_checks.hpp"
 #include "core/device_buffer.hpp"
 #include "core/row_permutation.hpp"
+#include "formats/csr/csr.hpp"
+#include "model/auto.hpp"
 
 using namespace gftest;
 
@@ -110,6 +112,59 @@ static void check_cuda_format_on(const FormatOps &ops, const std::vector<int64_t
 //   quick: the small edge cases only (for compute-sanitizer runs); quick-nodp: also leaves out
 //   parameters that turn on dynamic parallelism (named "dynamic"), which racecheck and synccheck
 //   do not support.
+// The model's features from the device CSR (features_cuda.cu) equal the host's, and gpuauto's cuda
+// build makes the host build's choice from them (the committed H100 model: a choice among every
+// format, whatever GPU this is).
+static bool same_strips(const std::vector<model::Strip> &a, const std::vector<model::Strip> &b)
+{
+  if (a.size() != b.size()) return false;
+  for (size_t k = 0; k < a.size(); ++k) {
+    const select::StripFeatures &f = a[k].f, &g = b[k].f;
+    if (f.first_row != g.first_row || f.rows != g.rows || f.nnz != g.nnz || f.max_row != g.max_row || f.col_span != g.col_span || a[k].x_sectors != b[k].x_sectors) return false;
+  }
+  return true;
+}
+
+static void check_device_features(const NamedMatrix &m, const std::shared_ptr<const model::Model> &h100)
+{
+  const CsrView A = m.A.view();
+  DeviceCsr     d = upload_csr(A, 0);
+  for (int32_t strip : {1000, 270336})
+    for (int32_t stride : {1, 3}) {
+      const std::string name = "features_device." + m.name + ".s" + std::to_string(strip) + ".k" + std::to_string(stride);
+      try {
+        check(same_strips(model::strips_of_device(d.rowptr.data(), d.colidx.data(), A.nrows, A.ncols, A.nnz, strip, stride, 0), model::strips_of(A, strip, stride)), name);
+      } catch (const Error &e) {
+        check(false, name, e.what());
+      }
+    }
+  if (!h100) return;
+  const std::string name = "gpuauto_cuda." + m.name;
+  try {
+    model::AutoSettings s;
+    s.model = h100;
+    model::AutoReport rh, rd;
+    auto              hb = model::build_auto_host(A, s, &rh);
+    auto              db = model::build_auto_cuda(A, s, 0, UploadContext{}, &rd);
+    GPUFORMATS_CUDA(cudaDeviceSynchronize());
+    check(rd.features_on_device && same_strips(rd.strips, rh.strips) && rd.predicted == rh.predicted, name + ".same_features_and_predictions");
+    check(rd.chosen == rh.chosen && rd.refused.size() == rh.refused.size() && db->backend == Backend::cuda && db->nnz == A.nnz, name + ".same_choice_as_host", rd.chosen + " vs " + rh.chosen);
+    const std::vector<double> x = test_vector(A.ncols, 3);
+    std::vector<double>       want(A.nrows), got(A.nrows), y0(A.nrows, 0.0);
+    DeviceBuffer<double>      dx(std::max<int32_t>(A.ncols, 1)), dy(std::max<int32_t>(A.nrows, 1));
+    dx.upload(x.data(), A.ncols, 0);
+    cudaStream_t strm[8] = {};
+    db->spmv(1.0, dx.data(), 0.0, dy.data(), StreamSet{strm, 1});
+    GPUFORMATS_CUDA(cudaDeviceSynchronize());
+    got = download(dy.data(), A.nrows);
+    csr_spmv_host(A, 1.0, x.data(), 0.0, want.data());
+    std::string why;
+    check(close_products(A, x, got, want, 1.0, 0.0, y0, why), name + ".product", why);
+  } catch (const Error &e) {
+    check(false, name, e.what());
+  }
+}
+
 int main(int argc, char **argv)
 {
   int count = 0;
@@ -122,7 +177,10 @@ int main(int argc, char **argv)
   const std::string mode  = argc > 3 ? argv[3] : "";
   const bool        quick = mode == "quick" || mode == "quick-nodp", nodp = mode == "quick-nodp";
   int               n;
-  const FormatOps *const *all = all_formats(&n);
+  const FormatOps *const *registered = all_formats(&n);
+  std::vector<const FormatOps *> all(registered, registered + n); // and cuSPARSE CSR, gpuauto's baseline layout
+  all.push_back(&cusparse_csr_ops);
+  n = (int)all.size();
   std::vector<NamedMatrix> ms  = edge_case_matrices(!quick);
   if (!quick) {
     std::vector<NamedMatrix> real = real_matrices(dir);
@@ -135,6 +193,15 @@ int main(int argc, char **argv)
   ms.push_back({"all_rows_long", uniform_rows(64, 50000, 5000, 20000, 22)});
   if (only == "all")
     for (const NamedMatrix &m : ms) check_device_permutation(m);
+  if (only == "all" || only == "gpuauto") {
+    std::shared_ptr<const model::Model> h100;
+    try {
+      h100 = model::model_from_file("share/gpuformats/models/nvidia-h100-80gb-hbm3.json");
+    } catch (const Error &e) {
+      check(false, "gpuauto_cuda.model_file", e.what());
+    }
+    for (const NamedMatrix &m : ms) check_device_features(m, h100);
+  }
   auto guarded = [&](const FormatOps &ops, const std::vector<int64_t> &params, const std::string &tag, const NamedMatrix &m) {
     try {
       check_cuda_format_on(ops, params, tag, m);
