@@ -30,12 +30,21 @@
 //
 // Without a CUDA device it says so and exits 2 (it measures nothing on the host). -list <strip rows>
 // only generates the benchmark set for that strip size and prints each matrix's features (no GPU).
+// -refit <calibration log> fits again, on the host, from the timings a run printed (its stdout, as
+// share/gpuformats/models/logs/<gpu>.calibrate.txt keeps it): the same matrices are generated (same
+// seed, same GPU properties, read from the log's first line), their features computed by this
+// build, the logged times fitted. It serves a change of the model's features (version 2 of the
+// model file was made so from the s23 logs) without the GPU.
 #include "core/csr.hpp"
 #include "formats/format.hpp"
 #include "model/model.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <cctype>
+#include <sstream>
+#include <map>
+#include <fstream>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -148,6 +157,54 @@ double parse_number(const char *s)
 
 } // namespace
 
+// -refit: a calibration run's printed table. First line
+//   # <gpu name>: <SMs> SMs x <threads> threads: strips of S = <S> rows; L2 <MB> MB; cc <x.y>
+// then "matrix nnz strips <candidate>_us ..." and a row per matrix (microseconds, "refused", "error").
+struct Logged {
+  std::vector<std::string>                            cands;
+  std::map<std::string, std::vector<double>>          times; // seconds; <= 0: none
+};
+
+bool read_log(const std::string &path, model::DeviceInfo *dev, Logged *lg)
+{
+  std::ifstream in(path);
+  std::string   line;
+  if (!in || !std::getline(in, line) || line.rfind("# ", 0) != 0 || line.find(": ") == std::string::npos) {
+    std::fprintf(stderr, "gpuformats_calibrate: %s is not a calibration log (its first line names the GPU)\n", path.c_str());
+    return false;
+  }
+  const size_t colon = line.find(": ");
+  dev->name          = line.substr(2, colon - 2);
+  double l2_mb       = 0;
+  if (std::sscanf(line.c_str() + colon + 2, "%d SMs x %d threads: strips of S = %*d rows; L2 %lf MB; cc %d.%d", &dev->sm_count, &dev->max_threads_per_sm, &l2_mb, &dev->cc_major, &dev->cc_minor) != 5) {
+    std::fprintf(stderr, "gpuformats_calibrate: %s: cannot read the GPU's properties from \"%s\"\n", path.c_str(), line.c_str());
+    return false;
+  }
+  dev->l2_bytes = (int64_t)std::llround(l2_mb * 1048576.0); // printed in whole MB: the H100's 50, the H200's 60
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string        first;
+    ls >> first;
+    if (first == "matrix") {
+      std::string nnz, strips, c;
+      ls >> nnz >> strips;
+      while (ls >> c) lg->cands.push_back(c.size() > 3 && c.compare(c.size() - 3, 3, "_us") == 0 ? c.substr(0, c.size() - 3) : c);
+      continue;
+    }
+    if (first.empty() || first[0] == '#' || lg->cands.empty() || lg->times.count(first)) continue; // a table printed twice keeps its first rows
+    std::string nnz, strips, v;
+    ls >> nnz >> strips;
+    std::vector<double> t;
+    while (ls >> v && t.size() < lg->cands.size()) t.push_back(std::isdigit((unsigned char)v[0]) && v.find('(') == std::string::npos ? 1e-6 * std::atof(v.c_str()) : -1);
+    if (t.size() == lg->cands.size()) lg->times[first] = t;
+  }
+  if (lg->times.empty()) {
+    std::fprintf(stderr, "gpuformats_calibrate: %s holds no timings\n", path.c_str());
+    return false;
+  }
+  return true;
+}
+
 int main(int argc, char **argv)
 {
   std::string out;
@@ -156,6 +213,7 @@ int main(int argc, char **argv)
   uint64_t    seed = 1;
   double      max_nnz = 7e7;
   int32_t     list_strip_rows = 0; // -list: generate and describe only (no GPU needed)
+  std::string refit;               // -refit <log>: the logged timings instead of measuring
   for (int a = 1; a < argc; ++a) {
     const std::string o = argv[a];
     if (o == "-o" && a + 1 < argc) out = argv[++a];
@@ -164,14 +222,18 @@ int main(int argc, char **argv)
     else if (o == "-seed" && a + 1 < argc) seed = strtoull(argv[++a], nullptr, 10);
     else if (o == "-max_nnz" && a + 1 < argc) max_nnz = parse_number(argv[++a]);
     else if (o == "-list" && a + 1 < argc) list_strip_rows = std::max(1, atoi(argv[++a]));
+    else if (o == "-refit" && a + 1 < argc) refit = argv[++a];
     else {
-      std::fprintf(stderr, "usage: %s [-o file.json] [-quick] [-reps 30] [-seed 1] [-max_nnz 7e7] [-list strip_rows]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [-o file.json] [-quick] [-reps 30] [-seed 1] [-max_nnz 7e7] [-list strip_rows] [-refit calibration.log]\n", argv[0]);
       return o == "-h" || o == "-help" ? 0 : 1;
     }
   }
   model::DeviceInfo dev;
   std::string       why;
-  if (list_strip_rows) { // the benchmark set for a strip size, without timing: a check of the generator
+  Logged            logged;
+  if (!refit.empty()) {
+    if (!read_log(refit, &dev, &logged)) return 1;
+  } else if (list_strip_rows) { // the benchmark set for a strip size, without timing: a check of the generator
     dev.name = "(listing only)", dev.sm_count = 1, dev.max_threads_per_sm = list_strip_rows, dev.l2_bytes = 50 << 20;
   } else if (!model::device_info(&dev, &why)) {
     std::fprintf(stderr, "gpuformats_calibrate: needs a CUDA GPU to time the products on, and found none (%s).\n"
@@ -247,6 +309,21 @@ int main(int argc, char **argv)
             validate_csr(A.view());
             continue;
           }
+          if (!refit.empty()) { // the logged times
+            const auto row = logged.times.find(tag);
+            if (row == logged.times.end()) {
+              std::printf("  not in the log: left out\n");
+              continue;
+            }
+            for (size_t c = 0; c < cands.size(); ++c) {
+              const auto col = std::find(logged.cands.begin(), logged.cands.end(), cands[c]);
+              const double t = col == logged.cands.end() ? -1 : row->second[col - logged.cands.begin()];
+              if (t > 0) samples[c].push_back({st, t}), std::printf(" %12.1f", 1e6 * t);
+              else std::printf(" %12s", "-");
+            }
+            std::printf("\n");
+            continue;
+          }
           for (size_t c = 0; c < cands.size(); ++c) {
             try {
               double      err = 0;
@@ -288,6 +365,7 @@ int main(int argc, char **argv)
     return 1;
   }
   m.note = std::string("bin/gpuformats_calibrate") + (quick ? " -quick" : "") + ", reps " + std::to_string(reps) + ", seed " + std::to_string(seed);
+  if (!refit.empty()) m.note = "bin/gpuformats_calibrate -refit " + std::filesystem::path(refit).filename().string() + " (the timings of that run, the features of model version " + std::to_string(model::kModelVersion) + "), seed " + std::to_string(seed);
   try {
     model::write_model(m, out);
   } catch (const Error &e) {

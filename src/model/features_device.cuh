@@ -19,6 +19,8 @@
 #include "../core/thrust_system.cuh"
 
 #include <thrust/execution_policy.h>
+#include <thrust/copy.h>
+#include <thrust/count.h>
 #include <thrust/fill.h>
 #include <thrust/functional.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -120,6 +122,10 @@ struct FirstOfKey { // 1 at the first of each run of equal (sorted) keys: a dist
   const uint64_t *keys;
   __host__ __device__ int64_t operator()(int32_t t) const { return t == 0 || keys[t] != keys[t - 1] ? 1 : 0; }
 };
+struct ScaleBy {
+  int32_t k;
+  __host__ __device__ int64_t operator()(int64_t v) const { return v * k; }
+};
 struct ScaleSectors {
   const int64_t *sum;
   int32_t        nrows, strip_rows, stride;
@@ -132,6 +138,66 @@ struct ScaleSectors {
 };
 
 // strips_of(A, strip_rows, sector_stride) for the CSR (rowptr, colidx) in the system's memory.
+// x_footprint (model.hpp): the entries whose sector's hash is sampled, keyed (strip, sector).
+struct StripEntry { // first entry of strip s (s = nstrips: nnz)
+  const int32_t *rowptr;
+  int32_t        nrows, strip_rows;
+  __host__ __device__ int32_t operator()(int32_t s) const
+  {
+    const int64_t r = (int64_t)s * strip_rows;
+    return rowptr[r < nrows ? r : nrows];
+  }
+};
+struct SampledSector {
+  const int32_t *colidx;
+  uint32_t       mask;
+  __host__ __device__ bool operator()(int32_t e) const { return (sector_hash((uint32_t)(colidx[e] >> 2)) & mask) == 0; }
+};
+struct FootprintKey {
+  const int32_t *colidx, *strip_entry;
+  int32_t        nstrips;
+  __host__ __device__ uint64_t operator()(int32_t e) const
+  {
+    int32_t lo = 0, hi = nstrips; // the last strip whose first entry is <= e (strips may be empty)
+    while (hi - lo > 1) {
+      const int32_t mid = (lo + hi) / 2;
+      if (strip_entry[mid] <= e) lo = mid;
+      else hi = mid;
+    }
+    return ((uint64_t)lo << 32) | (uint32_t)(colidx[e] >> 2);
+  }
+};
+struct StripOfFootKey {
+  __host__ __device__ int32_t operator()(uint64_t key) const { return (int32_t)(key >> 32); }
+};
+
+template <class Sys>
+void footprints_of_system(const Sys &sys, const int32_t *rowptr, const int32_t *colidx, int32_t nrows, int64_t nnz, int32_t strip_rows, int32_t nstrips, int32_t sector_stride, int64_t *out)
+{
+  auto                                     pol = sys.policy();
+  const thrust::counting_iterator<int32_t> zero(0);
+  const int32_t                            k   = footprint_stride(sector_stride);
+  thrust::fill(pol, out, out + nstrips, (int64_t)0);
+  if (nnz == 0) return;
+  const int32_t T = (int32_t)thrust::count_if(pol, zero, zero + (int32_t)nnz, SampledSector{colidx, (uint32_t)k - 1});
+  if (T == 0) return;
+  auto idx = sys.template temp<int32_t>(T);
+  thrust::copy_if(pol, zero, zero + (int32_t)nnz, idx.data(), SampledSector{colidx, (uint32_t)k - 1});
+  auto strip_entry = sys.template temp<int32_t>((size_t)nstrips + 1);
+  thrust::transform(pol, zero, zero + nstrips + 1, strip_entry.data(), StripEntry{rowptr, nrows, strip_rows});
+  auto keys = sys.template temp<uint64_t>(T);
+  thrust::transform(pol, idx.data(), idx.data() + T, keys.data(), FootprintKey{colidx, strip_entry.data(), nstrips});
+  idx = sys.template temp<int32_t>(0);
+  thrust::sort(pol, keys.data(), keys.data() + T);
+  auto       strip_out = sys.template temp<int32_t>(nstrips);
+  auto       count_out = sys.template temp<int64_t>(nstrips);
+  const auto end       = thrust::reduce_by_key(pol, thrust::make_transform_iterator(keys.data(), StripOfFootKey{}), thrust::make_transform_iterator(keys.data() + T, StripOfFootKey{}),
+                                               thrust::make_transform_iterator(zero, FirstOfKey{keys.data()}), strip_out.data(), count_out.data());
+  const int32_t n = (int32_t)(end.first - strip_out.data());
+  thrust::transform(pol, count_out.data(), count_out.data() + n, count_out.data(), ScaleBy{k});
+  thrust::scatter(pol, count_out.data(), count_out.data() + n, strip_out.data(), out);
+}
+
 template <class Sys>
 std::vector<Strip> strips_of_system(const Sys &sys, const int32_t *rowptr, const int32_t *colidx, int32_t nrows, int32_t ncols, int64_t nnz, int32_t strip_rows, int32_t sector_stride)
 {
@@ -190,10 +256,14 @@ std::vector<Strip> strips_of_system(const Sys &sys, const int32_t *rowptr, const
     thrust::transform(pol, zero, zero + nstrips, sectors.data(), ScaleSectors{sum.data(), nrows, strip_rows, sector_stride});
   }
 
+  auto footprint = sys.template temp<int64_t>(nstrips);
+  footprints_of_system(sys, rowptr, colidx, nrows, nnz, strip_rows, nstrips, sector_stride, footprint.data());
+
   std::vector<RowStat> st(nstrips);
-  std::vector<int64_t> sec(nstrips);
+  std::vector<int64_t> sec(nstrips), foot(nstrips);
   sys.to_host(st.data(), stats.data(), nstrips);
   sys.to_host(sec.data(), sectors.data(), nstrips);
+  sys.to_host(foot.data(), footprint.data(), nstrips);
   sys.sync();
   std::vector<Strip> out(nstrips);
   for (int32_t s = 0; s < nstrips; ++s) {
@@ -204,6 +274,7 @@ std::vector<Strip> strips_of_system(const Sys &sys, const int32_t *rowptr, const
     o.f.max_row    = st[s].max_row;
     o.f.col_span   = st[s].hi >= 0 ? (int64_t)st[s].hi - st[s].lo + 1 : 0;
     o.x_sectors    = sec[s];
+    o.x_footprint  = foot[s];
   }
   return out;
 }

@@ -8,7 +8,7 @@
 
 namespace gpuformats::model {
 
-const char *const kTermNames[kTerms] = {"launch", "rows", "nnz", "max_row", "x_sectors", "x_sectors_l2_miss"};
+const char *const kTermNames[kTerms] = {"launch", "rows", "nnz", "max_row", "x_sectors", "x_footprint"};
 
 int32_t strip_rows_for(int sm_count, int max_threads_per_sm)
 {
@@ -19,15 +19,13 @@ int32_t strip_rows_for(int sm_count, int max_threads_per_sm)
 namespace {
 
 // The per-strip terms (1..5; term 0 is per block).
-void add_strip_terms(const Strip &s, int64_t l2_bytes, std::array<double, kTerms> &t)
+void add_strip_terms(const Strip &s, int64_t, std::array<double, kTerms> &t)
 {
-  const double span = (double)s.f.col_span, sectors = (double)s.x_sectors;
-  const double miss = span > 0 ? std::max(0.0, 1.0 - (double)l2_bytes / (8.0 * span)) : 0.0;
   t[1] += s.f.rows;
   t[2] += (double)s.f.nnz;
   t[3] += s.f.max_row;
-  t[4] += sectors;
-  t[5] += sectors * miss;
+  t[4] += (double)s.x_sectors;
+  t[5] += (double)s.x_footprint;
 }
 
 } // namespace
@@ -78,6 +76,12 @@ std::vector<Strip> strips_of(const CsrView &A, int32_t strip_rows, int32_t secto
       sum += std::unique(sec.begin(), sec.end()) - sec.begin();
     }
     out[k].x_sectors = sampled_x_sectors(sum, f[k].rows, sector_stride);
+    sec.clear();
+    const uint32_t mask = (uint32_t)footprint_stride(sector_stride) - 1;
+    for (int32_t e = A.rowptr[f[k].first_row]; e < A.rowptr[end]; ++e)
+      if ((sector_hash((uint32_t)(A.colidx[e] >> 2)) & mask) == 0) sec.push_back(A.colidx[e] >> 2);
+    std::sort(sec.begin(), sec.end());
+    out[k].x_footprint = (int64_t)(std::unique(sec.begin(), sec.end()) - sec.begin()) * (mask + 1);
   }
   return out;
 }

@@ -27,7 +27,7 @@
 //                                                         thread/warp: the paper's ELL P_NZ = max
 //                                                         row length, per strip (I x P_NZ)
 //                 + c[4] x sum_s x_sectors_s              the gather of x: 32-byte sectors fetched
-//                 + c[5] x sum_s x_sectors_s x miss(span_s)   ... of them, those the L2 cannot hold
+//                 + c[5] x sum_s x_footprint_s            ... the distinct ones, read from DRAM
 //
 //    Why the two x terms: on the C2050 of the paper the matrix stream bounded SpMV, so nonzeros per
 //    row and strips explained the time. On the H100/H200 the gather of x bounds irregular matrices
@@ -35,20 +35,22 @@
 //    75-86% of a CSR product's time, for every type), and neither P_NZ nor I sees it: in the H100
 //    calibration (share/gpuformats/models/logs/) 69 M nonzeros of 64 per row over 4 strips take
 //    247 us for evchyb with banded columns, 380 us with columns random in a 65536-wide window and
-//    614 us random over all columns; 53 M nonzeros of 4 per row over 49 strips (x twice the L2)
-//    take 328 us banded and 1559 us random. Two features explain it:
-//      x_sectors   the x traffic: over each group of kSectorGroupRows consecutive rows (the rows one
-//                  warp of a row-per-thread kernel gathers for at once), the number of distinct
-//                  32-byte sectors of x (4 doubles: column / 4) its entries touch, summed over the
-//                  strip's groups. A banded row group reads about (rows + band) / 4 sectors, a 2D or
-//                  3D stencil a few contiguous runs, a random one a sector per entry: this counts
-//                  the bytes of x fetched (32 x sectors) where nnz alone cannot tell them apart. The
-//                  strip's column span (select::StripFeatures::col_span) could not: a strip is
-//                  S = 270336 rows on an H100, so most matrices are one strip whose span is ncols
-//                  whether banded or random.
-//      miss(span)  = max(0, 1 - l2_bytes / (8 x span)): for gathers spread over a window of 8 x span
-//                  bytes of x (span the strip's column span), the fraction the L2 cannot hold; those
-//                  sectors come from DRAM.
+//    614 us random over all columns. Two features explain it:
+//      x_sectors   the traffic from the L2 to the SMs: over each group of kSectorGroupRows
+//                  consecutive rows (the rows one warp of a row-per-thread kernel gathers for at
+//                  once), the distinct 32-byte sectors of x (4 doubles: column / 4) its entries touch,
+//                  summed over the strip's groups. A banded row group reads about (rows + band) / 4
+//                  sectors, a stencil a few contiguous runs, a random one a sector per entry.
+//      x_footprint the traffic from DRAM: the distinct sectors of x the whole strip touches, each
+//                  brought into the L2 once while the strip runs (a strip is all the rows in flight
+//                  at once). Version 1 of the model charged x_sectors x miss(col_span) instead, the
+//                  share of a column span wider than the L2; the span cannot tell columns clustered
+//                  in windows (graphs scaled from small ones, circuits, R-MAT: footprint 0.1-0.5 of
+//                  x_sectors) from columns uniform over the span (the calibration's random matrices,
+//                  about 0.9): it over-predicted those matrices by 50-240% for every format. Refitted
+//                  on the same calibration timings, the footprint halved the error on the held-out
+//                  default suite (35% to 12% mean on the H100, 28% to 14% on the H200;
+//                  bench/results/2026-11-26-h200-h100-s24-gpuauto/refit.md).
 //    Mean row length is nnz / rows: the c[1] and c[2] terms together are the paper's linear
 //    relationship in P_NZ at fixed I.
 //
@@ -78,10 +80,10 @@ namespace gpuformats::model {
 
 constexpr int kTerms = 6;
 // The terms' names in coefficient order; the model file lists them and reading checks them.
-extern const char *const kTermNames[kTerms]; // launch rows nnz max_row x_sectors x_sectors_l2_miss
+extern const char *const kTermNames[kTerms]; // launch rows nnz max_row x_sectors x_footprint
 // Rows per group in the x_sectors count (one warp of a row-per-thread kernel).
 constexpr int32_t kSectorGroupRows = 32;
-constexpr int kModelVersion = 1;
+constexpr int kModelVersion = 2; // 2: term 5 is x_footprint (1: x_sectors x miss(col_span))
 // The cuSPARSE candidate: cusparseSpMV CSR (CUSPARSE_SPMV_CSR_ALG1) on the plain CSR, which is
 // what aijcusparse runs for MatMult.
 constexpr const char *kCusparseCsr = "cusparse_csr";
@@ -97,7 +99,7 @@ struct Model {
   int                    version = kModelVersion;
   std::string            gpu;                   // cudaDeviceProp::name at calibration
   int                    sm_count = 0, max_threads_per_sm = 0;
-  int64_t                l2_bytes = 0;          // the L2 that miss() divides by
+  int64_t                l2_bytes = 0;          // the GPU's L2 (recorded: the terms do not use it since version 2)
   int32_t                strip_rows = 0;        // S = sm_count x max_threads_per_sm
   std::string            note;                  // free text (how it was made); may be empty
   bool                   is_default = false;    // default_model(): not calibrated
@@ -111,8 +113,32 @@ int32_t strip_rows_for(int sm_count, int max_threads_per_sm);
 // nnz / rows) plus the x traffic.
 struct Strip {
   select::StripFeatures f;
-  int64_t               x_sectors = 0; // see above
+  int64_t               x_sectors = 0;   // see above
+  int64_t               x_footprint = 0; // distinct sectors of x the whole strip touches (below)
 };
+
+// x_footprint: the strip's x working set in 32-byte sectors. x_sectors counts a sector once per
+// 32-row group that reads it; the footprint once per strip. Their ratio is the reuse the L2 can
+// serve: columns clustered in windows (graphs scaled from small ones, circuits) have a footprint far
+// below x_sectors, columns uniform over a span wider than the L2 about the same (s24 results).
+// Counted on the sectors whose hash falls in 1 of footprint_stride(sector_stride) buckets and scaled
+// by it: sampling by value keeps a distinct count unbiased (sampling entries would not); exact at 1.
+constexpr uint32_t sector_hash(uint32_t s) // constexpr: nvcc runs it on the device too
+{
+  s ^= s >> 16; // murmur3's finaliser: every input bit moves the low bits the sample reads
+  s *= 0x85ebca6bu;
+  s ^= s >> 13;
+  s *= 0xc2b2ae35u;
+  s ^= s >> 16;
+  return s;
+}
+// The power of two at least sector_stride (1 stays 1): the footprint is sampled at about x_sectors' rate.
+constexpr int32_t footprint_stride(int32_t sector_stride)
+{
+  int32_t k = 1;
+  while (k < sector_stride && k < (1 << 30)) k <<= 1;
+  return k;
+}
 
 // x_sectors on a sample of the groups: within each strip, groups are numbered k = 0, 1, ... from the
 // strip's first row and only those with k % stride == 0 are counted; the strip's count is the
@@ -179,9 +205,9 @@ Candidate fit_candidate(const std::string &name, const std::vector<Sample> &samp
 
 // --- the model file ---------------------------------------------------------------------------------
 //
-//   { "kind": "gpuformats-spmv-model", "version": 1, "gpu": "NVIDIA H100 80GB HBM3",
+//   { "kind": "gpuformats-spmv-model", "version": 2, "gpu": "NVIDIA H100 80GB HBM3",
 //     "sm_count": 132, "max_threads_per_sm": 2048, "l2_bytes": 52428800, "strip_rows": 270336,
-//     "note": "...", "terms": ["launch", "rows", "nnz", "max_row", "x_sectors", "x_sectors_l2_miss"],
+//     "note": "...", "terms": ["launch", "rows", "nnz", "max_row", "x_sectors", "x_footprint"],
 //     "candidates": [ { "name": "evchyb", "coef": [6 numbers, seconds per unit], "samples": 48,
 //                       "rms_rel_error": 0.08, "max_rel_error": 0.3 }, ... ] }
 //

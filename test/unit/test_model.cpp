@@ -104,11 +104,11 @@ int main()
   check_rejects("trailing", good + "x", "after the JSON value");
   check_rejects("top_array", "[1, 2]", "top level");
   check_rejects("kind", replaced(good, "gpuformats-spmv-model", "something-else"), "\"kind\"");
-  check_rejects("version", replaced(good, "\"version\": 1", "\"version\": 2"), "version 2");
-  check_rejects("version_type", replaced(good, "\"version\": 1", "\"version\": \"1\""), "\"version\" must be a number");
+  check_rejects("version", replaced(good, "\"version\": 2", "\"version\": 1"), "version 1");
+  check_rejects("version_type", replaced(good, "\"version\": 2", "\"version\": \"2\""), "\"version\" must be a number");
   check_rejects("missing_gpu", replaced(good, "\"gpu\":", "\"gpux\":"), "missing \"gpu\"");
   check_rejects("strip_rows", replaced(good, "\"strip_rows\": 270336", "\"strip_rows\": 1000"), "strip_rows");
-  check_rejects("terms", replaced(good, "\"x_sectors_l2_miss\"", "\"x_other\""), "\"terms\"");
+  check_rejects("terms", replaced(good, "\"x_footprint\"", "\"x_other\""), "\"terms\"");
   check_rejects("coef_count", replaced(good, "\"coef\": [", "\"coef\": [1, "), "has 7 numbers");
   check_rejects("coef_negative", replaced(good, "\"coef\": [", "\"coef\": [-"), "must be a finite number >= 0");
   check_rejects("no_candidates", good.substr(0, good.find("\"candidates\"")) + "\"candidates\": []}", "\"candidates\" is empty");
@@ -140,7 +140,12 @@ int main()
             Sample s;
             // sectors: banded (a run per group), stencil-like, one per entry
             const int64_t nnz = (int64_t)S * P, sectors = spread == 1.0 ? S / 4 + S / 32 * P / 4 : spread == 16.0 ? nnz / 3 : nnz;
-            for (int k = 0; k < I; ++k) s.strips.push_back(strip(S, nnz, P * longrow, (int64_t)(S * spread), sectors));
+            // footprint: the strip's rows' worth of x (banded), a share of the sectors (clustered), all of them
+            const int64_t footprint = spread == 1.0 ? S / 4 : spread == 16.0 ? sectors / (2 + P % 5) : sectors;
+            for (int k = 0; k < I; ++k) {
+              s.strips.push_back(strip(S, nnz, P * longrow, (int64_t)(S * spread), sectors));
+              s.strips.back().x_footprint = footprint;
+            }
             s.seconds = 0;
             const auto t = block_terms(s.strips.data(), I, l2);
             for (int q = 0; q < kTerms; ++q) s.seconds += truth[q] * t[q];
@@ -206,19 +211,21 @@ int main()
       if (k == 1) more.f.rows *= 2;
       if (k == 2) more.f.max_row *= 10;
       if (k == 3) more.x_sectors *= 4;
-      if (k == 4) more.f.col_span = 100000000; // x beyond the L2
+      if (k == 4) more.x_footprint += 1000; // more of x from DRAM
       const double t = predict(m, 0, &more, 1);
       if (!(t > t0)) mono = false, why += "feature " + std::to_string(k) + " ";
     }
     check(mono, "model.predict.grows_with_each_feature", why);
     const std::vector<Strip> two = {base, base};
     check(std::fabs(predict(m, 0, two) - (2 * t0 - m.candidates[0].coef[0])) < 1e-15, "model.predict.strips_add_launch_once");
-    // miss(): a window inside the L2 misses nothing, a huge one almost every sector.
-    const auto t = block_terms(&base, 1, m.l2_bytes);
-    check(t[0] == 1 && t[1] == 1000 && t[2] == 8000 && t[3] == 8 && t[4] == 400 && t[5] == 0, "model.terms.values");
-    const Strip wide = strip(1000, 8000, 8, (int64_t)1 << 40, 400);
-    const auto  tw   = block_terms(&wide, 1, m.l2_bytes);
-    check(tw[5] > 0.99 * 400 && tw[5] <= 400, "model.terms.miss_saturates");
+    // the terms are the features, summed (the footprint is the strip's own, the column span unused)
+    Strip with_foot  = base;
+    with_foot.x_footprint = 250;
+    const auto t = block_terms(&with_foot, 1, m.l2_bytes);
+    check(t[0] == 1 && t[1] == 1000 && t[2] == 8000 && t[3] == 8 && t[4] == 400 && t[5] == 250, "model.terms.values");
+    Strip wide = with_foot;
+    wide.f.col_span = (int64_t)1 << 40;
+    check(block_terms(&wide, 1, m.l2_bytes) == t, "model.terms.span_unused");
   }
 
   // --- strips_of: the x sectors of a banded and of a scattered matrix ---
@@ -242,6 +249,10 @@ int main()
           "model.strips.banded_sectors", b.size() == 2 ? std::to_string(b[0].x_sectors) + " " + std::to_string(b[1].x_sectors) : "");
     // scattered: every entry its own sector (column i*4 + k*512: distinct sectors i + 128 k).
     check(sc.size() == 1 && sc[0].x_sectors == 512 && sc[0].f.nnz == 512, "model.strips.scattered_sectors", sc.empty() ? "" : std::to_string(sc[0].x_sectors));
+    // the footprint counts a sector once per strip: banded strip 0 cols 0..46 (sectors 0..11), strip 1
+    // cols 40..70 (10..17); scattered: every sector once.
+    check(b.size() == 2 && b[0].x_footprint == 12 && b[1].x_footprint == 8 && sc.size() == 1 && sc[0].x_footprint == 512, "model.strips.footprint",
+          b.size() == 2 ? std::to_string(b[0].x_footprint) + " " + std::to_string(b[1].x_footprint) : "");
   }
 
   // --- names and lookup ---

@@ -45,8 +45,21 @@ static std::string compare(const std::vector<Strip> &h, const std::vector<Strip>
     if (a.max_row != b.max_row) return diff("max_row", a.max_row, b.max_row);
     if (a.col_span != b.col_span) return diff("col_span", a.col_span, b.col_span);
     if (h[k].x_sectors != d[k].x_sectors) return diff("x_sectors", h[k].x_sectors, d[k].x_sectors);
+    if (h[k].x_footprint != d[k].x_footprint) return diff("x_footprint", h[k].x_footprint, d[k].x_footprint);
   }
   return "";
+}
+
+// Distinct sectors per strip, by a set (the footprint at stride 1).
+static std::vector<int64_t> brute_footprint(const CsrView &A, int32_t S)
+{
+  std::vector<int64_t> out;
+  for (int64_t r = 0; r < A.nrows; r += S) {
+    std::set<int32_t> sec;
+    for (int32_t e = A.rowptr[r]; e < A.rowptr[std::min<int64_t>(r + S, A.nrows)]; ++e) sec.insert(A.colidx[e] >> 2);
+    out.push_back((int64_t)sec.size());
+  }
+  return out;
 }
 
 // Distinct 32-byte sectors (column / 4) of every group of 32 rows, groups counted from each strip's
@@ -166,6 +179,9 @@ int main(int argc, char **argv)
       }
       check(why_device.empty(), "features.device_equals_host." + name, why_device);
       check(why_brute.empty(), "features.sectors_equal_brute_force." + name, why_brute);
+      std::vector<int64_t> foot;
+      for (const Strip &st : strips_of(A, S, 1)) foot.push_back(st.x_footprint);
+      check(foot == brute_footprint(A, S), "features.footprint_equals_brute_force." + name);
     }
   }
 
@@ -195,6 +211,10 @@ int main(int argc, char **argv)
       if (std::llabs(total - exact_total) * 10 > exact_total && why.empty()) why = "total " + std::to_string(total) + " vs exact " + std::to_string(exact_total);
       std::printf("# large banded, stride %d: %lld sampled estimate, %lld exact (%.3f%%)\n", stride, (long long)total, (long long)exact_total, 100.0 * (double)(total - exact_total) / (double)exact_total);
       check(h.size() == exact.size() && why.empty(), "features.large_banded.within_10pct.stride" + std::to_string(stride), why);
+      int64_t foot = 0, foot_exact = 0;
+      for (size_t k = 0; k < h.size() && k < exact.size(); ++k) foot += h[k].x_footprint, foot_exact += exact[k].x_footprint;
+      std::printf("# large banded, footprint stride %d: %lld sampled estimate, %lld exact\n", footprint_stride(stride), (long long)foot, (long long)foot_exact);
+      check(foot_exact > 0 && std::llabs(foot - foot_exact) * 20 <= foot_exact, "features.large_banded.footprint_within_5pct.stride" + std::to_string(stride), std::to_string(foot) + " vs " + std::to_string(foot_exact));
     }
   }
   return finish();
