@@ -1439,6 +1439,7 @@ int main(int argc, char **argv)
     const gpuformats::FormatOps *const *ours = gpuformats::all_formats(&n); // the formats this build carries
     type_list                                = S.gpu ? "aijcusparse:alg1,aijcusparse:alg2,sellcuda" : "aij";
     for (int i = 0; i < n; ++i) type_list += std::string(",") + ours[i]->root;
+    if (S.gpu) type_list += ",gpuauto"; // the model's choice among the above, beside them
     PetscCall(parse_types(type_list, types));
   }
 
