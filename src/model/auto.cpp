@@ -63,24 +63,41 @@ AutoSettings defaults_with(const int64_t *params)
 std::unique_ptr<FormatBlock> ops_build_host(const CsrView &A, const int64_t *params) { return build_auto_host(A, defaults_with(params), nullptr); }
 std::unique_ptr<FormatBlock> ops_build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up) { return build_auto_cuda(A, defaults_with(params), stream, up, nullptr); }
 
+// The settings with their model (this GPU's where none was given) and strip size resolved, as the
+// features need them before plan_auto.
+AutoSettings resolved(const AutoSettings &s)
+{
+  AutoSettings r = s;
+  if (!r.model) r.model = model_for_this_gpu(&r.source, &r.message);
+  if (r.strip_rows <= 0) r.strip_rows = r.model->strip_rows;
+  return r;
+}
+
+// The choice from the strips `features` computes (host or device), then `build` of the candidates in
+// order; *report (may be null) filled.
+template <class Features, class Build>
+std::unique_ptr<FormatBlock> choose_and_build(const CsrView &A, const AutoSettings &s, bool on_device, AutoReport *report, Features &&features, Build &&build)
+{
+  AutoReport  local;
+  AutoReport &r      = report ? *report : local;
+  r                  = AutoReport{};
+  const auto    t0   = std::chrono::steady_clock::now();
+  const auto    rs   = resolved(s);
+  const int32_t k    = sector_stride(A.nnz);
+  const AutoPlan plan = plan_auto(rs, features(rs.strip_rows, k), r);
+  r.features_on_device = on_device;
+  r.sector_stride      = k;
+  r.choice_seconds     = seconds_since(t0);
+  return build_in_order(plan, r, build);
+}
+
 // The choice from a CSR on the device: features from it, then the chosen builder takes it.
 std::unique_ptr<FormatBlock> build_auto_uploaded(const CsrView &A, DeviceCsr &d, const AutoSettings &s, cudaStream_t stream, AutoReport *report)
 {
-  AutoReport local;
-  AutoReport &r = report ? *report : local;
-  r             = AutoReport{};
   GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the upload done: the choice's time is its own
-  const auto t0 = std::chrono::steady_clock::now();
-  // the stride and strip size as plan_auto will use them (it resolves the model first)
-  AutoSettings resolved = s;
-  if (!resolved.model) resolved.model = model_for_this_gpu(&resolved.source, &resolved.message);
-  const int32_t strip   = resolved.strip_rows > 0 ? resolved.strip_rows : resolved.model->strip_rows;
-  std::vector<Strip> st = strips_of_device(d.rowptr.data(), d.colidx.data(), A.nrows, A.ncols, A.nnz, strip, sector_stride(A.nnz), stream);
-  const AutoPlan plan   = plan_auto(resolved, std::move(st), r);
-  r.features_on_device  = true;
-  r.sector_stride       = sector_stride(A.nnz);
-  r.choice_seconds      = seconds_since(t0);
-  return build_in_order(plan, r, [&](const FormatOps &ops, const int64_t *params) { return ops.build_uploaded(A, d, params, stream); });
+  return choose_and_build(
+    A, s, true, report, [&](int32_t strip, int32_t k) { return strips_of_device(d.rowptr.data(), d.colidx.data(), A.nrows, A.ncols, A.nnz, strip, k, stream); },
+    [&](const FormatOps &ops, const int64_t *params) { return ops.build_uploaded(A, d, params, stream); });
 }
 
 std::unique_ptr<FormatBlock> ops_build_uploaded(const CsrView &A, DeviceCsr &d, const int64_t *params, cudaStream_t stream) { return build_auto_uploaded(A, d, defaults_with(params), stream, nullptr); }
@@ -197,18 +214,8 @@ AutoPlan plan_auto(const AutoSettings &s, std::vector<Strip> strips, AutoReport 
 
 std::unique_ptr<FormatBlock> build_auto_host(const CsrView &A, const AutoSettings &s, AutoReport *report)
 {
-  AutoReport local;
-  AutoReport &r = report ? *report : local;
-  r             = AutoReport{};
-  const auto t0 = std::chrono::steady_clock::now();
-  AutoSettings resolved = s;
-  if (!resolved.model) resolved.model = model_for_this_gpu(&resolved.source, &resolved.message);
-  const int32_t  strip  = resolved.strip_rows > 0 ? resolved.strip_rows : resolved.model->strip_rows;
-  const int32_t  stride = sector_stride(A.nnz);
-  const AutoPlan plan   = plan_auto(resolved, strips_of(A, strip, stride), r);
-  r.sector_stride       = stride;
-  r.choice_seconds      = seconds_since(t0);
-  return build_in_order(plan, r, [&](const FormatOps &ops, const int64_t *params) { return ops.build_host(A, params); });
+  return choose_and_build(
+    A, s, false, report, [&](int32_t strip, int32_t k) { return strips_of(A, strip, k); }, [&](const FormatOps &ops, const int64_t *params) { return ops.build_host(A, params); });
 }
 
 std::unique_ptr<FormatBlock> build_auto_cuda(const CsrView &A, const AutoSettings &s, cudaStream_t stream, const UploadContext &up, AutoReport *report)

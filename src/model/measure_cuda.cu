@@ -41,16 +41,10 @@ bool device_info(DeviceInfo *info, std::string *why)
 
 namespace {
 
-// A candidate ready to multiply: y = A x on streams[0].
-struct Runner {
-  virtual ~Runner()                                   = default;
-  virtual void multiply(const double *x, double *y) = 0;
-};
-
 // A registered format, default parameters. The extra streams are joined as the glue does
 // (format.hpp StreamSet): they wait for streams[0] before and streams[0] waits for them after, so
 // events on streams[0] time the whole product.
-struct FormatRunner : Runner {
+struct FormatRunner {
   std::unique_ptr<FormatBlock> block;
   std::vector<cudaStream_t>    streams;
   std::vector<cudaEvent_t>     events; // [0] fork, [1..] joins
@@ -68,12 +62,12 @@ struct FormatRunner : Runner {
       streams.push_back(x);
     }
   }
-  ~FormatRunner() override
+  ~FormatRunner()
   {
     for (size_t i = 1; i < streams.size(); ++i) cudaStreamDestroy(streams[i]);
     for (auto ev : events) cudaEventDestroy(ev);
   }
-  void multiply(const double *x, double *y) override
+  void multiply(const double *x, double *y)
   {
     const StreamSet ss{streams.data(), (int)streams.size()};
     if (streams.size() > 1) {
@@ -98,7 +92,7 @@ double measure_spmv(const CsrView &A, const std::string &name, int reps, int war
     cudaStream_t s;
     ~StreamGuard() { cudaStreamDestroy(s); }
   } guard{s};
-  std::unique_ptr<Runner> r;
+  std::unique_ptr<FormatRunner> r;
   if (const FormatOps *ops = candidate_ops(name)) r = std::make_unique<FormatRunner>(*ops, A, s);
   else throw Error(ErrorKind::bad_input, "measure_spmv: no candidate \"" + name + "\" (a format root or " + kCusparseCsr + ")");
 
