@@ -8,7 +8,9 @@
 
 namespace gpuformats::model {
 
-const char *const kTermNames[kTerms] = {"launch", "rows", "nnz", "max_row", "x_sectors", "x_footprint"};
+const char *const kTermNames[kTerms] = {"launch", "rows", "nnz", "max_row", "x_sectors", "x_footprint", "lane_slots", "suraa_warps"};
+
+bool term_applies(const std::string &candidate, int term) { return term < 6 || candidate == "suraa"; }
 
 int32_t strip_rows_for(int sm_count, int max_threads_per_sm)
 {
@@ -26,6 +28,8 @@ void add_strip_terms(const Strip &s, int64_t, std::array<double, kTerms> &t)
   t[3] += s.f.max_row;
   t[4] += (double)s.x_sectors;
   t[5] += (double)s.x_footprint;
+  t[6] += (double)s.lane_slots;
+  t[7] += (double)s.suraa_warps;
 }
 
 } // namespace
@@ -82,6 +86,20 @@ std::vector<Strip> strips_of(const CsrView &A, int32_t strip_rows, int32_t secto
       if ((sector_hash((uint32_t)(A.colidx[e] >> 2)) & mask) == 0) sec.push_back(A.colidx[e] >> 2);
     std::sort(sec.begin(), sec.end());
     out[k].x_footprint = (int64_t)(std::unique(sec.begin(), sec.end()) - sec.begin()) * (mask + 1);
+    // SURAA's lanes, and its warps: per window of the strip, the rows of each threads-per-row
+    // share tile blocks; rows of more than kTileMaxThreads run their own vector blocks.
+    for (int64_t w = f[k].first_row; w < end; w += kSuraaWindow) {
+      int64_t rows_of[suraa::kEmptyCode + 1] = {};
+      for (int64_t i = w; i < std::min<int64_t>(w + kSuraaWindow, end); ++i) {
+        const int64_t len = A.rowptr[i + 1] - A.rowptr[i];
+        const int32_t t   = suraa_row_threads(len);
+        out[k].lane_slots += suraa_lane_slots(len);
+        if (t > suraa::kTileMaxThreads) out[k].suraa_warps += t / suraa::kWarp;
+        else ++rows_of[suraa::tile_code(t)];
+      }
+      for (int32_t c = 0; c <= suraa::kEmptyCode; ++c)
+        if (rows_of[c]) out[k].suraa_warps += suraa_tile_warps(rows_of[c], suraa::code_threads(c));
+    }
   }
   return out;
 }
@@ -201,6 +219,8 @@ Candidate fit_candidate(const std::string &name, const std::vector<Sample> &samp
   for (const Sample &s : samples) {
     if (!(s.seconds > 0)) throw Error(ErrorKind::bad_input, "model fit (" + name + "): a timing is not positive");
     X.push_back(block_terms(s.strips.data(), (int)s.strips.size(), l2_bytes));
+    for (int k = 0; k < kTerms; ++k)
+      if (!term_applies(name, k)) X.back()[k] = 0; // an all-zero column is fitted as 0
     y.push_back(s.seconds);
     w.push_back(1.0 / s.seconds);
   }

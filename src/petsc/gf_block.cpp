@@ -546,14 +546,14 @@ static PetscErrorCode ViewLine(PetscViewer viewer, PetscBool all, const char *fm
 
 static PetscErrorCode AutoView(const model::AutoReport &r, const char *label, PetscViewer viewer, PetscBool all)
 {
-  int64_t rows = 0, nnz = 0, sectors = 0, footprint = 0;
+  int64_t rows = 0, nnz = 0, sectors = 0, footprint = 0, lanes = 0, warps = 0;
   int32_t max_row = 0;
 
   PetscFunctionBegin;
-  for (const model::Strip &st : r.strips) rows += st.f.rows, nnz += st.f.nnz, sectors += st.x_sectors, footprint += st.x_footprint, max_row = std::max(max_row, st.f.max_row);
+  for (const model::Strip &st : r.strips) rows += st.f.rows, nnz += st.f.nnz, sectors += st.x_sectors, footprint += st.x_footprint, lanes += st.lane_slots, warps += st.suraa_warps, max_row = std::max(max_row, st.f.max_row);
   PetscCall(ViewLine(viewer, all, "%s: gpuauto: model %s (%s)\n", label, r.model_source.c_str(), r.model_gpu.c_str()));
   if (!r.model_message.empty()) PetscCall(ViewLine(viewer, all, "%s: gpuauto: %s\n", label, r.model_message.c_str()));
-  PetscCall(ViewLine(viewer, all, "%s: gpuauto: features (%s): %zu strip(s) of %d rows; %" PetscInt64_FMT " rows, %" PetscInt64_FMT " nonzeros, longest row %d, %" PetscInt64_FMT " sectors of x read by its row groups (1 in %d groups counted), %" PetscInt64_FMT " distinct per strip (1 in %d sectors counted)\n", label, r.features_on_device ? "from the uploaded CSR, on the device" : "host", r.strips.size(), r.strip_rows, (PetscInt64)rows, (PetscInt64)nnz, max_row, (PetscInt64)sectors, r.sector_stride, (PetscInt64)footprint, model::footprint_stride(r.sector_stride)));
+  PetscCall(ViewLine(viewer, all, "%s: gpuauto: features (%s): %zu strip(s) of %d rows; %" PetscInt64_FMT " rows, %" PetscInt64_FMT " nonzeros, longest row %d, %" PetscInt64_FMT " sectors of x read by its row groups (1 in %d groups counted), %" PetscInt64_FMT " distinct per strip (1 in %d sectors counted); SURAA's %" PetscInt64_FMT " lane slots in %" PetscInt64_FMT " warps\n", label, r.features_on_device ? "from the uploaded CSR, on the device" : "host", r.strips.size(), r.strip_rows, (PetscInt64)rows, (PetscInt64)nnz, max_row, (PetscInt64)sectors, r.sector_stride, (PetscInt64)footprint, model::footprint_stride(r.sector_stride), (PetscInt64)lanes, (PetscInt64)warps));
   PetscCall(ViewLine(viewer, all, "%s: gpuauto: predicted us per product: %s\n", label, AutoPredictions(r).c_str()));
   PetscCall(ViewLine(viewer, all, "%s: gpuauto: %s\n", label, AutoChoice(r).c_str()));
   for (const std::string &why : r.refused) PetscCall(ViewLine(viewer, all, "%s: gpuauto: refused %s\n", label, why.c_str()));

@@ -104,12 +104,12 @@ int main()
   check_rejects("trailing", good + "x", "after the JSON value");
   check_rejects("top_array", "[1, 2]", "top level");
   check_rejects("kind", replaced(good, "gpuformats-spmv-model", "something-else"), "\"kind\"");
-  check_rejects("version", replaced(good, "\"version\": 2", "\"version\": 1"), "version 1");
-  check_rejects("version_type", replaced(good, "\"version\": 2", "\"version\": \"2\""), "\"version\" must be a number");
+  check_rejects("version", replaced(good, "\"version\": 3", "\"version\": 2"), "version 2");
+  check_rejects("version_type", replaced(good, "\"version\": 3", "\"version\": \"3\""), "\"version\" must be a number");
   check_rejects("missing_gpu", replaced(good, "\"gpu\":", "\"gpux\":"), "missing \"gpu\"");
   check_rejects("strip_rows", replaced(good, "\"strip_rows\": 270336", "\"strip_rows\": 1000"), "strip_rows");
   check_rejects("terms", replaced(good, "\"x_footprint\"", "\"x_other\""), "\"terms\"");
-  check_rejects("coef_count", replaced(good, "\"coef\": [", "\"coef\": [1, "), "has 7 numbers");
+  check_rejects("coef_count", replaced(good, "\"coef\": [", "\"coef\": [1, "), "has 9 numbers");
   check_rejects("coef_negative", replaced(good, "\"coef\": [", "\"coef\": [-"), "must be a finite number >= 0");
   check_rejects("no_candidates", good.substr(0, good.find("\"candidates\"")) + "\"candidates\": []}", "\"candidates\" is empty");
   {
@@ -129,7 +129,7 @@ int main()
   {
     std::mt19937                      rng(20);
     std::normal_distribution<double>  noise(0.0, 0.01);
-    const std::array<double, kTerms>  truth = {5e-6, 2e-12, 1.5e-12, 3e-9, 2e-11, 6e-12};
+    const std::array<double, kTerms>  truth = {5e-6, 1e-11, 1.5e-12, 3e-9, 2e-11, 6e-12, 4e-12, 2e-11};
     const int32_t                     S     = strip_rows_for(132, 2048);
     const int64_t                     l2    = 50 << 20;
     std::vector<Sample>               samples;
@@ -145,6 +145,9 @@ int main()
             for (int k = 0; k < I; ++k) {
               s.strips.push_back(strip(S, nnz, P * longrow, (int64_t)(S * spread), sectors));
               s.strips.back().x_footprint = footprint;
+              // SURAA's lanes and warps: varied apart from the other terms
+              s.strips.back().lane_slots  = (int64_t)((double)nnz * (1.0 + 0.1 * ((I + P + (int)spread) % 7)));
+              s.strips.back().suraa_warps = (int64_t)S / 8 * (1 + (P / 4 + (spread == 16.0 ? 2 : 0) + (longrow == 50 ? 3 : 0)) % 5);
             }
             s.seconds = 0;
             const auto t = block_terms(s.strips.data(), I, l2);
@@ -152,7 +155,7 @@ int main()
             s.seconds *= 1 + noise(rng);
             samples.push_back(s);
           }
-    const Candidate c = fit_candidate("evchyb", samples, l2);
+    const Candidate c = fit_candidate("suraa", samples, l2);
     bool            close = true;
     std::string     why;
     for (int q = 0; q < kTerms; ++q) {
@@ -163,10 +166,14 @@ int main()
     check(close, "model.fit.recovers_coefficients_1pct_noise", why);
     check(c.samples == (int)samples.size() && c.rms_rel_error > 0.003 && c.rms_rel_error < 0.02, "model.fit.residual_reflects_noise", std::to_string(c.rms_rel_error));
     check(c.max_rel_error >= c.rms_rel_error, "model.fit.max_at_least_rms");
+    // SURAA's terms are fitted for SURAA alone: another candidate gets 0 there whatever the timings.
+    const Candidate e = fit_candidate("evchyb", samples, l2);
+    check(e.coef[6] == 0 && e.coef[7] == 0 && e.coef[2] > 0 && term_applies("suraa", 7) && !term_applies("evchyb", 6) && term_applies("evchyb", 5), "model.fit.suraa_terms_only_for_suraa",
+          std::to_string(e.coef[6]) + " " + std::to_string(e.coef[7]));
 
     // A term the timings do not contain comes out near 0 (within the 1% noise), never negative.
     std::array<double, kTerms> partial = truth;
-    partial[3] = partial[5] = 0;
+    partial[3] = partial[5] = partial[6] = partial[7] = 0;
     for (Sample &s : samples) {
       const auto t = block_terms(s.strips.data(), (int)s.strips.size(), l2);
       s.seconds    = 0;

@@ -12,6 +12,7 @@
 //             the exact count
 #include "common/check.hpp"
 #include "common/test_matrices.hpp"
+#include "formats/suraa/suraa.hpp"
 #include "model/features_device.cuh"
 
 #include <climits>
@@ -46,6 +47,8 @@ static std::string compare(const std::vector<Strip> &h, const std::vector<Strip>
     if (a.col_span != b.col_span) return diff("col_span", a.col_span, b.col_span);
     if (h[k].x_sectors != d[k].x_sectors) return diff("x_sectors", h[k].x_sectors, d[k].x_sectors);
     if (h[k].x_footprint != d[k].x_footprint) return diff("x_footprint", h[k].x_footprint, d[k].x_footprint);
+    if (h[k].lane_slots != d[k].lane_slots) return diff("lane_slots", h[k].lane_slots, d[k].lane_slots);
+    if (h[k].suraa_warps != d[k].suraa_warps) return diff("suraa_warps", h[k].suraa_warps, d[k].suraa_warps);
   }
   return "";
 }
@@ -183,6 +186,36 @@ int main(int argc, char **argv)
       for (const Strip &st : strips_of(A, S, 1)) foot.push_back(st.x_footprint);
       check(foot == brute_footprint(A, S), "features.footprint_equals_brute_force." + name);
     }
+  }
+
+  // --- SURAA's terms against SURAA's own plan ---
+  // Rows of one length are one segment, so the row rule is the plan's: its threads per row give the
+  // lane slots, and its tile blocks (8 warps each; none for rows above a tile) the warps. No G1
+  // (max_child_threads 0), windows of 4096 (the default), one strip, a part-filled last window.
+  for (int32_t len : {1, 2, 3, 5, 9, 16, 21, 31, 32, 33, 66, 200, 513, 700, 3000}) {
+    const int32_t   n = 10000;
+    const CsrMatrix B = random_rows(n, 4000, 50 + len, [len](std::mt19937_64 &, int32_t) { return len; });
+    const int64_t   params[] = {0, 0, 0, 3, 2, kSuraaWindow};
+    auto            blk      = suraa_ops.build_host(B.view(), params);
+    const auto     *sb       = dynamic_cast<const suraa::SuraaHostBlock *>(blk.get());
+    const std::vector<Strip> h = strips_of(B.view(), n + 1, 1), d = system_strips(B.view(), n + 1, 1);
+    std::string why = sb && h.size() == 1 && sb->plan.launches.size() == 1 ? compare(h, d) : "no plan or strips";
+    if (why.empty()) {
+      const int64_t t      = sb->plan.launches[0].threads_per_row;
+      const int64_t lanes  = (int64_t)n * t * ((len + t - 1) / t);
+      const int64_t warps  = t > suraa::kTileMaxThreads ? (int64_t)n * t / 32 : (int64_t)sb->plan.tile_blocks * 8;
+      if (h[0].lane_slots != lanes || h[0].suraa_warps != warps)
+        why = "T " + std::to_string(t) + ": lane_slots " + std::to_string(h[0].lane_slots) + " (plan " + std::to_string(lanes) + "), warps " + std::to_string(h[0].suraa_warps) + " (plan " + std::to_string(warps) + ")";
+    }
+    check(why.empty(), "features.suraa_terms_equal_plan.len" + std::to_string(len), why);
+  }
+  { // Two strips of 5000 rows: windows restart at each strip (4096 + 904 rows each); T = 4 and empty rows.
+    const CsrMatrix B = random_rows(10000, 4000, 60, [](std::mt19937_64 &, int32_t i) { return i % 2 ? 5 : 0; });
+    const std::vector<Strip> h = strips_of(B.view(), 5000, 1), d = system_strips(B.view(), 5000, 1);
+    // Per strip: window of 4096 rows, 2048 of 5 entries (T 4: 64 a block, 32 blocks) and 2048 empty
+    // (256 a block, 8); window of 904: 452 (8 blocks) and 452 (2). 50 blocks of 8 warps; 2500 rows x 8 lanes.
+    const bool ok = h.size() == 2 && compare(h, d).empty() && h[0].suraa_warps == 400 && h[1].suraa_warps == 400 && h[0].lane_slots == 20000 && h[1].lane_slots == 20000;
+    check(ok, "features.suraa_terms.windows_per_strip", h.size() == 2 ? std::to_string(h[0].suraa_warps) + " warps, " + std::to_string(h[0].lane_slots) + " lanes; " + compare(h, d) : "strips");
   }
 
   // --- the sampled estimate on a large banded matrix ---
