@@ -33,8 +33,8 @@
 // -refit <calibration log> fits again, on the host, from the timings a run printed (its stdout, as
 // share/gpuformats/models/logs/<gpu>.calibrate.txt keeps it): the same matrices are generated (same
 // seed, same GPU properties, read from the log's first line), their features computed by this
-// build, the logged times fitted. It serves a change of the model's features (version 2 of the
-// model file was made so from the s23 logs) without the GPU.
+// build, the logged times fitted. It serves a change of the model's features (versions 2 and 3 of
+// the model file were made so from the calibration logs) without the GPU.
 #include "core/csr.hpp"
 #include "formats/format.hpp"
 #include "model/model.hpp"

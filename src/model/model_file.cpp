@@ -241,7 +241,7 @@ Model from_json(const std::string &text, const std::string &name)
   if (f.string("kind") != kKind) f.bad("\"kind\" must be \"" + std::string(kKind) + "\"; got \"" + f.string("kind") + "\"");
   Model m;
   m.version = (int)f.integer("version", 0, 1 << 30);
-  if (m.version != kModelVersion) f.bad("version " + std::to_string(m.version) + " is not the version this library reads (" + std::to_string(kModelVersion) + "); calibrate again");
+  if (m.version != kModelVersion) f.bad("version " + std::to_string(m.version) + " is not the version this library reads (" + std::to_string(kModelVersion) + "); calibrate again, or refit from that calibration's log: bin/gpuformats_calibrate -refit <log> -o <file>");
   m.gpu                = f.string("gpu");
   m.sm_count           = (int)f.integer("sm_count", 1, 1 << 20);
   m.max_threads_per_sm = (int)f.integer("max_threads_per_sm", 1, 1 << 20);
