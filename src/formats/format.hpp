@@ -17,6 +17,7 @@
 
 #include <cuda_runtime_api.h>
 #include <memory>
+#include <vector>
 
 namespace gpuformats {
 
@@ -109,6 +110,9 @@ constexpr const char *kFitsHint = "Formats that fit";
 // a range is declared once, in the table (which -help and the options database show too); a rule
 // the range cannot say (a power of two, a gap) stays with the format.
 int64_t checked_param(const FormatOps &ops, const int64_t *params, int i);
+// The parameters at their declared defaults, in order (nparams values): what a build without
+// options gets.
+std::vector<int64_t> default_params(const FormatOps &ops);
 
 // The formats this library carries, in registration order (formats/registry.cpp).
 const FormatOps *const *all_formats(int *count);

@@ -36,4 +36,11 @@ int64_t checked_param(const FormatOps &ops, const int64_t *params, int i)
   return v;
 }
 
+std::vector<int64_t> default_params(const FormatOps &ops)
+{
+  std::vector<int64_t> p;
+  for (int i = 0; i < ops.nparams; ++i) p.push_back(ops.params[i].default_value);
+  return p;
+}
+
 } // namespace gpuformats

@@ -21,13 +21,6 @@ const FormatParam kAutoParams[] = {
   {"strip_rows", "Rows per strip of the model's features and of the DP (0: the model's, SMs x threads per SM)", 0, 0, 2147483647},
 };
 
-std::vector<int64_t> default_params(const FormatOps &ops)
-{
-  std::vector<int64_t> p((size_t)std::max(ops.nparams, 1), 0);
-  for (int i = 0; i < ops.nparams; ++i) p[i] = ops.params[i].default_value;
-  return p;
-}
-
 double seconds_since(std::chrono::steady_clock::time_point t0) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
 
 // Builds the candidates of plan.order in turn until one does not refuse; build(ops, params) makes
@@ -138,15 +131,8 @@ std::shared_ptr<const Model> model_for_this_gpu(std::string *source, std::string
     Entry e;
     if (have) {
       std::string msg;
-      e.model = std::make_shared<const Model>(model_or_default(info.name, model_dirs(), &msg));
-      if (msg.empty()) {
-        for (const std::string &dir : model_dirs()) // the file find_model took: the first that exists
-          if (FILE *f = std::fopen((dir + "/" + model_file_name(info.name)).c_str(), "r")) {
-            std::fclose(f);
-            e.source = dir + "/" + model_file_name(info.name);
-            break;
-          }
-      } else {
+      e.model = std::make_shared<const Model>(model_or_default(info.name, model_dirs(), &msg, &e.source));
+      if (!msg.empty()) {
         e.source  = "default model (no calibrated model for " + info.name + ")";
         e.message = msg;
       }

@@ -50,9 +50,7 @@ struct FormatRunner {
   std::vector<cudaEvent_t>     events; // [0] fork, [1..] joins
   FormatRunner(const FormatOps &ops, const CsrView &A, cudaStream_t s)
   {
-    std::vector<int64_t> params(ops.nparams);
-    for (int i = 0; i < ops.nparams; ++i) params[i] = ops.params[i].default_value;
-    block = ops.build_cuda(A, params.data(), s, UploadContext{});
+    block = ops.build_cuda(A, default_params(ops).data(), s, UploadContext{});
     streams.push_back(s);
     events.resize(1 + ops.extra_streams, nullptr);
     for (auto &ev : events) GPUFORMATS_CUDA(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));

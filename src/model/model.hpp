@@ -292,9 +292,11 @@ Model default_model();
 // The model for `gpu_name`: the first <dir>/<model_file_name> found in `dirs` (read_model: a bad
 // file is an error, never silently replaced). None found: Error(unsupported) whose message names
 // the GPU, the files looked for and how to calibrate (kCalibrateHint).
-Model find_model(const std::string &gpu_name, const std::vector<std::string> &dirs);
+// *path (if not null): the file read.
+Model find_model(const std::string &gpu_name, const std::vector<std::string> &dirs, std::string *path = nullptr);
 // find_model, but for an unknown GPU default_model() with that message in *message (else cleared).
-Model model_or_default(const std::string &gpu_name, const std::vector<std::string> &dirs, std::string *message);
+// *path as find_model's (cleared for the default).
+Model model_or_default(const std::string &gpu_name, const std::vector<std::string> &dirs, std::string *message, std::string *path = nullptr);
 constexpr const char *kCalibrateHint = "calibrate this GPU with `bin/gpuformats_calibrate -o <dir>/<file>` (a minute or two) "
                                        "and point -mat_gpuauto_model <file> or GPUFORMATS_MODEL_DIR=<dir> at it";
 

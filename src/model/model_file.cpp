@@ -348,24 +348,29 @@ Model default_model()
   return m;
 }
 
-Model find_model(const std::string &gpu_name, const std::vector<std::string> &dirs)
+Model find_model(const std::string &gpu_name, const std::vector<std::string> &dirs, std::string *found)
 {
   const std::string file = model_file_name(gpu_name);
   std::string       tried;
   for (const std::string &d : dirs) {
     const std::string path = d + "/" + file;
     struct stat       st{};
-    if (stat(path.c_str(), &st) == 0) return read_model(path);
+    if (stat(path.c_str(), &st) == 0) {
+      Model m = read_model(path);
+      if (found) *found = path;
+      return m;
+    }
     tried += (tried.empty() ? "" : ", ") + path;
   }
   throw Error(ErrorKind::unsupported, "no SpMV model for the GPU \"" + gpu_name + "\" (looked for " + (tried.empty() ? file + " in no directory" : tried) + "); " + kCalibrateHint);
 }
 
-Model model_or_default(const std::string &gpu_name, const std::vector<std::string> &dirs, std::string *message)
+Model model_or_default(const std::string &gpu_name, const std::vector<std::string> &dirs, std::string *message, std::string *path)
 {
   if (message) message->clear();
+  if (path) path->clear();
   try {
-    return find_model(gpu_name, dirs);
+    return find_model(gpu_name, dirs, path);
   } catch (const Error &e) {
     if (e.kind != ErrorKind::unsupported) throw;
     if (message) *message = std::string(e.what()) + ". Until then: cuSPARSE CSR everywhere (the default model, never slower than aijcusparse).";

@@ -227,8 +227,7 @@ struct ImplT final : TriangularApply::Impl {
   std::unique_ptr<FormatBlock> build(const CsrView &view, cudaStream_t stream)
   {
     for (const FormatOps *f : {format, find_format("evchyb")}) {
-      std::vector<int64_t> params;
-      for (int p = 0; p < f->nparams; ++p) params.push_back(f->params[p].default_value);
+      const std::vector<int64_t> params = default_params(*f);
       try {
         auto blk = backend == Backend::cuda ? f->build_cuda(view, params.data(), stream, UploadContext{}) : f->build_host(view, params.data());
         format   = f;

@@ -27,13 +27,6 @@ inline bool check_refusal(const FormatOps &ops, const Error &e, const std::strin
   return check(ok, name + ".refusal", std::string(ops.may_refuse ? "" : "this format does not declare refusals: ") + e.what());
 }
 
-inline std::vector<int64_t> default_params(const FormatOps &ops)
-{
-  std::vector<int64_t> p;
-  for (int i = 0; i < ops.nparams; ++i) p.push_back(ops.params[i].default_value);
-  return p;
-}
-
 inline std::vector<double> test_vector(size_t n, uint64_t seed)
 {
   std::mt19937_64                        rng(seed);

@@ -270,7 +270,8 @@ int main()
     const std::string cmd = "mkdir -p " + dir;
     check(std::system(cmd.c_str()) == 0, "model.lookup.mkdir");
     write_model(m, dir + "/" + model_file_name(m.gpu));
-    check(same(find_model(m.gpu, {"/nonexistent", dir}), m), "model.lookup.found_in_second_dir");
+    std::string found;
+    check(same(find_model(m.gpu, {"/nonexistent", dir}, &found), m) && found == dir + "/" + model_file_name(m.gpu), "model.lookup.found_in_second_dir", found);
     try {
       find_model("Some Future GPU", {dir});
       check(false, "model.lookup.unknown_gpu_message");
