@@ -147,14 +147,15 @@ bin/petsc/ts_%: $$(call TUTORIAL_SRC,ts/tutorials/$$*.c)
 	$(PCC_LINKER) $(PETSC_CC_INCLUDES) -O2 $< -o $@ $(PETSC_LIB)
 
 # Experiments behind tuning choices (bench/experiments/<name>/, each with a README): built, not run.
-# A variant of another experiment is kept as a patch to it (<name>.patch against ../<base>/<base>.cu,
-# named on the patch's first line) and built from the patched source.
+# A variant of another experiment is kept as a patch to it, built from the patched source. The patch's
+# first line names the base: "--- <base>.cu" (../<base>/<base>.cu) or "--- <dir>/<file>.cu" (../<dir>/<file>.cu).
 EXP_CU    := $(wildcard bench/experiments/*/*.cu)
 EXP_PATCH := $(wildcard bench/experiments/*/*.patch)
+exp_base   = $(if $(findstring /,$(1)),bench/experiments/$(1),bench/experiments/$(basename $(1))/$(1))
 experiments: $(INTERNAL)
 	@mkdir -p bin/experiments build/experiments
 	$(foreach p,$(EXP_PATCH),patch -s -o build/experiments/$(basename $(notdir $(p))).cu \
-	  bench/experiments/$(basename $(word 2,$(shell head -1 $(p))))/$(word 2,$(shell head -1 $(p))) $(p) &&) true
+	  $(call exp_base,$(word 2,$(shell head -1 $(p)))) $(p) &&) true
 	$(foreach c,$(EXP_CU) $(foreach p,$(EXP_PATCH),build/experiments/$(basename $(notdir $(p))).cu),\
 	  $(CUDAC) $(GF_CUFLAGS) -c $(c) -o build/experiments/$(basename $(notdir $(c))).o && \
 	  $(CXX) build/experiments/$(basename $(notdir $(c))).o -o bin/experiments/$(basename $(notdir $(c))) $(INTERNAL) $(GF_LDLIBS) &&) true
