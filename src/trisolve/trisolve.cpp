@@ -10,7 +10,7 @@
 namespace gpuformats {
 namespace trisolve {
 
-const char *mode_name(Mode m) { return m == Mode::sweeps ? "sweeps" : "isai"; }
+const char *mode_name(Mode m) { return m == Mode::sweeps ? "sweeps" : m == Mode::isai ? "isai" : "exact"; }
 
 double predicted_time_ratio(const AutoProbe &p)
 {
@@ -53,12 +53,24 @@ void lu_solve_host(const CsrView &M, const double *b, double *x)
   }
 }
 
+void lu_solve_transpose_host(const CsrView &M, const double *b, double *x)
+{
+  const std::vector<int32_t> diag = diagonal_of(M);
+  std::copy(b, b + M.nrows, x);
+  for (int32_t i = 0; i < M.nrows; ++i) { // U^T z = b: z_i final once the rows above are subtracted
+    x[i] /= M.values[diag[i]];
+    for (int32_t k = diag[i] + 1; k < M.rowptr[i + 1]; ++k) x[M.colidx[k]] -= M.values[k] * x[i];
+  }
+  for (int32_t i = M.nrows - 1; i >= 0; --i) // L^T x = z, unit diagonal
+    for (int32_t k = M.rowptr[i]; k < diag[i]; ++k) x[M.colidx[k]] -= M.values[k] * x[i];
+}
+
 std::vector<int32_t> diagonal_of(const CsrView &M)
 {
   if (M.nrows != M.ncols) throw Error(ErrorKind::bad_input, "triangular factors of a non-square matrix (" + std::to_string(M.nrows) + " x " + std::to_string(M.ncols) + ")");
   std::vector<int32_t> diag = diagonal_positions(M);
   for (int32_t i = 0; i < M.nrows; ++i)
-    if (diag[i] < 0) throw Error(ErrorKind::bad_input, "ILU(0) needs every diagonal entry in the nonzero pattern; row " + std::to_string(i) + " has none (insert an explicit zero, or use -mat_gpuformats_trisolve exact)");
+    if (diag[i] < 0) throw Error(ErrorKind::bad_input, "ILU(0) needs every diagonal entry in the nonzero pattern; row " + std::to_string(i) + " has none (insert an explicit zero, or use -mat_gpuformats_trisolve cusparse)");
   return diag;
 }
 

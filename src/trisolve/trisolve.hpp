@@ -1,5 +1,6 @@
-// Incomplete factors applied as sparse products in our formats: the triangular solves of ILU(0)
-// replaced by Jacobi sweeps or by incomplete sparse approximate inverses (issue 28).
+// The triangular solves of incomplete factors: exact, level-scheduled solves of our own, or the
+// solves replaced by Jacobi sweeps or incomplete sparse approximate inverses run as sparse products
+// in our formats.
 //
 // M = L + U - I holds A ~ L U in A's pattern (cuSPARSE's csrilu02 and PETSc's device ILU(0) store
 // it so): L unit lower (diagonal not stored), U upper with its diagonal D. The symbolic phase splits
@@ -15,6 +16,20 @@
 //           y_0 = b, y_{k+1} = b - Ls y_k;  c = D^-1 y_K, x_0 = c, x_{k+1} = c - Us' x_k.
 //           K products with each strict triangle: K = 0 is Jacobi (x = D^-1 b); K >= the depth
 //           of a triangle's dependency graph is its exact solve (the Neumann series ends).
+// exact     the solves themselves, level-scheduled (Anderson and Saad 1989; Naumov 2011): row i's
+//           level is 1 + the largest level of the rows it reads (L: j < i, U: j > i); rows sorted by
+//           level (by index within one) are stored in slices of 32 as ELL, column-major, so one
+//           warp reads a slice coalesced; the diagonal's inverse beside U's rows. Levels are found
+//           and sorted on the backend at construction. On the device one launch per triangle solves
+//           every level: each thread takes a row of a block that arrives in level order (a ticket,
+//           so every block it waits on is already running) and waits for each row it reads to be
+//           written (a flag per row set to the apply's epoch: no reset between applies), as the
+//           sync-free solves do (Liu, Li, Hou and Vinter 2016); Schedule::levels launches a kernel
+//           per level instead, Schedule::graph those launches from a captured CUDA graph (the
+//           alternatives measured, tuning table in trisolve_cuda.cu). The
+//           values may be stored in FP32 (arithmetic and vectors in FP64). apply_transpose solves
+//           (L U)^T x = b: U^T then L^T, the triangles of M^T built at its first call.
+//           The answer is the host reference's up to the order of each row's sum.
 // isai      incomplete sparse approximate inverses (Anzt, Huckle, Braeckle and Dongarra 2018):
 //           LI ~ L^-1 on L's pattern with the diagonal, UI ~ U^-1 on U's; x = UI (LI b), 2 products.
 //           Row i of LI, J its columns (i last): (LI L)(i, j) = delta_ij for j in J, the |J| x |J|
@@ -35,7 +50,14 @@
 namespace gpuformats {
 namespace trisolve {
 
-enum class Mode { sweeps, isai };
+enum class Mode { sweeps, isai, exact };
+// How Mode::exact's device solve is scheduled (the host runs level by level in every case).
+enum class Schedule { sync_free, levels, graph };
+// Mode::exact's options: the factor's values in FP32 (FP64 arithmetic), and the schedule.
+struct ExactOptions {
+  bool     single   = false;
+  Schedule schedule = Schedule::sync_free;
+};
 
 // The auto mode's choice between the approximate apply and the exact solves. The glue runs, at a
 // numeric phase with both built, kAutoIterations of right-preconditioned GMRES from a probe with
@@ -86,7 +108,8 @@ const char *mode_name(Mode m);
 class TriangularApply {
 public:
   // pattern: M's host CSR (values not read). sweeps: K of mode sweeps.
-  TriangularApply(const CsrView &pattern, Mode mode, int sweeps, const FormatOps &format, Backend backend, cudaStream_t stream);
+  // exact: `format` unused (the solve keeps its own sliced layout).
+  TriangularApply(const CsrView &pattern, Mode mode, int sweeps, const FormatOps &format, Backend backend, cudaStream_t stream, ExactOptions exact = {});
   ~TriangularApply();
   TriangularApply(const TriangularApply &)            = delete;
   TriangularApply &operator=(const TriangularApply &) = delete;
@@ -95,6 +118,11 @@ public:
   void set_values(const double *m_values, cudaStream_t stream);
   // x ~ U^-1 L^-1 b, b and x distinct, n entries each in backend memory.
   void apply(const double *b, double *x, cudaStream_t stream) const;
+  // exact: x = L^-T U^-T b from the values of the last set_values (whose array must still hold
+  // them); its triangles are built at the first call. Error(unsupported) for the other modes.
+  void apply_transpose(const double *b, double *x, cudaStream_t stream) const;
+  // exact: the levels of L's and U's schedules (0 for the other modes).
+  int32_t levels(bool upper) const;
   // How far the apply is from the exact solve: ||b - L U x|| / ||b|| for x the apply of the probe
   // b = probe_vector(n), L U from M's values (backend memory, those given to set_values): 0 where
   // the apply is exact (sweeps K >= the triangles' depths) and for n = 0, +inf where x is not
@@ -127,6 +155,8 @@ std::vector<double> probe_vector(int32_t n);
 // diagonal; Error(bad_input) at a zero pivot), and the exact solves x = U^-1 L^-1 b with M = L\U.
 void ilu0_host(const CsrView &A, double *values);
 void lu_solve_host(const CsrView &M, const double *b, double *x);
+// (L U)^T x = b: U^T z = b, then L^T x = z, column by column.
+void lu_solve_transpose_host(const CsrView &M, const double *b, double *x);
 // CSR position of each row's diagonal entry; Error(bad_input) naming a row without one.
 std::vector<int32_t> diagonal_of(const CsrView &M);
 

@@ -1,9 +1,19 @@
 // The triangular apply (trisolve.hpp) on both backends. The operators' values come from M by
 // __host__ __device__ functors that Thrust runs where the backend is (thrust::host in CI, the GPU
 // otherwise: test_trisolve runs this very code on the host), and go into the layouts through their
-// slot maps; the products are the formats' own. ILU(0) on the device is cuSPARSE's.
+// slot maps; the products are the formats' own. The exact mode's triangles are level_solve.cuh's.
+// ILU(0) on the device is cuSPARSE's.
+//
+// The exact solve's device schedules (ILU(0), 7-point Laplacian, FP64; apply time in products of
+// A in evchyb, H100 and H200, bench/results/trisolve-exact-h100-h200/):
+//   sync_free   one launch per triangle, rows in level order, each waits on the rows it reads   (kept)
+//   levels      one launch per level from the host
+//   graph       the same launches from a CUDA graph captured once
+//   cuSPARSE    SpSV, as aijcusparse (-mat_gpuformats_trisolve cusparse)
+// (the figures are in docs/factorizations.md)
 #include "trisolve.hpp"
 
+#include "level_solve.cuh"
 #include "../core/thrust_system.cuh"
 #include "../formats/slot_map.hpp"
 
@@ -12,14 +22,17 @@
 #include <cusparse.h>
 #include <thrust/copy.h>
 #include <thrust/execution_policy.h>
+#include <thrust/find.h>
 #include <thrust/for_each.h>
 #include <thrust/functional.h>
+#include <thrust/gather.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/scatter.h>
 #include <thrust/transform.h>
 #include <thrust/transform_reduce.h>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 
 namespace gpuformats {
@@ -118,6 +131,16 @@ struct LowerResidual {
   }
 };
 
+// row_of[q] = the row of CSR position q.
+struct RowOfPosition {
+  const int32_t *rowptr;
+  int32_t       *row_of;
+  __host__ __device__ void operator()(int32_t i) const
+  {
+    for (int32_t q = rowptr[i]; q < rowptr[i + 1]; ++q) row_of[q] = i;
+  }
+};
+
 struct Square {
   __host__ __device__ double operator()(double v) const { return v * v; }
 };
@@ -159,31 +182,215 @@ struct TriangularApply::Impl {
   const FormatOps     *format = nullptr;
   std::size_t          bytes  = 0;
   virtual ~Impl()      = default;
-  virtual void           set_values(const double *m, cudaStream_t s)            = 0;
-  virtual void           apply(const double *b, double *x, cudaStream_t s) const = 0;
-  virtual double         probe_residual(const double *m, cudaStream_t s) const   = 0;
-  virtual const int32_t *rowptr() const                                          = 0;
-  virtual const int32_t *colidx() const                                          = 0;
-  virtual void           parts(std::vector<const FormatBlock *> &out) const      = 0;
+  virtual void           set_values(const double *m, cudaStream_t s)                       = 0;
+  virtual void           apply(const double *b, double *x, cudaStream_t s) const            = 0;
+  virtual void           apply_transpose(const double *b, double *x, cudaStream_t s) const  = 0;
+  virtual double         probe_residual(const double *m, cudaStream_t s) const              = 0;
+  virtual const int32_t *rowptr() const                                                     = 0;
+  virtual const int32_t *colidx() const                                                     = 0;
+  virtual double         flops() const                                                      = 0;
+  virtual int32_t        levels(bool upper) const                                           = 0;
+  virtual void           describe(std::vector<LayoutStat> &out) const                       = 0;
 };
 
 namespace {
 
+// What every mode keeps: M's pattern and diagonal on the backend, work vectors, the probe.
 template <class Sys>
-struct ImplT final : TriangularApply::Impl {
+struct Common : TriangularApply::Impl {
   template <class T>
   using buf = typename Sys::template buffer<T>;
   buf<int32_t>        m_rowptr, m_colidx, m_diag;
+  mutable buf<double> w[3];     // work vectors
+  mutable buf<double> probe[3]; // probe_residual's b, x and r (made at its first call)
+
+  // M's pattern uploaded from its host arrays and its diagonal found on the backend (no host copy:
+  // at 256^3 the pattern is half a gigabyte); Error(bad_input) as diagonal_of's.
+  void init(const Sys &sys, const CsrView &M, Mode md, Backend be)
+  {
+    if (M.nrows != M.ncols) throw Error(ErrorKind::bad_input, "triangular factors of a non-square matrix (" + std::to_string(M.nrows) + " x " + std::to_string(M.ncols) + ")");
+    mode = md, backend = be, n = M.nrows, nnz = M.nnz;
+    m_rowptr.resize(n + 1), m_colidx.resize(nnz), m_diag.resize(n);
+    sys.to_system(m_rowptr.data(), M.rowptr, (std::size_t)n + 1);
+    sys.to_system(m_colidx.data(), M.colidx, (std::size_t)nnz);
+    const auto it0 = thrust::make_counting_iterator<int32_t>(0);
+    thrust::for_each(sys.policy(), it0, it0 + n, level::DiagonalPosition{m_rowptr.data(), m_colidx.data(), m_diag.data()});
+    const int32_t missing = (int32_t)(thrust::find(sys.policy(), m_diag.data(), m_diag.data() + n, -1) - m_diag.data());
+    if (missing < n) throw Error(ErrorKind::bad_input, "ILU(0) needs every diagonal entry in the nonzero pattern; row " + std::to_string(missing) + " has none (insert an explicit zero, or use -mat_gpuformats_trisolve cusparse)");
+    for (auto &v : w) v.resize(n);
+  }
+
+  double probe_residual(const double *m, cudaStream_t stream) const override
+  {
+    if (n == 0) return 0.0;
+    const Sys  sys = make_system<Sys>(stream);
+    const auto it0 = thrust::make_counting_iterator<int32_t>(0);
+    if (probe[0].size() != (std::size_t)n) {
+      for (auto &v : probe) v.resize(n);
+      thrust::for_each(sys.policy(), it0, it0 + n, Probe{probe[0].data()});
+    }
+    double *b = probe[0].data(), *x = probe[1].data(), *r = probe[2].data();
+    apply(b, x, stream);
+    // u = U x in a work vector (the apply is done with them), then r = b - L u
+    double *u = w[0].data();
+    thrust::for_each(sys.policy(), it0, it0 + n, UpperTimes{m_rowptr.data(), m_colidx.data(), m_diag.data(), m, x, u});
+    thrust::for_each(sys.policy(), it0, it0 + n, LowerResidual{m_rowptr.data(), m_colidx.data(), m_diag.data(), m, u, b, r});
+    const double rr = thrust::transform_reduce(sys.policy(), r, r + n, Square{}, 0.0, thrust::plus<double>());
+    const double bb = thrust::transform_reduce(sys.policy(), b, b + n, Square{}, 0.0, thrust::plus<double>());
+    const double q  = std::sqrt(rr / bb);
+    return std::isfinite(q) ? q : INFINITY;
+  }
+
+  const int32_t *rowptr() const override { return m_rowptr.data(); }
+  const int32_t *colidx() const override { return m_colidx.data(); }
+};
+
+// Mode::exact: L and U of M level-scheduled (level_solve.cuh); L^T and U^T, as the triangles of
+// M^T, made at the first transposed solve.
+template <class Sys>
+struct ExactImpl final : Common<Sys> {
+  using Base = Common<Sys>;
+  template <class T>
+  using buf = typename Sys::template buffer<T>;
+  ExactOptions                    opt;
+  level::Triangle<Sys>            lower, upper;      // L (unit), U
+  mutable level::Triangle<Sys>    tlower, tupper;    // U^T, L^T (unit)
+  mutable buf<double>             y;                 // the first triangle's result: pending between applies
+  mutable const double           *m_last = nullptr;  // set_values's array: the transposes' values
+  bool                            valued    = false; // set_values ran
+  mutable bool                    t_current = false; // tlower / tupper hold m_last's values
+  mutable DeviceBuffer<uint32_t>  tickets;           // device: the sync-free solves' tickets
+  struct Graph {                                     // Schedule::graph: an apply's level launches on bx -> xx
+    cudaGraphExec_t exec = nullptr;
+    ~Graph() { if (exec) cudaGraphExecDestroy(exec); }
+  };
+  mutable Graph                   graphs[2];         // apply, apply_transpose
+  mutable DeviceBuffer<double>    bx[2];             // the graphs' right-hand side and result
+
+  ExactImpl(const CsrView &M, Backend be, cudaStream_t stream, ExactOptions o) : opt(o)
+  {
+    const Sys sys = make_system<Sys>(stream);
+    this->init(sys, M, Mode::exact, be);
+    lower.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, false, true, opt.single);
+    upper.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, true, false, opt.single);
+    y.resize(this->n);
+    double pending;
+    std::memcpy(&pending, &level::kPending, sizeof pending);
+    thrust::fill(sys.policy(), y.data(), y.data() + this->n, pending);
+    if constexpr (!std::is_same_v<Sys, HostSystem>) {
+      tickets.resize(2);
+      GPUFORMATS_CUDA(cudaMemsetAsync(tickets.data(), 0, tickets.bytes(), stream));
+    }
+    sys.sync();
+    this->bytes = lower.bytes() + upper.bytes();
+  }
+
+  void set_values(const double *m, cudaStream_t stream) override
+  {
+    const Sys sys = make_system<Sys>(stream);
+    lower.set_values(sys, m);
+    upper.set_values(sys, m);
+    m_last = m, valued = true, t_current = false;
+  }
+
+  // x = second^-1 first^-1 b through y (level_solve.cuh's SolveRow: mark and consume).
+  void solve_pair(const Sys &sys, const level::Triangle<Sys> &first, const level::Triangle<Sys> &second, const double *b, double *x) const
+  {
+    uint32_t *t0 = tickets.data(), *t1 = t0 ? t0 + 1 : nullptr;
+    first.solve(sys, const_cast<double *>(b), y.data(), x, false, opt.schedule, t0, t1); // b is only read
+    second.solve(sys, y.data(), x, nullptr, true, opt.schedule, t1, t0);
+  }
+
+  // Schedule::graph: the pair captured once on a stream of its own, over bx, launched between two copies.
+  void solve_graph(const Sys &sys, int which, const level::Triangle<Sys> &first, const level::Triangle<Sys> &second, const double *b, double *x) const
+  {
+    if constexpr (!std::is_same_v<Sys, HostSystem>) {
+      const std::size_t bytes = sizeof(double) * (std::size_t)this->n;
+      if (!graphs[which].exec) {
+        if (bx[0].size() == 0) bx[0].resize(std::max<int32_t>(this->n, 1)), bx[1].resize(std::max<int32_t>(this->n, 1));
+        cudaStream_t cs;
+        cudaGraph_t  g;
+        GPUFORMATS_CUDA(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+        GPUFORMATS_CUDA(cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal));
+        const Sys cap = make_system<Sys>(cs);
+        first.solve(cap, bx[0].data(), y.data(), bx[1].data(), false, Schedule::levels, nullptr, nullptr);
+        second.solve(cap, y.data(), bx[1].data(), nullptr, true, Schedule::levels, nullptr, nullptr);
+        const cudaError_t e = cudaStreamEndCapture(cs, &g);
+        cudaStreamDestroy(cs);
+        GPUFORMATS_CUDA(e);
+        const cudaError_t ei = cudaGraphInstantiate(&graphs[which].exec, g, 0);
+        cudaGraphDestroy(g);
+        GPUFORMATS_CUDA(ei);
+      }
+      GPUFORMATS_CUDA(cudaMemcpyAsync(bx[0].data(), b, bytes, cudaMemcpyDeviceToDevice, sys.stream));
+      GPUFORMATS_CUDA(cudaGraphLaunch(graphs[which].exec, sys.stream));
+      GPUFORMATS_CUDA(cudaMemcpyAsync(x, bx[1].data(), bytes, cudaMemcpyDeviceToDevice, sys.stream));
+      return;
+    }
+    solve_pair(sys, first, second, b, x);
+  }
+
+  void apply(const double *b, double *x, cudaStream_t stream) const override
+  {
+    if (opt.schedule == Schedule::graph) solve_graph(make_system<Sys>(stream), 0, lower, upper, b, x);
+    else solve_pair(make_system<Sys>(stream), lower, upper, b, x);
+  }
+
+  void apply_transpose(const double *b, double *x, cudaStream_t stream) const override
+  {
+    const Sys sys = make_system<Sys>(stream);
+    if (!valued) throw Error(ErrorKind::internal, "trisolve: a transposed solve before set_values");
+    if (tlower.level_ptr.empty()) build_transposes(sys);
+    if (!t_current) tlower.set_values(sys, m_last), tupper.set_values(sys, m_last), t_current = true;
+    if (opt.schedule == Schedule::graph) solve_graph(sys, 1, tlower, tupper, b, x);
+    else solve_pair(sys, tlower, tupper, b, x);
+  }
+
+  // M^T's pattern on the backend: M's positions sorted stably by column (tpos: M^T entry -> M),
+  // M^T's columns the rows of those positions; then its triangles, the values read through tpos.
+  void build_transposes(const Sys &sys) const
+  {
+    const int32_t n = this->n;
+    const int64_t nz = this->nnz;
+    const auto    it0 = thrust::make_counting_iterator<int32_t>(0);
+    auto          keys = sys.template temp<int32_t>(nz), pos = sys.template temp<int32_t>(nz), tpos = sys.template temp<int32_t>(nz);
+    auto          row_of = sys.template temp<int32_t>(nz), tcol = sys.template temp<int32_t>(nz), trow = sys.template temp<int32_t>(n + 1), tdiag = sys.template temp<int32_t>(n);
+    thrust::sequence(sys.policy(), pos.data(), pos.data() + nz);
+    if (nz > 0) sys.sort_pairs(this->m_colidx.data(), keys.data(), pos.data(), tpos.data(), (int32_t)nz, std::max(1, bits_for((uint32_t)(n - 1))));
+    thrust::lower_bound(sys.policy(), keys.data(), keys.data() + nz, it0, it0 + n + 1, trow.data());
+    thrust::for_each(sys.policy(), it0, it0 + n, RowOfPosition{this->m_rowptr.data(), row_of.data()});
+    thrust::gather(sys.policy(), tpos.data(), tpos.data() + nz, row_of.data(), tcol.data());
+    thrust::for_each(sys.policy(), it0, it0 + n, level::DiagonalPosition{trow.data(), tcol.data(), tdiag.data()});
+    tlower.build(sys, n, trow.data(), tcol.data(), tdiag.data(), tpos.data(), false, false, opt.single);
+    tupper.build(sys, n, trow.data(), tcol.data(), tdiag.data(), tpos.data(), true, true, opt.single);
+  }
+
+  double  flops() const override { return 2.0 * (double)(lower.nnz + upper.nnz) + (double)this->n; }
+  int32_t levels(bool up) const override { return (up ? upper : lower).levels(); }
+  void    describe(std::vector<LayoutStat> &out) const override
+  {
+    out.push_back({"triangular apply", std::string("exact: level-scheduled solves, ") + (opt.schedule == Schedule::sync_free ? "one sync-free launch per triangle" : opt.schedule == Schedule::levels ? "one launch per level" : "one launch per level, from a CUDA graph") + ", factor values in " + (opt.single ? "FP32 (the diagonal, arithmetic and vectors in FP64)" : "FP64")});
+    out.push_back({"L (unit lower)", std::to_string(lower.nnz) + " nonzeros, " + std::to_string(lower.levels()) + " levels"});
+    out.push_back({"U (upper)", std::to_string(upper.nnz) + " nonzeros and the diagonal, " + std::to_string(upper.levels()) + " levels"});
+    out.push_back({"apply bytes", std::to_string(this->bytes) + " (sliced ELL in level order, padding " + std::to_string(lower.slots + upper.slots - lower.nnz - upper.nnz) + " slots)"});
+  }
+};
+
+template <class Sys>
+struct ImplT final : Common<Sys> {
+  template <class T>
+  using buf = typename Sys::template buffer<T>;
+  using Base = Common<Sys>;
+  using Base::m_rowptr, Base::m_colidx, Base::m_diag, Base::w, Base::mode, Base::sweeps, Base::backend, Base::n, Base::format, Base::bytes;
   Part<Sys>           lower, upper; // sweeps: Ls and Us'; isai: LI and UI
   buf<double>         dinv;         // sweeps
-  mutable buf<double> w[3];         // work vectors
-  mutable buf<double> probe[3];     // probe_residual's b, x and r (made at its first call)
 
   ImplT(const CsrView &M, Mode md, int k, const FormatOps &fmt, Backend be, cudaStream_t stream)
   {
     const Sys                  sys  = make_system<Sys>(stream);
     const std::vector<int32_t> diag = diagonal_of(M);
-    mode = md, sweeps = k, backend = be, n = M.nrows, nnz = M.nnz;
+    this->init(sys, M, md, be);
+    sweeps = k;
     // the layouts: the matrix's format where it needs no streams of its own and takes the part
     format = fmt.extra_streams ? find_format("evchyb") : &fmt;
     for (int t = 0; t < 2; ++t) { // 0: lower, 1: upper
@@ -214,10 +421,6 @@ struct ImplT final : TriangularApply::Impl {
       bytes += P.blk->bytes() * (md == Mode::sweeps ? k : 1);
     }
     if (md == Mode::sweeps) dinv.resize(n);
-    put<int32_t>(sys, m_rowptr, std::vector<int32_t>(M.rowptr, M.rowptr + n + 1));
-    put<int32_t>(sys, m_colidx, std::vector<int32_t>(M.colidx, M.colidx + M.nnz));
-    put<int32_t>(sys, m_diag, diag);
-    for (auto &v : w) v.resize(n);
     // vectors: sweeps read b and write t per sweep and the product reads y (3 per sweep and
     // triangle), plus D^-1 y; isai: two products of 3 vector passes
     bytes += sizeof(double) * (std::size_t)n * (md == Mode::sweeps ? 6 * k + 3 : 6);
@@ -289,44 +492,44 @@ struct ImplT final : TriangularApply::Impl {
     }
   }
 
-  double probe_residual(const double *m, cudaStream_t stream) const override
+  void apply_transpose(const double *, double *, cudaStream_t) const override
   {
-    if (n == 0) return 0.0;
-    const Sys  sys = make_system<Sys>(stream);
-    const auto it0 = thrust::make_counting_iterator<int32_t>(0);
-    if (probe[0].size() != (std::size_t)n) {
-      for (auto &v : probe) v.resize(n);
-      thrust::for_each(sys.policy(), it0, it0 + n, Probe{probe[0].data()});
-    }
-    double *b = probe[0].data(), *x = probe[1].data(), *r = probe[2].data();
-    apply(b, x, stream);
-    // u = U x in a work vector (the apply is done with them), then r = b - L u
-    double *u = w[0].data();
-    thrust::for_each(sys.policy(), it0, it0 + n, UpperTimes{m_rowptr.data(), m_colidx.data(), m_diag.data(), m, x, u});
-    thrust::for_each(sys.policy(), it0, it0 + n, LowerResidual{m_rowptr.data(), m_colidx.data(), m_diag.data(), m, u, b, r});
-    const double rr = thrust::transform_reduce(sys.policy(), r, r + n, Square{}, 0.0, thrust::plus<double>());
-    const double bb = thrust::transform_reduce(sys.policy(), b, b + n, Square{}, 0.0, thrust::plus<double>());
-    const double q  = std::sqrt(rr / bb);
-    return std::isfinite(q) ? q : INFINITY;
+    throw Error(ErrorKind::unsupported, std::string("trisolve: the transposed apply of mode ") + mode_name(mode) + " is not offered");
   }
 
-  const int32_t *rowptr() const override { return m_rowptr.data(); }
-  const int32_t *colidx() const override { return m_colidx.data(); }
-  void           parts(std::vector<const FormatBlock *> &out) const override { out = {lower.blk.get(), upper.blk.get()}; }
+  double flops() const override
+  {
+    const double entries = (double)lower.blk->nnz + (double)upper.blk->nnz;
+    return mode == Mode::isai ? 2.0 * entries : 2.0 * sweeps * entries + n;
+  }
+  int32_t levels(bool) const override { return 0; }
+  void    describe(std::vector<LayoutStat> &out) const override
+  {
+    const char *names[2][2] = {{"Ls (strict lower)", "Us' (D^-1 strict upper)"}, {"LI ~ L^-1", "UI ~ U^-1"}};
+    const FormatBlock *p[2] = {lower.blk.get(), upper.blk.get()};
+    out.push_back({"triangular apply", mode == Mode::isai ? "isai: x = UI (LI b)" : "sweeps: " + std::to_string(sweeps) + " Jacobi sweeps per triangle"});
+    for (int t = 0; t < 2; ++t) out.push_back({names[mode == Mode::isai][t], std::string(format->root) + ", " + std::to_string(p[t]->nnz) + " nonzeros"});
+    out.push_back({"apply bytes", std::to_string(bytes) + " in " + std::to_string(mode == Mode::isai ? 2 : 2 * sweeps) + " products"});
+  }
 };
 
 } // namespace
 
-TriangularApply::TriangularApply(const CsrView &pattern, Mode mode, int sweeps, const FormatOps &format, Backend backend, cudaStream_t stream)
+TriangularApply::TriangularApply(const CsrView &pattern, Mode mode, int sweeps, const FormatOps &format, Backend backend, cudaStream_t stream, ExactOptions exact)
 {
   if (sweeps < 0) throw Error(ErrorKind::bad_input, "trisolve: a negative number of sweeps");
-  if (backend == Backend::cuda) impl_ = std::make_unique<ImplT<CudaOrderedSystem>>(pattern, mode, sweeps, format, backend, stream);
+  if (mode == Mode::exact) {
+    if (backend == Backend::cuda) impl_ = std::make_unique<ExactImpl<CudaOrderedSystem>>(pattern, backend, stream, exact);
+    else impl_ = std::make_unique<ExactImpl<HostSystem>>(pattern, backend, stream, exact);
+  } else if (backend == Backend::cuda) impl_ = std::make_unique<ImplT<CudaOrderedSystem>>(pattern, mode, sweeps, format, backend, stream);
   else impl_ = std::make_unique<ImplT<HostSystem>>(pattern, mode, sweeps, format, backend, stream);
 }
 TriangularApply::~TriangularApply() = default;
 
 void           TriangularApply::set_values(const double *m, cudaStream_t s) { impl_->set_values(m, s); }
 void           TriangularApply::apply(const double *b, double *x, cudaStream_t s) const { impl_->apply(b, x, s); }
+void           TriangularApply::apply_transpose(const double *b, double *x, cudaStream_t s) const { impl_->apply_transpose(b, x, s); }
+int32_t        TriangularApply::levels(bool upper) const { return impl_->levels(upper); }
 double         TriangularApply::probe_residual(const double *m, cudaStream_t s) const { return impl_->probe_residual(m, s); }
 
 std::vector<double> probe_vector(int32_t n)
@@ -341,25 +544,9 @@ int32_t        TriangularApply::nrows() const { return impl_->n; }
 int64_t        TriangularApply::nnz() const { return impl_->nnz; }
 Mode           TriangularApply::mode() const { return impl_->mode; }
 std::size_t    TriangularApply::apply_bytes() const { return impl_->bytes; }
-int            TriangularApply::products() const { return impl_->mode == Mode::isai ? 2 : 2 * impl_->sweeps; }
-
-double TriangularApply::apply_flops() const
-{
-  std::vector<const FormatBlock *> p;
-  impl_->parts(p);
-  const double entries = (double)p[0]->nnz + (double)p[1]->nnz;
-  return impl_->mode == Mode::isai ? 2.0 * entries : 2.0 * impl_->sweeps * entries + impl_->n;
-}
-
-void TriangularApply::describe(std::vector<LayoutStat> &out) const
-{
-  std::vector<const FormatBlock *> p;
-  impl_->parts(p);
-  const char *names[2][2] = {{"Ls (strict lower)", "Us' (D^-1 strict upper)"}, {"LI ~ L^-1", "UI ~ U^-1"}};
-  out.push_back({"triangular apply", impl_->mode == Mode::isai ? "isai: x = UI (LI b)" : "sweeps: " + std::to_string(impl_->sweeps) + " Jacobi sweeps per triangle"});
-  for (int t = 0; t < 2; ++t) out.push_back({names[impl_->mode == Mode::isai][t], std::string(impl_->format->root) + ", " + std::to_string(p[t]->nnz) + " nonzeros"});
-  out.push_back({"apply bytes", std::to_string(impl_->bytes) + " in " + std::to_string(products()) + " products"});
-}
+int            TriangularApply::products() const { return impl_->mode == Mode::isai ? 2 : impl_->mode == Mode::sweeps ? 2 * impl_->sweeps : 0; }
+double         TriangularApply::apply_flops() const { return impl_->flops(); }
+void           TriangularApply::describe(std::vector<LayoutStat> &out) const { impl_->describe(out); }
 
 void scatter_to_pattern_cuda(const double *a, int64_t nnz_a, const int32_t *a_to_m, double *m, int64_t nnz_m, cudaStream_t stream)
 {

@@ -2,6 +2,11 @@
 // of each mode with the parts in every format, on the host backend (the functors the GPU runs, on
 // thrust::host) and, where a GPU is present, on the device (with cuSPARSE's ILU(0) against the host's).
 //   ilu0      (L U)(i, j) == A(i, j) on A's pattern (the definition of ILU(0)); lu_solve: L U x == b
+//   exact     the level-scheduled solves (every schedule; FP64 and FP32 values) against the host's:
+//             x = U^-1 L^-1 b, the transposed solve against lu_solve_transpose_host (itself checked
+//             by (L U)^T x == b), FP32 values against the host solve of M with them rounded; each
+//             triangle's levels against its depth; the host runs each level's rows last to first,
+//             so a row that read another of its level would read it unsolved
 //   sweeps    K = 0 is x = D^-1 b, K >= the triangles' depths is the exact solve; the error
 //             against the exact solve shrinks from K = 1 to K = 3 on diagonally dominant matrices
 //   isai      against LI and UI made here by another route (each row's small triangular system
@@ -126,13 +131,14 @@ size_t max_row(const CsrMatrix &A)
 }
 
 // x = apply(b) on the backend: device vectors and M's values uploaded for the cuda backend.
-std::vector<double> run_apply(trisolve::TriangularApply &T, Backend be, const std::vector<double> &m, const std::vector<double> &b, bool device_factor = false, std::vector<double> *factored = nullptr)
+std::vector<double> run_apply(trisolve::TriangularApply &T, Backend be, const std::vector<double> &m, const std::vector<double> &b, bool device_factor = false, std::vector<double> *factored = nullptr, bool transpose = false)
 {
   const size_t        n = b.size();
   std::vector<double> x(n, NAN);
   if (be == Backend::host) {
     T.set_values(m.data(), nullptr);
-    T.apply(b.data(), x.data(), nullptr);
+    if (transpose) T.apply_transpose(b.data(), x.data(), nullptr);
+    else T.apply(b.data(), x.data(), nullptr);
     return x;
   }
   double *dm, *db, *dx;
@@ -148,7 +154,8 @@ std::vector<double> run_apply(trisolve::TriangularApply &T, Backend be, const st
     if (ok) cudaMemcpy(factored->data(), dm, sizeof(double) * m.size(), cudaMemcpyDeviceToHost);
   }
   T.set_values(dm, nullptr);
-  T.apply(db, dx, nullptr);
+  if (transpose) T.apply_transpose(db, dx, nullptr);
+  else T.apply(db, dx, nullptr);
   cudaMemcpy(x.data(), dx, sizeof(double) * n, cudaMemcpyDeviceToHost);
   cudaFree(dm), cudaFree(db), cudaFree(dx);
   return x;
@@ -267,8 +274,47 @@ void test_matrix(const std::string &name, const CsrMatrix &A0, const std::vector
   }
   int nf = 0;
   const FormatOps *const *formats = all_formats(&nf);
+  std::vector<double> exact_t(n); // (L U)^T exact_t == b
+  trisolve::lu_solve_transpose_host(M.view(), b.data(), exact_t.data());
+  {
+    std::vector<double> r(n, 0.0), lt(exact_t); // r = U^T (L^T x)
+    for (int32_t i = 0; i < n; ++i)
+      for (int32_t k = M.rowptr[i]; k < M.rowptr[i + 1] && M.colidx[k] < i; ++k) lt[M.colidx[k]] += M.values[k] * exact_t[i];
+    for (int32_t i = 0; i < n; ++i)
+      for (int32_t k = M.rowptr[i]; k < M.rowptr[i + 1]; ++k)
+        if (M.colidx[k] >= i) r[M.colidx[k]] += M.values[k] * lt[i];
+    check(rel_error(r, b, n) <= 1e-10, "trisolve.lu_solve_transpose_host." + name, std::to_string(rel_error(r, b, n)));
+  }
+  // FP32 values: the exact solve of M with its off-diagonal entries rounded to float
+  CsrMatrix M32 = M;
+  for (int32_t i = 0; i < n; ++i)
+    for (int32_t k = M.rowptr[i]; k < M.rowptr[i + 1]; ++k)
+      if (M.colidx[k] != i) M32.values[k] = (double)(float)M.values[k];
+  std::vector<double> exact32(n), exact32_t(n);
+  trisolve::lu_solve_host(M32.view(), b.data(), exact32.data());
+  trisolve::lu_solve_transpose_host(M32.view(), b.data(), exact32_t.data());
   for (Backend be : backends) {
     const std::string bn = be == Backend::host ? "host" : "cuda";
+    // exact: every schedule (the host runs levels either way) and precision, against the host solves
+    for (int v = 0; v < 4; ++v) {
+      const trisolve::ExactOptions o{v == 3, v == 1 ? trisolve::Schedule::levels : v == 2 ? trisolve::Schedule::graph : trisolve::Schedule::sync_free};
+      const std::string            tag = bn + (v == 0 ? ".fp64" : v == 1 ? ".fp64_levels" : v == 2 ? ".fp64_graph" : ".fp32") + "." + name;
+      try {
+        trisolve::TriangularApply T(M.view(), Mode::exact, 0, *formats[0], be, nullptr, o);
+        const std::vector<double> x = run_apply(T, be, M.values, b), xt = run_apply(T, be, M.values, b, false, nullptr, true);
+        const std::vector<double> &want = o.single ? exact32 : exact, &want_t = o.single ? exact32_t : exact_t;
+        check(rel_error(x, want, n) <= 1e-10, "trisolve.exact." + tag, std::to_string(rel_error(x, want, n)));
+        check(rel_error(xt, want_t, n) <= 1e-10, "trisolve.exact_transpose." + tag, std::to_string(rel_error(xt, want_t, n)));
+        check(T.levels(false) == depth(M, true) && T.levels(true) == depth(M, false), "trisolve.exact_levels." + tag, std::to_string(T.levels(false)) + "/" + std::to_string(T.levels(true)) + " levels, depths " + std::to_string(depth(M, true)) + "/" + std::to_string(depth(M, false)));
+        if (!o.single) {
+          const double q = run_probe(T, be, M.values);
+          check(q <= std::max(1e-12, 1e3 * exact_probe), "trisolve.probe_exact_solve." + tag, sci(q) + ", the host's " + sci(exact_probe));
+        }
+        check(T.products() == 0 && (n == 0 || T.apply_bytes() > 0) && T.apply_flops() == 2.0 * (double)(M.values.size() - n) + n, "trisolve.exact_cost." + tag, std::to_string(T.apply_flops()));
+      } catch (const Error &e) {
+        check(false, "trisolve.exact." + tag, std::string("threw: ") + e.what());
+      }
+    }
     for (int f = 0; f < nf; ++f) {
       const std::string tag = bn + "." + formats[f]->root + "." + name;
       try {
@@ -441,9 +487,11 @@ int main(int argc, char **argv)
   nodiag.colidx = {1, 0, 3, 2};
   const FormatOps &ev = *find_format("evchyb");
   expect_bad_input("trisolve.error.missing_diagonal", [&] { trisolve::TriangularApply T(nodiag.view(), Mode::isai, 0, ev, Backend::host, nullptr); });
+  expect_bad_input("trisolve.error.exact_missing_diagonal", [&] { trisolve::TriangularApply T(nodiag.view(), Mode::exact, 0, ev, Backend::host, nullptr); });
   expect_bad_input("trisolve.error.ilu0_missing_diagonal", [&] { trisolve::ilu0_host(nodiag.view(), nodiag.values.data()); });
   const CsrMatrix rect = uniform_rows(3, 5, 1, 2, 4);
   expect_bad_input("trisolve.error.not_square", [&] { trisolve::TriangularApply T(rect.view(), Mode::sweeps, 1, ev, Backend::host, nullptr); });
+  expect_bad_input("trisolve.error.exact_not_square", [&] { trisolve::TriangularApply T(rect.view(), Mode::exact, 0, ev, Backend::host, nullptr); });
   const CsrMatrix sq = dominant(uniform_rows(5, 5, 1, 3, 5));
   expect_bad_input("trisolve.error.negative_sweeps", [&] { trisolve::TriangularApply T(sq.view(), Mode::sweeps, -1, ev, Backend::host, nullptr); });
   CsrMatrix zero_pivot = sq;

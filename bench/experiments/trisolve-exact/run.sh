@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The exact triangular solves (src/trisolve, level_solve.cuh) against aijcusparse's, PETSc's default
+# preconditioner (ILU(0) on one rank), one GPU, in one call:
+#   1. bin/test/test_trisolve on the device: the sync-free and per-level solves, FP64 and FP32,
+#      and the transposed solve, against the host references
+#   2. per-call GPU times (-log_view_gpu_time, each event synchronised: per-apply cost only):
+#      MatSolve against MatMult for aijcusparse and evchyb (exact sync-free, exact per level from
+#      the host and from a CUDA graph, FP32 values, cuSPARSE's solves), ksp ex45 at 128^3 and 256^3
+#   3. time to solution (-log_view): ksp ex45 and snes ex14 at 128^3 and 256^3, snes ex19 (4 dof, the
+#      block layout; one Newton step), convection-diffusion, real matrices, ILU(1); aijcusparse,
+#      evchyb exact and FP32
+# Logs -> $OUT/logs.tar.xz, summary -> $OUT/trisolve.json (bench/experiments/s22-device-runs/summarize.py).
+#   run(command="bash bench/experiments/trisolve-exact/run.sh [phases]", carry=["bundle"])
+# phases: a list of 1 2 3 (default all); TRI_N / TRI_N2 the grid sizes, TRI_DEADLINE seconds.
+set -uo pipefail
+source "$(dirname "$0")/../s21-device-runs/env.sh"
+export CUDA_VISIBLE_DEVICES=0
+V="-vec_type cuda -dm_vec_type cuda -use_gpu_aware_mpi 0"
+N=${TRI_N:-128}
+N2=${TRI_N2:-256}
+deadline=${TRI_DEADLINE:-560}
+phases=${*:-1 2 3}
+D=$OUT/logs
+mkdir -p "$D"
+echo "commit $(cat bundle/commit 2>/dev/null)"
+nvidia-smi --query-gpu=index,name,pci.bus_id --format=csv,noheader
+
+if [[ " $phases " == *" 1 "* ]]; then
+  timeout 120 bin/test/test_trisolve test/matrices >"$D/test_trisolve.txt" 2>&1
+  echo "test_trisolve exit $?: $(grep -c '^ok ' "$D/test_trisolve.txt") ok, $(grep -c '^not ok' "$D/test_trisolve.txt") not ok; cuda exact checks: $(grep -c '^ok trisolve.exact.*cuda' "$D/test_trisolve.txt")"
+  grep '^not ok' "$D/test_trisolve.txt" | head
+fi
+
+run() { # case name timeout cmd type extra...
+  local c=$1 name=$2 tmo=$3 cmd=$4 t=$5; shift 5
+  local dll=() dmt=$t
+  [ "$t" != aijcusparse ] && dll=(-dll_append "$L") && dmt=aij$t
+  [ $((deadline - SECONDS)) -lt "$tmo" ] && tmo=$((deadline - SECONDS))
+  if [ "$tmo" -lt 15 ]; then echo "# $c.$name: out of time"; return; fi
+  # shellcheck disable=SC2086
+  timeout "$tmo" $cmd "${dll[@]}" -mat_type "$t" -dm_mat_type "$dmt" $V -ksp_converged_reason -ksp_view "$@" -log_view </dev/null >"$D/$c.$name.log" 2>&1
+  echo "$c.$name exit $?: $(grep -m1 -o 'iterations [0-9]*' "$D/$c.$name.log") | $(awk '$1 ~ /^(KSPSolve|SNESSolve|PCSetUp|MatSolve|MatMult)$/ {printf "%s %s %s | ", $1, $2, $4}' "$D/$c.$name.log")$(grep -m1 -o 'apply cost: [0-9.]* products' "$D/$c.$name.log")"
+}
+variants() { # case timeout cmd [names...]: aijcusparse and evchyb's triangular solves
+  local c=$1 tmo=$2 cmd=$3; shift 3
+  local names=${*:-aijcusparse exact levels graph fp32 cusparse}
+  for nm in $names; do
+    case $nm in
+    aijcusparse) run "$c" aijcusparse "$tmo" "$cmd" aijcusparse ;;
+    exact) run "$c" exact "$tmo" "$cmd" evchyb ;;
+    levels | graph) run "$c" "$nm" "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve_schedule "$nm" ;;
+    fp32) run "$c" fp32 "$tmo" "$cmd" evchyb -pc_precision single ;;
+    cusparse) run "$c" cusparse "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve cusparse ;;
+    esac
+  done
+}
+g="-da_grid_x $N -da_grid_y $N -da_grid_z $N"
+g2="-da_grid_x $N2 -da_grid_y $N2 -da_grid_z $N2"
+if [[ " $phases " == *" 2 "* ]]; then
+  variants gputime_ex45_$N 40 "bin/petsc/ksp_ex45 $g -log_view_gpu_time"
+  variants gputime_ex45_$N2 60 "bin/petsc/ksp_ex45 $g2 -log_view_gpu_time" aijcusparse exact fp32
+fi
+if [[ " $phases " == *" 3 "* ]]; then
+  variants ex45_$N 40 "bin/petsc/ksp_ex45 $g" aijcusparse exact fp32
+  variants ex14_$N 40 "bin/petsc/snes_ex14 $g -snes_converged_reason" aijcusparse exact fp32
+  variants ex45_$N2 60 "bin/petsc/ksp_ex45 $g2" aijcusparse exact fp32
+  variants ex45_${N}_ilu1 40 "bin/petsc/ksp_ex45 $g -pc_factor_levels 1" aijcusparse exact fp32
+  variants convdiff_${N}_pe10 40 "bin/test/ksp_matrix -f convdiff3d:n=$N,pe=10" aijcusparse exact fp32
+  for m in ani4 fidapm05; do variants real_$m 30 "bin/test/ksp_matrix -f test/matrices/$m.mtx" aijcusparse exact fp32; done
+  variants ex19_1024 90 "bin/petsc/snes_ex19 -da_grid_x 1024 -da_grid_y 1024 -snes_max_it 1 -ksp_max_it 3000" aijcusparse exact fp32
+  variants ex14_$N2 120 "bin/petsc/snes_ex14 $g2 -snes_converged_reason" aijcusparse exact
+fi
+python3 bench/experiments/s22-device-runs/summarize.py "$D" "$OUT/trisolve.json" "$(cat bundle/commit 2>/dev/null)" "bench/experiments/trisolve-exact/run.sh $phases" >"$OUT/summary.txt"
+cat "$OUT/summary.txt"
+tar -cJf "$OUT/logs.tar.xz" -C "$OUT" logs && rm -rf "$D"
