@@ -483,24 +483,26 @@ if [ $has_gpu = 1 ]; then
     # the CSR for the factor (its symbolic phase), not one per Newton step.
     n=$(bin/petsc/snes_ex14 -da_grid_x 10 -da_grid_y 10 -da_grid_z 10 -dll_append "$LIB" -mat_type "$t" -dm_vec_type cuda -log_view 2>&1 | awk '$1 == "SNESSolve" {ok = 1} $1 == "MatCUSPARSCopyTo" {n = $2} END {if (ok) print n + 0}')
     [ -n "$n" ] && [ "$n" -le 1 ] && pass "gpu.factor_one_upload.$t # MatCUSPARSCopyTo ${n:-0}" || fail "gpu.factor_one_upload.$t" "MatCUSPARSCopyTo $n"
-    # The default exact solves (src/trisolve, level-scheduled): aijcusparse's histories for ILU(k),
-    # ICC(k), ex14's Newton steps, BiCG's transposed solves, the per-level schedule and block Jacobi's
-    # sub-blocks; -ksp_view names them; FP32 values converge and say so; cusparse keeps cuSPARSE's
-    out=$(bin/petsc/ksp_ex2 -m 40 -n 37 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu -ksp_view 2>&1)
-    echo "$out" | grep -q "gpuformats ILU(0) apply (-mat_gpuformats_trisolve exact)" && echo "$out" | grep -q "exact: level-scheduled solves, one sync-free launch per triangle, factor values in FP64" && echo "$out" | grep -q "L (unit lower): [0-9]* nonzeros, 76 levels" && pass "gpu.trisolve.exact_view.$t" || { fail "gpu.trisolve.exact_view.$t"; echo "$out" | grep -A8 "gpuformats ILU" | head -10; }
-    for k in 1 2; do compare_solver "gpu.trisolve.exact_iluk.k$k.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type ilu -pc_factor_levels $k; done
-    compare_solver "gpu.trisolve.exact_icck.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -ksp_type cg -pc_type icc -pc_factor_levels 1
-    CMP_DM=1 compare_solver "gpu.trisolve.exact_iluk_ex14.$t" 1 aijcusparse "$t" "-dm_vec_type cuda" $EX14 -pc_type ilu -pc_factor_levels 1
-    compare_solver "gpu.trisolve.exact_transpose.$t" 1 aijcusparse "$t" "-vec_type cuda" bin/petsc/ksp_ex2 -m 30 -n 23 -ksp_monitor -ksp_converged_reason -ksp_type bicg -pc_type ilu
-    for sch in levels graph; do compare_solver "gpu.trisolve.exact_$sch.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type ilu -mat_gpuformats_trisolve_schedule $sch; done
-    compare_solver "gpu.trisolve.exact_bjacobi_iluk.$t.np2" 2 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type bjacobi -sub_pc_factor_levels 1
-    out=$(bin/petsc/ksp_ex2 -m 40 -n 37 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu -pc_precision single -ksp_converged_reason -ksp_view 2>&1)
-    echo "$out" | grep -q "Linear solve converged" && echo "$out" | grep -q "factor values in FP32" && pass "gpu.trisolve.exact_single.$t # $(echo "$out" | grep -o 'iterations [0-9]*')" || { fail "gpu.trisolve.exact_single.$t"; echo "$out" | tail -5; }
-    out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu -pc_precision half 2>&1); rc=$?
+    # Our level-scheduled exact solves (-mat_gpuformats_trisolve levelset, src/trisolve): aijcusparse's
+    # histories for ILU(0), ILU(k), ICC(k), ex14's Newton steps, BiCG's transposed solves, every
+    # schedule and block Jacobi's sub-blocks; -ksp_view names them; FP32 values converge and say so;
+    # the default keeps cuSPARSE's solves
+    LS="-mat_gpuformats_trisolve levelset"
+    out=$(bin/petsc/ksp_ex2 -m 40 -n 37 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu $LS -ksp_view 2>&1)
+    echo "$out" | grep -q "gpuformats ILU(0) apply (-mat_gpuformats_trisolve levelset)" && echo "$out" | grep -q "exact: level-scheduled solves, one sync-free launch per triangle, factor values in FP64" && echo "$out" | grep -q "L (unit lower): [0-9]* nonzeros, 76 levels" && pass "gpu.trisolve.levelset_view.$t" || { fail "gpu.trisolve.levelset_view.$t"; echo "$out" | grep -A8 "gpuformats ILU" | head -10; }
+    compare_solver "gpu.trisolve.levelset.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type ilu $LS
+    for k in 1 2; do compare_solver "gpu.trisolve.levelset_iluk.k$k.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type ilu -pc_factor_levels $k $LS; done
+    compare_solver "gpu.trisolve.levelset_icck.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -ksp_type cg -pc_type icc -pc_factor_levels 1 $LS
+    CMP_DM=1 compare_solver "gpu.trisolve.levelset_iluk_ex14.$t" 1 aijcusparse "$t" "-dm_vec_type cuda" $EX14 -pc_type ilu -pc_factor_levels 1 $LS
+    compare_solver "gpu.trisolve.levelset_transpose.$t" 1 aijcusparse "$t" "-vec_type cuda" bin/petsc/ksp_ex2 -m 30 -n 23 -ksp_monitor -ksp_converged_reason -ksp_type bicg -pc_type ilu $LS
+    for sch in levels graph; do compare_solver "gpu.trisolve.levelset_$sch.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type ilu $LS -mat_gpuformats_trisolve_schedule $sch; done
+    compare_solver "gpu.trisolve.levelset_bjacobi_iluk.$t.np2" 2 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type bjacobi -sub_pc_factor_levels 1 $LS
+    out=$(bin/petsc/ksp_ex2 -m 40 -n 37 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu $LS -pc_precision single -ksp_converged_reason -ksp_view 2>&1)
+    echo "$out" | grep -q "Linear solve converged" && echo "$out" | grep -q "factor values in FP32" && pass "gpu.trisolve.levelset_single.$t # $(echo "$out" | grep -o 'iterations [0-9]*')" || { fail "gpu.trisolve.levelset_single.$t"; echo "$out" | tail -5; }
+    out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu $LS -pc_precision half 2>&1); rc=$?
     [ $rc != 0 ] && echo "$out" | grep -q "pc_precision takes single or double" && pass "gpu.trisolve.precision_error.$t" || { fail "gpu.trisolve.precision_error.$t" "rc=$rc"; echo "$out" | tail -5; }
-    out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu -mat_gpuformats_trisolve cusparse -ksp_view 2>&1); rc=$?
-    [ $rc = 0 ] && ! echo "$out" | grep -q "gpuformats ILU(0) apply" && pass "gpu.trisolve.cusparse_kept.$t" || { fail "gpu.trisolve.cusparse_kept.$t" "rc=$rc"; echo "$out" | tail -5; }
-    compare_solver "gpu.trisolve.cusparse.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type ilu -mat_gpuformats_trisolve cusparse
+    out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu -ksp_view 2>&1); rc=$?
+    [ $rc = 0 ] && ! echo "$out" | grep -q "gpuformats ILU(0) apply" && pass "gpu.trisolve.default_cusparse.$t" || { fail "gpu.trisolve.default_cusparse.$t" "rc=$rc"; echo "$out" | tail -5; }
     # ILU(0) applied in the format (-mat_gpuformats_trisolve, src/trisolve): sweeps beyond the
     # triangles' depth (ex2 40x37: 76 levels) are the exact solves, so aijcusparse's history, also in
     # block Jacobi's sub-blocks on 2 ranks; isai converges, and -ksp_view names the apply
@@ -520,7 +522,7 @@ if [ $has_gpu = 1 ]; then
     # ILU(k) / ICC(k): the ILU(0) of A in ILU(k)'s pattern (trisolve::iluk_pattern) factored on the
     # device; exact sweeps give PETSc's ILU(k) / ICC(k) history (aijcusparse factors those on the
     # host), at every Newton step of ex14 (values scattered into the pattern again) and in block
-    # Jacobi's sub-blocks; auto at margin 0 takes the exact solves
+    # Jacobi's sub-blocks; auto at margin 0 falls back to the package's host factor
     TK="-pc_type ilu -mat_gpuformats_trisolve sweeps -mat_gpuformats_trisolve_sweeps 400"
     for k in 1 2; do
       compare_solver "gpu.trisolve.iluk_sweeps_exact.k$k.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 $TK -pc_factor_levels $k -ksp_view
@@ -531,11 +533,11 @@ if [ $has_gpu = 1 ]; then
     CMP_DM=1 compare_solver "gpu.trisolve.iluk_ex14.$t" 1 aijcusparse "$t" "-dm_vec_type cuda" $EX14 $TK -pc_factor_levels 1
     compare_solver "gpu.trisolve.bjacobi_iluk.$t.np2" 2 aijcusparse "$t" "-vec_type cuda" $EX2 ${TK/ilu/bjacobi} -sub_pc_factor_levels 1
     compare_solver "gpu.trisolve.iluk_auto_fallback.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type ilu -pc_factor_levels 1 -mat_gpuformats_trisolve auto -mat_gpuformats_trisolve_auto_margin 0 -ksp_view
-    grep -q "auto: the exact solves below (predicted" "$OUTDIR/gpu.trisolve.iluk_auto_fallback.$t.ours.log" && pass "gpu.trisolve.iluk_auto_fallback_view.$t" || fail "gpu.trisolve.iluk_auto_fallback_view.$t"
-    # auto: a margin of 0 takes the exact solves (aijcusparse's history, -ksp_view says so); a
+    grep -q "auto: cuSPARSE's triangular solves (predicted" "$OUTDIR/gpu.trisolve.iluk_auto_fallback.$t.ours.log" && pass "gpu.trisolve.iluk_auto_fallback_view.$t" || fail "gpu.trisolve.iluk_auto_fallback_view.$t"
+    # auto: a margin of 0 takes cuSPARSE's solves (aijcusparse's history, -ksp_view says so); a
     # huge one the sweeps (the sweeps mode's iterations), their Richardson rate below 1 on this Laplacian
     compare_solver "gpu.trisolve.auto_fallback.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type ilu -mat_gpuformats_trisolve auto -mat_gpuformats_trisolve_auto_margin 0 -ksp_view
-    grep -q "auto: the exact solves below (predicted" "$OUTDIR/gpu.trisolve.auto_fallback.$t.ours.log" && pass "gpu.trisolve.auto_fallback_view.$t" || fail "gpu.trisolve.auto_fallback_view.$t"
+    grep -q "auto: cuSPARSE's triangular solves (predicted" "$OUTDIR/gpu.trisolve.auto_fallback.$t.ours.log" && pass "gpu.trisolve.auto_fallback_view.$t" || fail "gpu.trisolve.auto_fallback_view.$t"
     a1=$(bin/petsc/ksp_ex2 -m 40 -n 37 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu -mat_gpuformats_trisolve auto -mat_gpuformats_trisolve_auto_margin 1e300 -mat_gpuformats_trisolve_sweeps 1 -ksp_converged_reason -ksp_view 2>&1)
     s1=$(bin/petsc/ksp_ex2 -m 40 -n 37 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu -mat_gpuformats_trisolve sweeps -mat_gpuformats_trisolve_sweeps 1 -ksp_converged_reason 2>&1)
     ia=$(echo "$a1" | grep -o 'iterations [0-9]*'); is=$(echo "$s1" | grep -o 'iterations [0-9]*')

@@ -11,13 +11,13 @@
 // pattern uploads nothing the products do not upload anyway. Phases that factor on the host read
 // S's host values, which are A's own arrays.
 //
-// -mat_gpuformats_trisolve exact|sweeps|isai|auto (src/trisolve), ILU(k) and ICC(k) in the natural
-// ordering: A's values, in ILU(k)'s pattern for k > 0 (trisolve::iluk_pattern, made on the host at
-// the symbolic phase), are factored on the device by cuSPARSE's csrilu02, and the triangular solves
-// are ours: exact (the default) level-scheduled solves of the factors, or products in our formats
-// (Jacobi sweeps, or incomplete sparse approximate inverses). The package's own numeric phase then
-// never runs. -mat_gpuformats_trisolve cusparse keeps cuSPARSE's solves (and the package's
-// numeric phases); auto fills the sweeps and the exact solves at the first numeric phase, measures them on a
+// -mat_gpuformats_trisolve levelset|sweeps|isai|auto (src/trisolve), ILU(k) and ICC(k) in the
+// natural ordering: A's values, in ILU(k)'s pattern for k > 0 (trisolve::iluk_pattern, made on the
+// host at the symbolic phase), are factored on the device by cuSPARSE's csrilu02, and the
+// triangular solves are ours: level-scheduled exact solves of the factors, or products in our
+// formats (Jacobi sweeps, or incomplete sparse approximate inverses). The package's own ILU(k > 0)
+// numeric phase (on the host) then runs only for auto or a fallback. exact (the default) keeps
+// cuSPARSE's solves; auto builds both at the first numeric phase, measures them on a
 // probe (trisolve::AutoProbe) and keeps the one predicted faster for the numeric phases that
 // follow. ICC(k) is applied the same way as the ILU(k) of A: for a symmetric A, U = D L^T and
 // L U = L_c L_c^T (the IC factor L_c = L D^1/2), so the two are one preconditioner, and the sweeps
@@ -56,7 +56,6 @@ using SolveFn       = PetscErrorCode (*)(Mat, Vec, Vec);
 // An ILU(k) applied in our formats (-mat_gpuformats_trisolve sweeps|isai|auto), made by the symbolic phase.
 struct TriState {
   std::unique_ptr<trisolve::TriangularApply> apply;
-  std::unique_ptr<trisolve::TriangularApply> exact_apply;    // auto: the exact solves, until it decides (then apply, if chosen)
   std::unique_ptr<trisolve::Ilu0Cuda>        ilu;            // on M's pattern: A's for k = 0, with ILU(k)'s fill otherwise
   DeviceBuffer<double>                       m;              // M = L\U: A's values (scattered into M's pattern) factored in place
   DeviceBuffer<int32_t>                      a_to_m;         // k > 0: where each of A's entries sits in M's pattern
@@ -257,7 +256,7 @@ constexpr auto CholeskyFactorNumeric_GF = FactorNumeric_GF<&GFFactor::cholesky_n
 
 // ---- -mat_gpuformats_trisolve sweeps|isai ----
 
-const char *TrisolveName(const TriState &t) { return t.autom ? "auto" : trisolve::mode_name(t.apply->mode()); }
+const char *TrisolveName(const TriState &t) { return t.autom ? "auto" : t.apply->mode() == trisolve::Mode::exact ? "levelset" : trisolve::mode_name(t.apply->mode()); }
 bool        TriExact(const TriState &t) { return t.apply->mode() == trisolve::Mode::exact; }
 
 // x = the apply of b (transposed: of (L U)^T), device vectors: no cuSPARSE triangular solve.
@@ -290,17 +289,6 @@ PetscErrorCode TriSolve(Mat B, Vec b, Vec x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// auto's exact candidate, until it decides
-PetscErrorCode AutoExactSolve(Mat B, Vec b, Vec x)
-{
-  GFFactor *f;
-
-  PetscFunctionBegin;
-  PetscCall(GetFactorData(B, &f));
-  PetscCall(RunApply(*f->tri->exact_apply, false, b, x));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 // (L U)^T x = b: exact solves of U^T and L^T; ICC's applies are symmetric (gf_factor.cpp's head).
 PetscErrorCode TriSolveTranspose(Mat B, Vec b, Vec x)
 {
@@ -312,7 +300,7 @@ PetscErrorCode TriSolveTranspose(Mat B, Vec b, Vec x)
     PetscCall(TriSolve(B, b, x));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCheck(TriExact(*f->tri), PETSC_COMM_SELF, PETSC_ERR_SUP, "gpuformats: MatSolveTranspose() is not offered with -mat_gpuformats_trisolve %s; use -mat_gpuformats_trisolve exact (the default)", TrisolveName(*f->tri));
+  PetscCheck(TriExact(*f->tri), PETSC_COMM_SELF, PETSC_ERR_SUP, "gpuformats: MatSolveTranspose() is not offered with -mat_gpuformats_trisolve %s; use -mat_gpuformats_trisolve exact (cuSPARSE's triangular solves, the default) or levelset", TrisolveName(*f->tri));
   PetscCall(RunApply(*f->tri->apply, true, b, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -336,7 +324,7 @@ PetscErrorCode TriView(Mat B, PetscViewer viewer)
     else PetscCall(PetscViewerASCIIPrintf(viewer, "gpuformats ILU(%d) apply (-mat_gpuformats_trisolve %s):\n", t.levels, TrisolveName(t)));
     PetscCall(PetscViewerASCIIPushTab(viewer));
     if (t.autom && t.decided)
-      PetscCall(PetscViewerASCIIPrintf(viewer, "auto: %s (predicted solve time of the sweeps %.3g of the exact solves' %s margin %g; per GMRES iteration on a probe the residual falls to %.3g with the sweeps, %.3g with the exact solves, in %.3g ms, %.3g ms; measured in %.3f ms)\n", t.exact ? "the exact solves below" : "the sweeps below",
+      PetscCall(PetscViewerASCIIPrintf(viewer, "auto: %s (predicted solve time of the sweeps %.3g of the exact solves' %s margin %g; per GMRES iteration on a probe the residual falls to %.3g with the sweeps, %.3g with the exact solves, in %.3g ms, %.3g ms; measured in %.3f ms)\n", t.exact ? "cuSPARSE's triangular solves" : "the sweeps below",
                                        t.ratio, t.exact ? ">" : "<=", t.margin, t.probe.rate_approx, t.probe.rate_exact, 1e3 * t.probe.t_approx, 1e3 * t.probe.t_exact, t.auto_ms));
     for (const LayoutStat &l : lines) PetscCall(PetscViewerASCIIPrintf(viewer, "%s: %s\n", l.key.c_str(), l.value.c_str()));
     if (t.a_bytes > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "apply cost: %.2f products of A (bytes read)\n", (double)t.apply->apply_bytes() / t.a_bytes));
@@ -417,10 +405,9 @@ PetscErrorCode AutoMeasure(Mat B, Mat A, SolveFn exact, trisolve::AutoProbe &p)
 }
 
 // The numeric phase: A's current values (from the format, device to device) into M (k > 0:
-// scattered into ILU(k)'s pattern, zeros at the fill), cuSPARSE's ILU(0) of M in place (ILU(k) of
-// A), the apply's values from M and its probe residual; the solves become the apply's. auto: the
-// first numeric phase fills both the sweeps and the exact solves, measures them and keeps the
-// faster-predicted; later ones fill only the kept one.
+// scattered into ILU(k)'s pattern, zeros at the fill), cuSPARSE's ILU(0) of M in place (ILU(k) of A), the operators from M and their probe residual; the solves become the operators'
+// products. auto: the first numeric phase also runs the package's own (cuSPARSE's factor and solve
+// analysis), measures both and keeps the faster-predicted; later ones run only the kept one's.
 PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *info)
 {
   GFFactor          *f;
@@ -436,46 +423,59 @@ PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *info)
   PetscCall(MatGetNonzeroState(A, &nz));
   PetscCheck(nz == t.nzstate, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "gpuformats: the matrix's nonzero pattern changed since the symbolic factorization; factor it again from MatILUFactorSymbolic() / MatICCFactorSymbolic()");
   const auto t0 = std::chrono::steady_clock::now();
-  int32_t pivot = -1;
-  PetscCall(GFShadowOnDevice(A, &S));
-  PetscCall(MatSeqAIJCUSPARSEGetArrayRead(S, &a));
-  PetscCall(PetscGetCurrentCUDAStream(&stream));
-  PetscCall(PetscLogGpuTimeBegin());
-  GF_TRY(PETSC_COMM_SELF, {
-    if (t.levels == 0) GPUFORMATS_CUDA(cudaMemcpyAsync(t.m.data(), a, sizeof(double) * t.a_nnz, cudaMemcpyDeviceToDevice, stream));
-    else trisolve::scatter_to_pattern_cuda(a, t.a_nnz, t.a_to_m.data(), t.m.data(), t.apply->nnz(), stream);
-    pivot = t.ilu->factor(t.m.data(), stream); // synchronises (its zero-pivot check)
-    if (pivot < 0) {
-      t.apply->set_values(t.m.data(), stream);
-      if (t.exact_apply) t.exact_apply->set_values(t.m.data(), stream);
-    }
-  });
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(S, &a));
-  // a zero pivot is the factorization's failure, as PETSc reports it (KSP: DIVERGED_PC_FAILED), not an error
-  B->factorerrortype             = pivot < 0 ? MAT_FACTOR_NOERROR : MAT_FACTOR_NUMERIC_ZEROPIVOT;
-  B->factorerror_zeropivot_value = 0.0;
-  B->factorerror_zeropivot_row   = pivot < 0 ? 0 : pivot;
-  if (pivot >= 0) PetscCall(PetscInfo(A, "gpuformats: ILU(%d) zero pivot in row %d\n", t.levels, (int)pivot));
+  const bool ours = !(t.autom && t.decided && t.exact), theirs = t.autom && !(t.decided && !t.exact);
+  int32_t    pivot = -1;
+  if (ours) {
+    PetscCall(GFShadowOnDevice(A, &S));
+    PetscCall(MatSeqAIJCUSPARSEGetArrayRead(S, &a));
+    PetscCall(PetscGetCurrentCUDAStream(&stream));
+    PetscCall(PetscLogGpuTimeBegin());
+    double residual = -1;
+    GF_TRY(PETSC_COMM_SELF, {
+      if (t.levels == 0) GPUFORMATS_CUDA(cudaMemcpyAsync(t.m.data(), a, sizeof(double) * t.a_nnz, cudaMemcpyDeviceToDevice, stream));
+      else trisolve::scatter_to_pattern_cuda(a, t.a_nnz, t.a_to_m.data(), t.m.data(), t.apply->nnz(), stream);
+      pivot = t.ilu->factor(t.m.data(), stream); // synchronises (its zero-pivot check)
+      if (pivot < 0) {
+        t.apply->set_values(t.m.data(), stream);
+        residual = t.apply->probe_residual(t.m.data(), stream); // synchronises
+      }
+    });
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(S, &a));
+    t.residual    = residual;
+    t.single_loss = t.single && residual > kSingleResidualWarning;
+    if (t.single_loss) PetscCall(PetscInfo(A, "gpuformats: FP32 factor values: probe residual %g (above %g)\n", residual, kSingleResidualWarning));
+    // a zero pivot is the factorization's failure, as PETSc reports it (KSP: DIVERGED_PC_FAILED), not an error
+    B->factorerrortype             = pivot < 0 ? MAT_FACTOR_NOERROR : MAT_FACTOR_NUMERIC_ZEROPIVOT;
+    B->factorerror_zeropivot_value = 0.0;
+    B->factorerror_zeropivot_row   = pivot < 0 ? 0 : pivot;
+    if (pivot >= 0) PetscCall(PetscInfo(A, "gpuformats: ILU(%d) zero pivot in row %d\n", t.levels, (int)pivot));
+  }
+  SolveFn exact_solve = NULL, exact_transpose = NULL;
+  if (theirs && pivot < 0) { // the package's numeric phase on S, with A's current values where it reads them (k > 0: the host)
+    if (t.levels > 0) PetscCall(ShadowOnHost(A, &S));
+    else if (!ours) PetscCall(GFShadowOnDevice(A, &S));
+    PetscCall((t.icc ? f->cholesky_numeric : f->lu_numeric)(B, S, info));
+    exact_solve     = B->ops->solve;
+    exact_transpose = B->ops->solvetranspose;
+  }
   if (t.autom && !t.decided && pivot < 0) {
     const auto ta = std::chrono::steady_clock::now();
-    PetscCall(AutoMeasure(B, A, AutoExactSolve, t.probe));
+    PetscCall(AutoMeasure(B, A, exact_solve, t.probe));
     t.auto_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ta).count();
     t.ratio   = trisolve::predicted_time_ratio(t.probe);
     t.exact   = !(t.ratio <= t.margin);
     t.decided = true;
-    if (t.exact) t.apply = std::move(t.exact_apply); // the sweeps' operators are freed
-    t.exact_apply.reset();
-    PetscCall(PetscInfo(A, "gpuformats: -mat_gpuformats_trisolve auto: %s (predicted solve time of the sweeps %g of the exact solves', margin %g)\n", t.exact ? "the exact solves" : "the sweeps", t.ratio, t.margin));
+    PetscCall(PetscInfo(A, "gpuformats: -mat_gpuformats_trisolve auto: %s (predicted solve time of the sweeps %g of the exact solves', margin %g)\n", t.exact ? "cuSPARSE's triangular solves" : "the sweeps", t.ratio, t.margin));
   }
-  t.residual = -1;
-  if (pivot < 0) GF_TRY(PETSC_COMM_SELF, t.residual = t.apply->probe_residual(t.m.data(), stream)); // synchronises
-  t.single_loss = t.single && TriExact(t) && t.residual > kSingleResidualWarning;
-  if (t.single_loss) PetscCall(PetscInfo(A, "gpuformats: FP32 factor values: probe residual %g (above %g)\n", t.residual, kSingleResidualWarning));
-  f->solve                  = TriSolve;
-  f->solve_transpose        = TriSolveTranspose;
-  B->ops->matsolve          = NULL; // MatMatSolve column by column through the solve below
-  B->ops->matsolvetranspose = NULL;
+  if (t.autom && t.exact) {
+    if (exact_solve) f->solve = exact_solve, f->solve_transpose = exact_transpose;
+  } else {
+    f->solve                  = TriSolve;
+    f->solve_transpose        = TriSolveTranspose;
+    B->ops->matsolve          = NULL; // MatMatSolve column by column through the solve below
+    B->ops->matsolvetranspose = NULL;
+  }
   t.setup_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   t.numerics++;
   B->assembled    = PETSC_TRUE; // as the package's numeric phases mark it (k > 0 may not run one): a factored matrix
@@ -506,25 +506,29 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
   PetscPrecision          precision = PETSC_PRECISION_DOUBLE;
   PetscInt                schedule  = 0;
   trisolve::ExactOptions  exact;
+  PetscInt                blocks_per_sm = exact.blocks_per_sm, backoff_ns = exact.backoff_ns;
   const char *const       schedules[] = {"syncfree", "levels", "graph"};
   PetscOptionsBegin(PetscObjectComm((PetscObject)B), ((PetscObject)B)->prefix, "gpuformats triangular solves", "Mat");
-  PetscCall(PetscOptionsEnum("-pc_precision", "Precision of the factor's values in the exact triangular solves of -mat_gpuformats_trisolve exact (single: FP32 values, FP64 diagonal, arithmetic and vectors)", "MATSOLVERCUSPARSE", PetscPrecisionTypes, (PetscEnum)precision, (PetscEnum *)&precision, NULL));
-  PetscCall(PetscOptionsEList("-mat_gpuformats_trisolve_schedule", "How the exact triangular solves run on the device: syncfree (one launch per triangle, each row waits for the rows it reads), levels (one launch per level) or graph (those launches from a CUDA graph)", "MATSOLVERCUSPARSE", schedules, 3, schedules[schedule], &schedule, NULL));
+  PetscCall(PetscOptionsEnum("-pc_precision", "Precision of the factor's values in the triangular solves of -mat_gpuformats_trisolve levelset (single: FP32 values, FP64 diagonal, arithmetic and vectors)", "MATSOLVERCUSPARSE", PetscPrecisionTypes, (PetscEnum)precision, (PetscEnum *)&precision, NULL));
+  PetscCall(PetscOptionsEList("-mat_gpuformats_trisolve_schedule", "How the triangular solves of -mat_gpuformats_trisolve levelset run on the device: syncfree (one launch per triangle, each row waits for the rows it reads), levels (one launch per level) or graph (those launches from a CUDA graph)", "MATSOLVERCUSPARSE", schedules, 3, schedules[schedule], &schedule, NULL));
+  PetscCall(PetscOptionsRangeInt("-mat_gpuformats_trisolve_blocks_per_sm", "syncfree: resident blocks per SM taking row blocks in turn (0: one block per row block)", "MATSOLVERCUSPARSE", blocks_per_sm, &blocks_per_sm, NULL, 0, 64));
+  PetscCall(PetscOptionsRangeInt("-mat_gpuformats_trisolve_backoff_ns", "syncfree: the longest sleep between two polls of a row not yet solved, in ns (0: none)", "MATSOLVERCUSPARSE", backoff_ns, &backoff_ns, NULL, 0, 100000));
   PetscOptionsEnd();
+  exact.blocks_per_sm = (int)blocks_per_sm;
+  exact.backoff_ns    = (int)backoff_ns;
   PetscCheck(precision == PETSC_PRECISION_SINGLE || precision == PETSC_PRECISION_DOUBLE, PetscObjectComm((PetscObject)B), PETSC_ERR_USER_INPUT, "gpuformats: -pc_precision takes single or double for the triangular solves");
   exact.single   = precision == PETSC_PRECISION_SINGLE;
   exact.schedule = schedule == 2 ? trisolve::Schedule::graph : schedule == 1 ? trisolve::Schedule::levels : trisolve::Schedule::sync_free;
-  if (exact.single && gf(A).trisolve != 0 && gf(A).trisolve != 3) PetscCall(PetscInfo(A, "gpuformats: -pc_precision single applies to -mat_gpuformats_trisolve exact; the %s apply keeps FP64\n", GFTrisolveModes[gf(A).trisolve]));
+  if (exact.single && gf(A).trisolve != kTrisolveLevelset) PetscCall(PetscInfo(A, "gpuformats: -pc_precision single applies to -mat_gpuformats_trisolve levelset; the %s apply keeps FP64\n", GFTrisolveModes[gf(A).trisolve]));
   auto t = std::make_unique<TriState>();
   PetscCall(MatGetNonzeroState(A, &t->nzstate));
   const CsrView view{(int32_t)A->rmap->n, (int32_t)A->cmap->n, (int64_t)ai[A->rmap->n], ai, aj, nullptr};
   GF_TRY(PETSC_COMM_SELF, ([&] { // parenthesised: the braces hold commas
-    const trisolve::Mode  mode = gf(A).trisolve == 0 ? trisolve::Mode::exact : gf(A).trisolve == 2 ? trisolve::Mode::isai : trisolve::Mode::sweeps; // sweeps for auto
+    const trisolve::Mode  mode = gf(A).trisolve == kTrisolveLevelset ? trisolve::Mode::exact : gf(A).trisolve == 2 ? trisolve::Mode::isai : trisolve::Mode::sweeps; // sweeps for auto
     trisolve::FillPattern fill;
     if (levels > 0) fill = trisolve::iluk_pattern(view, levels);
     const CsrView pattern = levels > 0 ? CsrView{view.nrows, view.ncols, fill.nnz(), fill.rowptr.data(), fill.colidx.data(), nullptr} : view;
     t->apply = std::make_unique<trisolve::TriangularApply>(pattern, mode, (int)gf(A).trisolve_sweeps, gf(A).diag->built_ops ? *gf(A).diag->built_ops : *gf(A).ops, Backend::cuda, stream, exact);
-    if (gf(A).trisolve == 3) t->exact_apply = std::make_unique<trisolve::TriangularApply>(pattern, trisolve::Mode::exact, 0, *gf(A).ops, Backend::cuda, stream, exact);
     t->ilu   = std::make_unique<trisolve::Ilu0Cuda>(t->apply->nrows(), t->apply->nnz(), t->apply->rowptr(), t->apply->colidx(), stream);
     t->m.resize(std::max<int64_t>(t->apply->nnz(), 1));
     if (levels > 0) {
@@ -537,7 +541,7 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
   t->levels   = levels;
   t->icc      = icc;
   t->autom    = gf(A).trisolve == 3;
-  t->single   = exact.single && (gf(A).trisolve == 0 || gf(A).trisolve == 3);
+  t->single   = exact.single && gf(A).trisolve == kTrisolveLevelset;
   t->margin   = gf(A).trisolve_auto_margin >= 0 ? (double)gf(A).trisolve_auto_margin : trisolve::auto_margin(levels);
   f.tri       = t.release();
   if (icc) B->ops->choleskyfactornumeric = TriNumeric;
@@ -596,7 +600,7 @@ PetscErrorCode EndSymbolic(Mat B, Mat A, GFFactor &f, const MatFactorInfo *info,
   }
   delete f.tri;
   f.tri = nullptr;
-  if (gf(A).trisolve == kTrisolveCusparse) PetscFunctionReturn(PETSC_SUCCESS);
+  if (gf(A).trisolve == 0) PetscFunctionReturn(PETSC_SUCCESS);
   if (incomplete && natural) PetscCall(TriSymbolic(B, A, f, cholesky, (int)info->levels));
   else PetscCall(PetscInfo(A, "gpuformats: -mat_gpuformats_trisolve applies to ILU(k) and ICC(k) in the natural ordering on the device; this %s keeps cuSPARSE's triangular solves\n", incomplete ? "factorization (another ordering, or factored on the host)" : "complete factorization"));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -681,7 +685,7 @@ PetscErrorCode MatGetFactor_SeqGF_cusparse(Mat A, MatFactorType ftype, Mat *B)
 
 } // namespace
 
-const char *const GFTrisolveModes[] = {"exact", "sweeps", "isai", "auto", "cusparse"};
+const char *const GFTrisolveModes[] = {"exact", "sweeps", "isai", "auto", "levelset"};
 
 // The shadow of `aij` whose format block `blk` the caller has synced.
 static PetscErrorCode GFShadowOfBlock(Mat aij, GFBlock &blk, GFShadow &sh, Mat *S)

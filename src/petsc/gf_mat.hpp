@@ -149,8 +149,8 @@ struct GFMat {
   bool  product_format = false; // -mat_gpuformats_product_result: device MatProducts give a matrix of this format (else aijcusparse)
   // -mat_gpuformats_trisolve, -mat_gpuformats_trisolve_sweeps, -mat_gpuformats_trisolve_auto_margin:
   // how the triangular solves of ILU(k) / ICC(k) in the natural ordering run (gf_factor.cpp, src/trisolve): 0 exact
-  // (ours, level-scheduled), 1 sweeps, 2 isai, 3 auto (sweeps where their predicted solve time is at most the
-  // margin times cuSPARSE's solves'), 4 (kTrisolveCusparse) cuSPARSE's solves
+  // (cuSPARSE's), 1 sweeps, 2 isai, 3 auto (sweeps where their predicted solve time is at most the
+  // margin times the exact solves'), 4 (kTrisolveLevelset) our level-scheduled exact solves
   PetscInt  trisolve = 0, trisolve_sweeps = 3;
   PetscReal trisolve_auto_margin = -1; // < 0: trisolve::auto_margin(k) of the factor's levels
   // -mat_gpuformats_block auto|scalar|block (select::BlockMode): each block's bs x bs blocks
@@ -267,8 +267,8 @@ PetscErrorCode GFShadowOnDevice(Mat A, Mat *S);
 
 // --- gf_product.cpp: MatProducts (MatMatMult, MatPtAP, ...) of the seq types on the device ---
 extern const char *const GFProductResults[]; // -mat_gpuformats_product_result: "aijcusparse", "format"
-extern const char *const GFTrisolveModes[];  // -mat_gpuformats_trisolve: "exact", "sweeps", "isai", "auto", "cusparse" (gf_factor.cpp)
-constexpr PetscInt       kTrisolveCusparse = 4; // its "cusparse": the package's own triangular solves
+extern const char *const GFTrisolveModes[];  // -mat_gpuformats_trisolve: "exact", "sweeps", "isai", "auto", "levelset" (gf_factor.cpp)
+constexpr PetscInt       kTrisolveLevelset = 4; // its "levelset": trisolve::Mode::exact
 // Installs (or, at destroy, removes) the seq type's MatProductSetFromOptions: cuSPARSE's products
 // on device operands on the cuda backend, AIJ's elsewhere.
 PetscErrorCode GFInstallProducts(Mat B, PetscBool install);

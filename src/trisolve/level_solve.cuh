@@ -59,6 +59,7 @@ __host__ __device__ inline double from_bits(long long b)
 
 constexpr int kSlice = 32;  // rows per slice: one warp
 constexpr int kBlock = 128; // threads per block of the device solves (a ticket's rows)
+constexpr int kBatch = 4;   // entries of a row whose read rows are awaited together
 
 // Row i's strict entries: [rowptr[i], dpos[i]) below the diagonal, (dpos[i], rowptr[i+1]) above.
 struct Strict {
@@ -197,22 +198,41 @@ struct SolveRow {
   const double  *dval;
   double        *rhs, *out, *mark;
   bool           consume;
+  uint32_t       backoff_ns; // Wait: the longest sleep between polls
   __host__ __device__ void operator()(int32_t k) const
   {
     const int32_t i = perm[k];
     const int64_t b = slice_ptr[k / kSlice] + (k % kSlice), w = (slice_ptr[k / kSlice + 1] - slice_ptr[k / kSlice]) / kSlice;
     double        s = rhs[i];
     if (consume) rhs[i] = from_bits((long long)kPending);
-    for (int64_t j = 0; j < w; ++j) {
-      const int32_t c = cols[b + j * kSlice];
-      if (c < 0) break;
-      const double v = (double)vals[b + j * kSlice];
-      double       xc;
-      if constexpr (Wait) {
-        do xc = *(volatile const double *)(out + c);
-        while (pending(xc));
-      } else xc = out[c];
-      s -= v * xc;
+    // kBatch entries at a time: their columns and values, then every read row's value issued
+    // before any is awaited, so a row ready to go costs one round trip, not one per entry
+    for (int64_t j0 = 0; j0 < w; j0 += kBatch) {
+      int32_t c[kBatch];
+      double  v[kBatch], xc[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        c[u] = j0 + u < w ? cols[b + (j0 + u) * kSlice] : -1;
+        v[u] = c[u] >= 0 ? (double)vals[b + (j0 + u) * kSlice] : 0.0;
+      }
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        if constexpr (Wait) xc[u] = c[u] >= 0 ? *(volatile const double *)(out + c[u]) : 0.0;
+        else xc[u] = c[u] >= 0 ? out[c[u]] : 0.0;
+      }
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        if (c[u] < 0) continue;
+        if constexpr (Wait) {
+#ifdef __CUDA_ARCH__
+          for (uint32_t ns = 32; pending(xc[u]); ns = ns < backoff_ns ? 2 * ns : ns) {
+            if (backoff_ns) __nanosleep(ns < backoff_ns ? ns : backoff_ns);
+            xc[u] = *(volatile const double *)(out + c[u]);
+          }
+#endif
+        }
+        s -= v[u] * xc[u];
+      }
     }
     double r = dval ? s / dval[k] : s;
     if (pending(r)) r = from_bits(0x7ff8000000000000ll);
@@ -223,19 +243,26 @@ struct SolveRow {
 };
 
 // The sync-free solve: rows taken in level order by block tickets (a block waits only on rows of
-// blocks that took earlier tickets, which are running), each waiting on the rows it reads. The block
-// that takes ticket 0 resets the other triangle's ticket (it runs after this one ends).
+// tickets taken earlier, by running blocks), each waiting on the rows it reads. Each block takes
+// tickets until none is left (a grid of resident blocks polls less than one block per ticket).
+// The block that takes ticket 0 resets the other triangle's ticket (it runs after this one ends).
 template <class V>
 __global__ void __launch_bounds__(kBlock) sync_free_kernel(int32_t n, SolveRow<V, true> r, uint32_t *ticket, uint32_t *next_ticket)
 {
   __shared__ uint32_t t;
-  if (threadIdx.x == 0) {
-    t = atomicAdd(ticket, 1u);
-    if (t == 0) *next_ticket = 0;
+  const uint32_t      tickets = (uint32_t)((n + kBlock - 1) / kBlock);
+  for (;;) {
+    if (threadIdx.x == 0) {
+      t = atomicAdd(ticket, 1u);
+      if (t == 0) *next_ticket = 0;
+    }
+    __syncthreads();
+    const uint32_t mine = t;
+    __syncthreads(); // every thread has read t before thread 0 takes the next
+    if (mine >= tickets) return;
+    const int64_t k = (int64_t)mine * kBlock + threadIdx.x;
+    if (k < n) r((int32_t)k);
   }
-  __syncthreads();
-  const int64_t k = (int64_t)t * kBlock + threadIdx.x;
-  if (k < n) r((int32_t)k);
 }
 
 template <class V>
@@ -303,24 +330,31 @@ struct Triangle {
   }
 
   // out = T^-1 rhs (the head's SolveRow for mark and consume); device: the sync-free tickets.
-  void solve(const Sys &sys, double *rhs, double *out, double *mark, bool consume, Schedule sched, uint32_t *ticket, uint32_t *next_ticket) const
+  void solve(const Sys &sys, double *rhs, double *out, double *mark, bool consume, const ExactOptions &o, uint32_t *ticket, uint32_t *next_ticket) const
   {
-    if (single) solve_v(sys, v32.data(), rhs, out, mark, consume, sched, ticket, next_ticket);
-    else solve_v(sys, v64.data(), rhs, out, mark, consume, sched, ticket, next_ticket);
+    if (single) solve_v(sys, v32.data(), rhs, out, mark, consume, o, ticket, next_ticket);
+    else solve_v(sys, v64.data(), rhs, out, mark, consume, o, ticket, next_ticket);
   }
 
   template <class V>
-  void solve_v(const Sys &sys, const V *v, double *rhs, double *out, double *mark, bool consume, Schedule sched, uint32_t *ticket, uint32_t *next_ticket) const
+  void solve_v(const Sys &sys, const V *v, double *rhs, double *out, double *mark, bool consume, const ExactOptions &o, uint32_t *ticket, uint32_t *next_ticket) const
   {
     if (n == 0) return;
-    const auto row = [&](auto wait) { return SolveRow<V, decltype(wait)::value>{perm.data(), cols.data(), slice_ptr.data(), v, unit ? nullptr : dval.data(), rhs, out, mark, consume}; };
+    const auto row = [&](auto wait) { return SolveRow<V, decltype(wait)::value>{perm.data(), cols.data(), slice_ptr.data(), v, unit ? nullptr : dval.data(), rhs, out, mark, consume, (uint32_t)o.backoff_ns}; };
     if constexpr (std::is_same_v<Sys, HostSystem>) {
       // each level's rows last to first: a row that read another of its level would read it unwritten
       const auto r = row(std::false_type{});
       for (std::size_t l = 0; l + 1 < level_ptr.size(); ++l)
         for (int32_t k = level_ptr[l + 1] - 1; k >= level_ptr[l]; --k) r(k);
-    } else if (sched == Schedule::sync_free) {
-      sync_free_kernel<V><<<(unsigned)((n + kBlock - 1) / kBlock), kBlock, 0, sys.stream>>>(n, row(std::true_type{}), ticket, next_ticket);
+    } else if (o.schedule == Schedule::sync_free) {
+      int64_t grid = (n + kBlock - 1) / kBlock;
+      if (o.blocks_per_sm > 0) {
+        int dev = 0, sms = 0;
+        GPUFORMATS_CUDA(cudaGetDevice(&dev));
+        GPUFORMATS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        grid = std::min<int64_t>(grid, (int64_t)sms * o.blocks_per_sm);
+      }
+      sync_free_kernel<V><<<(unsigned)grid, kBlock, 0, sys.stream>>>(n, row(std::true_type{}), ticket, next_ticket);
       GPUFORMATS_CUDA(cudaGetLastError());
     } else { // levels, graph (captured by the caller)
       const auto r = row(std::false_type{});

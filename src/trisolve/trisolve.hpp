@@ -57,6 +57,10 @@ enum class Schedule { sync_free, levels, graph };
 struct ExactOptions {
   bool     single   = false;
   Schedule schedule = Schedule::sync_free;
+  // sync_free: resident blocks per SM taking row blocks in turn (0: one block per row block; 1
+  // measured best, trisolve_cuda.cu), and
+  // the longest sleep between two polls of a row not yet solved (0: none)
+  int blocks_per_sm = 1, backoff_ns = 0;
 };
 
 // The auto mode's choice between the approximate apply and the exact solves. The glue runs, at a

@@ -297,8 +297,8 @@ struct ExactImpl final : Common<Sys> {
   void solve_pair(const Sys &sys, const level::Triangle<Sys> &first, const level::Triangle<Sys> &second, const double *b, double *x) const
   {
     uint32_t *t0 = tickets.data(), *t1 = t0 ? t0 + 1 : nullptr;
-    first.solve(sys, const_cast<double *>(b), y.data(), x, false, opt.schedule, t0, t1); // b is only read
-    second.solve(sys, y.data(), x, nullptr, true, opt.schedule, t1, t0);
+    first.solve(sys, const_cast<double *>(b), y.data(), x, false, opt, t0, t1); // b is only read
+    second.solve(sys, y.data(), x, nullptr, true, opt, t1, t0);
   }
 
   // Schedule::graph: the pair captured once on a stream of its own, over bx, launched between two copies.
@@ -312,9 +312,11 @@ struct ExactImpl final : Common<Sys> {
         cudaGraph_t  g;
         GPUFORMATS_CUDA(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
         GPUFORMATS_CUDA(cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal));
-        const Sys cap = make_system<Sys>(cs);
-        first.solve(cap, bx[0].data(), y.data(), bx[1].data(), false, Schedule::levels, nullptr, nullptr);
-        second.solve(cap, y.data(), bx[1].data(), nullptr, true, Schedule::levels, nullptr, nullptr);
+        const Sys    cap = make_system<Sys>(cs);
+        ExactOptions levels = opt;
+        levels.schedule     = Schedule::levels;
+        first.solve(cap, bx[0].data(), y.data(), bx[1].data(), false, levels, nullptr, nullptr);
+        second.solve(cap, y.data(), bx[1].data(), nullptr, true, levels, nullptr, nullptr);
         const cudaError_t e = cudaStreamEndCapture(cs, &g);
         cudaStreamDestroy(cs);
         GPUFORMATS_CUDA(e);

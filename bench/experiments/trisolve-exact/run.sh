@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# The exact triangular solves (src/trisolve, level_solve.cuh) against aijcusparse's, PETSc's default
-# preconditioner (ILU(0) on one rank), one GPU, in one call:
+# Our level-scheduled exact triangular solves (-mat_gpuformats_trisolve levelset: src/trisolve,
+# level_solve.cuh) against cuSPARSE's (aijcusparse's, and evchyb's default), PETSc's default
+# preconditioner (ILU(0) on one rank), one GPU, in one call (the names below: exact = levelset with
+# its default schedule, levels / graph its other schedules, fp32 its FP32 values, cusparse = evchyb
+# with cuSPARSE's solves):
 #   1. bin/test/test_trisolve on the device: the sync-free and per-level solves, FP64 and FP32,
 #      and the transposed solve, against the host references
 #   2. per-call GPU times (-log_view_gpu_time, each event synchronised: per-apply cost only):
@@ -11,7 +14,7 @@
 #      evchyb exact and FP32
 # Logs -> $OUT/logs.tar.xz, summary -> $OUT/trisolve.json (bench/experiments/s22-device-runs/summarize.py).
 #   run(command="bash bench/experiments/trisolve-exact/run.sh [phases]", carry=["bundle"])
-# phases: a list of 1 2 3 (default all); TRI_N / TRI_N2 the grid sizes, TRI_DEADLINE seconds.
+# phases: a list of 1 2 3 (default all), and tune (the sync-free schedule's parameters, ex45 128^3); TRI_N / TRI_N2 the grid sizes, TRI_DEADLINE seconds.
 set -uo pipefail
 source "$(dirname "$0")/../s21-device-runs/env.sh"
 export CUDA_VISIBLE_DEVICES=0
@@ -47,15 +50,28 @@ variants() { # case timeout cmd [names...]: aijcusparse and evchyb's triangular 
   for nm in $names; do
     case $nm in
     aijcusparse) run "$c" aijcusparse "$tmo" "$cmd" aijcusparse ;;
-    exact) run "$c" exact "$tmo" "$cmd" evchyb ;;
-    levels | graph) run "$c" "$nm" "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve_schedule "$nm" ;;
-    fp32) run "$c" fp32 "$tmo" "$cmd" evchyb -pc_precision single ;;
-    cusparse) run "$c" cusparse "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve cusparse ;;
+    exact) run "$c" exact "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve levelset ;;
+    levels | graph) run "$c" "$nm" "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve levelset -mat_gpuformats_trisolve_schedule "$nm" ;;
+    fp32) run "$c" fp32 "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve levelset -pc_precision single ;;
+    cusparse) run "$c" cusparse "$tmo" "$cmd" evchyb ;;
     esac
   done
 }
 g="-da_grid_x $N -da_grid_y $N -da_grid_z $N"
 g2="-da_grid_x $N2 -da_grid_y $N2 -da_grid_z $N2"
+if [[ " $phases " == *" tune "* ]]; then # the sync-free schedule's residency and poll backoff
+  for bps in ${TRI_TUNE_BLOCKS:-0 1 2 4 8}; do
+    for bo in ${TRI_TUNE_BACKOFF:-0}; do run "tune_ex45_$N" "syncfree_b${bps}_s${bo}" 40 "bin/petsc/ksp_ex45 $g -log_view_gpu_time" evchyb -mat_gpuformats_trisolve levelset -mat_gpuformats_trisolve_blocks_per_sm $bps -mat_gpuformats_trisolve_backoff_ns $bo; done
+  done
+  variants "tune_ex45_$N" 40 "bin/petsc/ksp_ex45 $g -log_view_gpu_time" aijcusparse levels graph fp32 cusparse
+fi
+if [[ " $phases " == *" cases "* ]]; then # per-apply cost beyond the 3D Laplacian
+  variants gputime_ex19_512 90 "bin/petsc/snes_ex19 -da_grid_x 512 -da_grid_y 512 -snes_max_it 1 -ksp_max_it 400 -log_view_gpu_time" aijcusparse exact graph
+  variants gputime_ex14_$N 60 "bin/petsc/snes_ex14 $g -snes_max_it 1 -log_view_gpu_time" aijcusparse exact graph
+  variants gputime_convdiff_${N}_pe10 40 "bin/test/ksp_matrix -f convdiff3d:n=$N,pe=10 -log_view_gpu_time" aijcusparse exact graph
+  for m in ani4 fidapm05; do variants gputime_real_$m 30 "bin/test/ksp_matrix -f test/matrices/$m.mtx -log_view_gpu_time" aijcusparse exact graph; done
+  variants gputime_ex45_${N}_ilu1 40 "bin/petsc/ksp_ex45 $g -pc_factor_levels 1 -log_view_gpu_time" aijcusparse exact graph
+fi
 if [[ " $phases " == *" 2 "* ]]; then
   variants gputime_ex45_$N 40 "bin/petsc/ksp_ex45 $g -log_view_gpu_time"
   variants gputime_ex45_$N2 60 "bin/petsc/ksp_ex45 $g2 -log_view_gpu_time" aijcusparse exact fp32
