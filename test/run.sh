@@ -499,7 +499,7 @@ if [ $has_gpu = 1 ]; then
     compare_solver "gpu.trisolve.levelset_bjacobi_iluk.$t.np2" 2 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type bjacobi -sub_pc_factor_levels 1 $LS
     out=$(bin/petsc/ksp_ex2 -m 40 -n 37 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu $LS -pc_precision single -ksp_converged_reason -ksp_view 2>&1)
     echo "$out" | grep -q "Linear solve converged" && echo "$out" | grep -q "factor values in FP32" && pass "gpu.trisolve.levelset_single.$t # $(echo "$out" | grep -o 'iterations [0-9]*')" || { fail "gpu.trisolve.levelset_single.$t"; echo "$out" | tail -5; }
-    out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu $LS -pc_precision half 2>&1); rc=$?
+    out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu $LS -pc_precision bfloat16 2>&1); rc=$?
     [ $rc != 0 ] && echo "$out" | grep -q "pc_precision takes single or double" && pass "gpu.trisolve.precision_error.$t" || { fail "gpu.trisolve.precision_error.$t" "rc=$rc"; echo "$out" | tail -5; }
     out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu -ksp_view 2>&1); rc=$?
     [ $rc = 0 ] && ! echo "$out" | grep -q "gpuformats ILU(0) apply" && pass "gpu.trisolve.default_cusparse.$t" || { fail "gpu.trisolve.default_cusparse.$t" "rc=$rc"; echo "$out" | tail -5; }

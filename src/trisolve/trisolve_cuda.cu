@@ -4,13 +4,18 @@
 // slot maps; the products are the formats' own. The exact mode's triangles are level_solve.cuh's.
 // ILU(0) on the device is cuSPARSE's.
 //
-// The exact solve's device schedules (ILU(0), 7-point Laplacian, FP64; apply time in products of
-// A in evchyb, H100 and H200, bench/results/trisolve-exact-h100-h200/):
-//   sync_free   one launch per triangle, rows in level order, each waits on the rows it reads   (kept)
-//   levels      one launch per level from the host
-//   graph       the same launches from a CUDA graph captured once
-//   cuSPARSE    SpSV, as aijcusparse (-mat_gpuformats_trisolve cusparse)
-// (the figures are in docs/factorizations.md)
+// The exact solve's device schedules (Mode::exact, the glue's levelset), ILU(0) of ksp ex45 128^3,
+// time per apply and in products of A in evchyb, one H200 (bench/results/trisolve-levelset-h200/):
+//   sync_free, 1 resident block per SM   2.644 ms  32.4   (kept: the default schedule)
+//   sync_free, 2 per SM                  2.724 ms  33.4
+//   sync_free, 4 per SM                  3.052 ms  37.4
+//   sync_free, a block per row block     5.259 ms  64.4   (every block polls at once)
+//   graph: a launch per level, captured  2.957 ms  36.2
+//   levels: a launch per level           3.647 ms  44.7
+//   sync_free, FP32 values               2.567 ms  31.5   (latency-bound: bytes do not matter)
+//   cuSPARSE's SpSV (the default exact)  1.616 ms  19.8
+// Awaiting a row's read values one by one instead of together: 3.04 ms (2 per SM). A sleep
+// between polls (100, 200, 500 ns) was slower at every residency tried.
 #include "trisolve.hpp"
 
 #include "level_solve.cuh"
