@@ -77,14 +77,12 @@ if [[ " $phases " == *" 2 "* ]]; then
   variants gputime_ex45_$N2 60 "bin/petsc/ksp_ex45 $g2 -log_view_gpu_time" aijcusparse exact fp32
 fi
 if [[ " $phases " == *" 3 "* ]]; then
-  variants ex45_$N 40 "bin/petsc/ksp_ex45 $g" aijcusparse exact fp32
-  variants ex14_$N 40 "bin/petsc/snes_ex14 $g -snes_converged_reason" aijcusparse exact fp32
-  variants ex45_$N2 60 "bin/petsc/ksp_ex45 $g2" aijcusparse exact fp32
-  variants ex45_${N}_ilu1 40 "bin/petsc/ksp_ex45 $g -pc_factor_levels 1" aijcusparse exact fp32
-  variants convdiff_${N}_pe10 40 "bin/test/ksp_matrix -f convdiff3d:n=$N,pe=10" aijcusparse exact fp32
-  for m in ani4 fidapm05; do variants real_$m 30 "bin/test/ksp_matrix -f test/matrices/$m.mtx" aijcusparse exact fp32; done
-  variants ex19_1024 90 "bin/petsc/snes_ex19 -da_grid_x 1024 -da_grid_y 1024 -snes_max_it 1 -ksp_max_it 3000" aijcusparse exact fp32
-  variants ex14_$N2 120 "bin/petsc/snes_ex14 $g2 -snes_converged_reason" aijcusparse exact
+  variants ex45_$N 40 "bin/petsc/ksp_ex45 $g" aijcusparse cusparse exact fp32
+  variants ex14_$N 40 "bin/petsc/snes_ex14 $g -snes_converged_reason" aijcusparse cusparse exact fp32
+  variants ex45_$N2 60 "bin/petsc/ksp_ex45 $g2" aijcusparse cusparse exact fp32
+  variants convdiff_${N}_pe10 40 "bin/test/ksp_matrix -f convdiff3d:n=$N,pe=10" aijcusparse cusparse exact fp32
+  for m in ani4 fidapm05; do variants real_$m 30 "bin/test/ksp_matrix -f test/matrices/$m.mtx" aijcusparse cusparse exact fp32; done
+  variants ex19_1024 90 "bin/petsc/snes_ex19 -da_grid_x 1024 -da_grid_y 1024 -snes_max_it 1 -ksp_max_it 300" aijcusparse cusparse exact fp32
 fi
 python3 bench/experiments/s22-device-runs/summarize.py "$D" "$OUT/trisolve.json" "$(cat bundle/commit 2>/dev/null)" "bench/experiments/trisolve-exact/run.sh $phases" >"$OUT/summary.txt"
 cat "$OUT/summary.txt"
