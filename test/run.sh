@@ -489,7 +489,7 @@ if [ $has_gpu = 1 ]; then
     # the default keeps cuSPARSE's solves
     LS="-mat_gpuformats_trisolve levelset"
     out=$(bin/petsc/ksp_ex2 -m 40 -n 37 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu $LS -ksp_view 2>&1)
-    echo "$out" | grep -q "gpuformats ILU(0) apply (-mat_gpuformats_trisolve levelset)" && echo "$out" | grep -q "exact: level-scheduled solves, one sync-free launch per triangle, factor values in FP64" && echo "$out" | grep -q "L (unit lower): [0-9]* nonzeros, 76 levels" && pass "gpu.trisolve.levelset_view.$t" || { fail "gpu.trisolve.levelset_view.$t"; echo "$out" | grep -A8 "gpuformats ILU" | head -10; }
+    echo "$out" | grep -q "gpuformats ILU(0) apply (-mat_gpuformats_trisolve levelset)" && echo "$out" | grep -q "levelset: level-scheduled exact solves, one sync-free launch per triangle, factor values in FP64" && echo "$out" | grep -q "L (unit lower): [0-9]* nonzeros, 76 levels" && pass "gpu.trisolve.levelset_view.$t" || { fail "gpu.trisolve.levelset_view.$t"; echo "$out" | grep -A8 "gpuformats ILU" | head -10; }
     compare_solver "gpu.trisolve.levelset.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type ilu $LS
     for k in 1 2; do compare_solver "gpu.trisolve.levelset_iluk.k$k.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type ilu -pc_factor_levels $k $LS; done
     compare_solver "gpu.trisolve.levelset_icck.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -ksp_type cg -pc_type icc -pc_factor_levels 1 $LS

@@ -256,8 +256,8 @@ constexpr auto CholeskyFactorNumeric_GF = FactorNumeric_GF<&GFFactor::cholesky_n
 
 // ---- -mat_gpuformats_trisolve sweeps|isai ----
 
-const char *TrisolveName(const TriState &t) { return t.autom ? "auto" : t.apply->mode() == trisolve::Mode::exact ? "levelset" : trisolve::mode_name(t.apply->mode()); }
-bool        TriExact(const TriState &t) { return t.apply->mode() == trisolve::Mode::exact; }
+const char *TrisolveName(const TriState &t) { return t.autom ? "auto" : trisolve::mode_name(t.apply->mode()); }
+bool        TriExact(const TriState &t) { return t.apply->mode() == trisolve::Mode::levelset; }
 
 // x = the apply of b (transposed: of (L U)^T), device vectors: no cuSPARSE triangular solve.
 PetscErrorCode RunApply(const trisolve::TriangularApply &ap, bool transpose, Vec b, Vec x)
@@ -524,7 +524,7 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
   PetscCall(MatGetNonzeroState(A, &t->nzstate));
   const CsrView view{(int32_t)A->rmap->n, (int32_t)A->cmap->n, (int64_t)ai[A->rmap->n], ai, aj, nullptr};
   GF_TRY(PETSC_COMM_SELF, ([&] { // parenthesised: the braces hold commas
-    const trisolve::Mode  mode = gf(A).trisolve == kTrisolveLevelset ? trisolve::Mode::exact : gf(A).trisolve == 2 ? trisolve::Mode::isai : trisolve::Mode::sweeps; // sweeps for auto
+    const trisolve::Mode  mode = gf(A).trisolve == kTrisolveLevelset ? trisolve::Mode::levelset : gf(A).trisolve == 2 ? trisolve::Mode::isai : trisolve::Mode::sweeps; // sweeps for auto
     trisolve::FillPattern fill;
     if (levels > 0) fill = trisolve::iluk_pattern(view, levels);
     const CsrView pattern = levels > 0 ? CsrView{view.nrows, view.ncols, fill.nnz(), fill.rowptr.data(), fill.colidx.data(), nullptr} : view;

@@ -268,7 +268,7 @@ PetscErrorCode GFShadowOnDevice(Mat A, Mat *S);
 // --- gf_product.cpp: MatProducts (MatMatMult, MatPtAP, ...) of the seq types on the device ---
 extern const char *const GFProductResults[]; // -mat_gpuformats_product_result: "aijcusparse", "format"
 extern const char *const GFTrisolveModes[];  // -mat_gpuformats_trisolve: "exact", "sweeps", "isai", "auto", "levelset" (gf_factor.cpp)
-constexpr PetscInt       kTrisolveLevelset = 4; // its "levelset": trisolve::Mode::exact
+constexpr PetscInt       kTrisolveLevelset = 4; // its "levelset": trisolve::Mode::levelset
 // Installs (or, at destroy, removes) the seq type's MatProductSetFromOptions: cuSPARSE's products
 // on device operands on the cuda backend, AIJ's elsewhere.
 PetscErrorCode GFInstallProducts(Mat B, PetscBool install);

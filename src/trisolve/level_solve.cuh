@@ -1,4 +1,4 @@
-// Mode::exact's triangles (trisolve.hpp): one triangle of a CSR pattern, its rows in level order,
+// Mode::levelset's triangles (trisolve.hpp): one triangle of a CSR pattern, its rows in level order,
 // stored as sliced ELL, built and solved on a Thrust system (core/thrust_system.cuh): the host in
 // CI, the GPU otherwise, the same code. The device solve's two schedules are below.
 //

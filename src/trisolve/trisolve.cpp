@@ -10,7 +10,7 @@
 namespace gpuformats {
 namespace trisolve {
 
-const char *mode_name(Mode m) { return m == Mode::sweeps ? "sweeps" : m == Mode::isai ? "isai" : "exact"; }
+const char *mode_name(Mode m) { return m == Mode::sweeps ? "sweeps" : m == Mode::isai ? "isai" : "levelset"; }
 
 double predicted_time_ratio(const AutoProbe &p)
 {

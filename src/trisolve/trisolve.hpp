@@ -16,7 +16,7 @@
 //           y_0 = b, y_{k+1} = b - Ls y_k;  c = D^-1 y_K, x_0 = c, x_{k+1} = c - Us' x_k.
 //           K products with each strict triangle: K = 0 is Jacobi (x = D^-1 b); K >= the depth
 //           of a triangle's dependency graph is its exact solve (the Neumann series ends).
-// exact     the solves themselves, level-scheduled (Anderson and Saad 1989; Naumov 2011): row i's
+// levelset  the exact solves themselves, level-scheduled (Anderson and Saad 1989; Naumov 2011): row i's
 //           level is 1 + the largest level of the rows it reads (L: j < i, U: j > i); rows sorted by
 //           level (by index within one) are stored in slices of 32 as ELL, column-major, so one
 //           warp reads a slice coalesced; the diagonal's inverse beside U's rows. Levels are found
@@ -29,7 +29,9 @@
 //           alternatives measured, tuning table in trisolve_cuda.cu). The
 //           values may be stored in FP32 (arithmetic and vectors in FP64). apply_transpose solves
 //           (L U)^T x = b: U^T then L^T, the triangles of M^T built at its first call.
-//           The answer is the host reference's up to the order of each row's sum.
+//           The answer is the host reference's up to the order of each row's sum. Measured slower
+//           than cuSPARSE's SpSV on an H200 (1.6-2.8x per apply, trisolve_cuda.cu): the glue's
+//           default exact solves stay cuSPARSE's, and this mode is its option levelset.
 // isai      incomplete sparse approximate inverses (Anzt, Huckle, Braeckle and Dongarra 2018):
 //           LI ~ L^-1 on L's pattern with the diagonal, UI ~ U^-1 on U's; x = UI (LI b), 2 products.
 //           Row i of LI, J its columns (i last): (LI L)(i, j) = delta_ij for j in J, the |J| x |J|
@@ -50,10 +52,10 @@
 namespace gpuformats {
 namespace trisolve {
 
-enum class Mode { sweeps, isai, exact };
-// How Mode::exact's device solve is scheduled (the host runs level by level in every case).
+enum class Mode { sweeps, isai, levelset };
+// How Mode::levelset's device solve is scheduled (the host runs level by level in every case).
 enum class Schedule { sync_free, levels, graph };
-// Mode::exact's options: the factor's values in FP32 (FP64 arithmetic), and the schedule.
+// Mode::levelset's options: the factor's values in FP32 (FP64 arithmetic), and the schedule.
 struct ExactOptions {
   bool     single   = false;
   Schedule schedule = Schedule::sync_free;
@@ -112,7 +114,7 @@ const char *mode_name(Mode m);
 class TriangularApply {
 public:
   // pattern: M's host CSR (values not read). sweeps: K of mode sweeps.
-  // exact: `format` unused (the solve keeps its own sliced layout).
+  // levelset: `format` unused (the solve keeps its own sliced layout).
   TriangularApply(const CsrView &pattern, Mode mode, int sweeps, const FormatOps &format, Backend backend, cudaStream_t stream, ExactOptions exact = {});
   ~TriangularApply();
   TriangularApply(const TriangularApply &)            = delete;
@@ -122,10 +124,10 @@ public:
   void set_values(const double *m_values, cudaStream_t stream);
   // x ~ U^-1 L^-1 b, b and x distinct, n entries each in backend memory.
   void apply(const double *b, double *x, cudaStream_t stream) const;
-  // exact: x = L^-T U^-T b from the values of the last set_values (whose array must still hold
+  // levelset: x = L^-T U^-T b from the values of the last set_values (whose array must still hold
   // them); its triangles are built at the first call. Error(unsupported) for the other modes.
   void apply_transpose(const double *b, double *x, cudaStream_t stream) const;
-  // exact: the levels of L's and U's schedules (0 for the other modes).
+  // levelset: the levels of L's and U's schedules (0 for the other modes).
   int32_t levels(bool upper) const;
   // How far the apply is from the exact solve: ||b - L U x|| / ||b|| for x the apply of the probe
   // b = probe_vector(n), L U from M's values (backend memory, those given to set_values): 0 where

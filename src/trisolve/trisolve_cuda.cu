@@ -1,10 +1,10 @@
 // The triangular apply (trisolve.hpp) on both backends. The operators' values come from M by
 // __host__ __device__ functors that Thrust runs where the backend is (thrust::host in CI, the GPU
 // otherwise: test_trisolve runs this very code on the host), and go into the layouts through their
-// slot maps; the products are the formats' own. The exact mode's triangles are level_solve.cuh's.
+// slot maps; the products are the formats' own. The levelset mode's triangles are level_solve.cuh's.
 // ILU(0) on the device is cuSPARSE's.
 //
-// The exact solve's device schedules (Mode::exact, the glue's levelset), ILU(0) of ksp ex45 128^3,
+// The level-scheduled exact solve's device schedules (Mode::levelset), ILU(0) of ksp ex45 128^3,
 // time per apply and in products of A in evchyb, one H200 (bench/results/trisolve-levelset-h200/):
 //   sync_free, 1 resident block per SM   2.644 ms  32.4   (kept: the default schedule)
 //   sync_free, 2 per SM                  2.724 ms  33.4
@@ -250,7 +250,7 @@ struct Common : TriangularApply::Impl {
   const int32_t *colidx() const override { return m_colidx.data(); }
 };
 
-// Mode::exact: L and U of M level-scheduled (level_solve.cuh); L^T and U^T, as the triangles of
+// Mode::levelset: L and U of M level-scheduled (level_solve.cuh); L^T and U^T, as the triangles of
 // M^T, made at the first transposed solve.
 template <class Sys>
 struct ExactImpl final : Common<Sys> {
@@ -275,7 +275,7 @@ struct ExactImpl final : Common<Sys> {
   ExactImpl(const CsrView &M, Backend be, cudaStream_t stream, ExactOptions o) : opt(o)
   {
     const Sys sys = make_system<Sys>(stream);
-    this->init(sys, M, Mode::exact, be);
+    this->init(sys, M, Mode::levelset, be);
     lower.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, false, true, opt.single);
     upper.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, true, false, opt.single);
     y.resize(this->n);
@@ -376,7 +376,7 @@ struct ExactImpl final : Common<Sys> {
   int32_t levels(bool up) const override { return (up ? upper : lower).levels(); }
   void    describe(std::vector<LayoutStat> &out) const override
   {
-    out.push_back({"triangular apply", std::string("exact: level-scheduled solves, ") + (opt.schedule == Schedule::sync_free ? "one sync-free launch per triangle" : opt.schedule == Schedule::levels ? "one launch per level" : "one launch per level, from a CUDA graph") + ", factor values in " + (opt.single ? "FP32 (the diagonal, arithmetic and vectors in FP64)" : "FP64")});
+    out.push_back({"triangular apply", std::string("levelset: level-scheduled exact solves, ") + (opt.schedule == Schedule::sync_free ? "one sync-free launch per triangle" : opt.schedule == Schedule::levels ? "one launch per level" : "one launch per level, from a CUDA graph") + ", factor values in " + (opt.single ? "FP32 (the diagonal, arithmetic and vectors in FP64)" : "FP64")});
     out.push_back({"L (unit lower)", std::to_string(lower.nnz) + " nonzeros, " + std::to_string(lower.levels()) + " levels"});
     out.push_back({"U (upper)", std::to_string(upper.nnz) + " nonzeros and the diagonal, " + std::to_string(upper.levels()) + " levels"});
     out.push_back({"apply bytes", std::to_string(this->bytes) + " (sliced ELL in level order, padding " + std::to_string(lower.slots + upper.slots - lower.nnz - upper.nnz) + " slots)"});
@@ -525,7 +525,7 @@ struct ImplT final : Common<Sys> {
 TriangularApply::TriangularApply(const CsrView &pattern, Mode mode, int sweeps, const FormatOps &format, Backend backend, cudaStream_t stream, ExactOptions exact)
 {
   if (sweeps < 0) throw Error(ErrorKind::bad_input, "trisolve: a negative number of sweeps");
-  if (mode == Mode::exact) {
+  if (mode == Mode::levelset) {
     if (backend == Backend::cuda) impl_ = std::make_unique<ExactImpl<CudaOrderedSystem>>(pattern, backend, stream, exact);
     else impl_ = std::make_unique<ExactImpl<HostSystem>>(pattern, backend, stream, exact);
   } else if (backend == Backend::cuda) impl_ = std::make_unique<ImplT<CudaOrderedSystem>>(pattern, mode, sweeps, format, backend, stream);

@@ -2,7 +2,7 @@
 // of each mode with the parts in every format, on the host backend (the functors the GPU runs, on
 // thrust::host) and, where a GPU is present, on the device (with cuSPARSE's ILU(0) against the host's).
 //   ilu0      (L U)(i, j) == A(i, j) on A's pattern (the definition of ILU(0)); lu_solve: L U x == b
-//   exact     the level-scheduled solves (every schedule; FP64 and FP32 values) against the host's:
+//   levelset  the level-scheduled exact solves (every schedule; FP64 and FP32 values) against the host's:
 //             x = U^-1 L^-1 b, the transposed solve against lu_solve_transpose_host (itself checked
 //             by (L U)^T x == b), FP32 values against the host solve of M with them rounded; each
 //             triangle's levels against its depth; the host runs each level's rows last to first,
@@ -300,7 +300,7 @@ void test_matrix(const std::string &name, const CsrMatrix &A0, const std::vector
       const trisolve::ExactOptions o{v == 3, v == 1 ? trisolve::Schedule::levels : v == 2 ? trisolve::Schedule::graph : trisolve::Schedule::sync_free};
       const std::string            tag = bn + (v == 0 ? ".fp64" : v == 1 ? ".fp64_levels" : v == 2 ? ".fp64_graph" : ".fp32") + "." + name;
       try {
-        trisolve::TriangularApply T(M.view(), Mode::exact, 0, *formats[0], be, nullptr, o);
+        trisolve::TriangularApply T(M.view(), Mode::levelset, 0, *formats[0], be, nullptr, o);
         const std::vector<double> x = run_apply(T, be, M.values, b), xt = run_apply(T, be, M.values, b, false, nullptr, true);
         const std::vector<double> &want = o.single ? exact32 : exact, &want_t = o.single ? exact32_t : exact_t;
         check(rel_error(x, want, n) <= 1e-10, "trisolve.exact." + tag, std::to_string(rel_error(x, want, n)));
@@ -487,11 +487,11 @@ int main(int argc, char **argv)
   nodiag.colidx = {1, 0, 3, 2};
   const FormatOps &ev = *find_format("evchyb");
   expect_bad_input("trisolve.error.missing_diagonal", [&] { trisolve::TriangularApply T(nodiag.view(), Mode::isai, 0, ev, Backend::host, nullptr); });
-  expect_bad_input("trisolve.error.exact_missing_diagonal", [&] { trisolve::TriangularApply T(nodiag.view(), Mode::exact, 0, ev, Backend::host, nullptr); });
+  expect_bad_input("trisolve.error.exact_missing_diagonal", [&] { trisolve::TriangularApply T(nodiag.view(), Mode::levelset, 0, ev, Backend::host, nullptr); });
   expect_bad_input("trisolve.error.ilu0_missing_diagonal", [&] { trisolve::ilu0_host(nodiag.view(), nodiag.values.data()); });
   const CsrMatrix rect = uniform_rows(3, 5, 1, 2, 4);
   expect_bad_input("trisolve.error.not_square", [&] { trisolve::TriangularApply T(rect.view(), Mode::sweeps, 1, ev, Backend::host, nullptr); });
-  expect_bad_input("trisolve.error.exact_not_square", [&] { trisolve::TriangularApply T(rect.view(), Mode::exact, 0, ev, Backend::host, nullptr); });
+  expect_bad_input("trisolve.error.exact_not_square", [&] { trisolve::TriangularApply T(rect.view(), Mode::levelset, 0, ev, Backend::host, nullptr); });
   const CsrMatrix sq = dominant(uniform_rows(5, 5, 1, 3, 5));
   expect_bad_input("trisolve.error.negative_sweeps", [&] { trisolve::TriangularApply T(sq.view(), Mode::sweeps, -1, ev, Backend::host, nullptr); });
   CsrMatrix zero_pivot = sq;
