@@ -16,22 +16,22 @@
 //           y_0 = b, y_{k+1} = b - Ls y_k;  c = D^-1 y_K, x_0 = c, x_{k+1} = c - Us' x_k.
 //           K products with each strict triangle: K = 0 is Jacobi (x = D^-1 b); K >= the depth
 //           of a triangle's dependency graph is its exact solve (the Neumann series ends).
-// levelset  the exact solves themselves, level-scheduled (Anderson and Saad 1989; Naumov 2011): row i's
-//           level is 1 + the largest level of the rows it reads (L: j < i, U: j > i); rows sorted by
-//           level (by index within one) are stored in slices of 32 as ELL, column-major, so one
-//           warp reads a slice coalesced; the diagonal's inverse beside U's rows. Levels are found
-//           and sorted on the backend at construction. On the device one launch per triangle solves
-//           every level: each thread takes a row of a block that arrives in level order (a ticket,
-//           so every block it waits on is already running) and waits for each row it reads to be
-//           written (a flag per row set to the apply's epoch: no reset between applies), as the
-//           sync-free solves do (Liu, Li, Hou and Vinter 2016); Schedule::levels launches a kernel
-//           per level instead, Schedule::graph those launches from a captured CUDA graph (the
-//           alternatives measured, tuning table in trisolve_cuda.cu). The
-//           values may be stored in FP32 (arithmetic and vectors in FP64). apply_transpose solves
-//           (L U)^T x = b: U^T then L^T, the triangles of M^T built at its first call.
-//           The answer is the host reference's up to the order of each row's sum. Measured slower
-//           than cuSPARSE's SpSV on an H200 (1.6-2.8x per apply, trisolve_cuda.cu): the glue's
-//           default exact solves stay cuSPARSE's, and this mode is its option levelset.
+// levelset  the exact solves themselves, level-scheduled (Anderson and Saad 1989; Naumov 2011):
+//           row i's level is 1 + the largest level of the rows it reads (L: j < i, U: j > i); rows
+//           sorted by level (by index within one) are stored in slices of 32 as ELL, column-major,
+//           so one warp reads a slice coalesced; U's diagonal beside its rows. Levels are found and
+//           sorted on the backend at construction. On the device one launch per triangle solves
+//           every level, as the sync-free solves do (Liu, Li, Hou and Vinter 2016): resident blocks
+//           take row blocks in level order by ticket (every block a row waits on is running), and a
+//           row waits on the values it reads themselves (a row not yet solved holds a NaN payload no
+//           arithmetic makes; level_solve.cuh). Schedule::levels launches a kernel per level
+//           instead, Schedule::graph those launches from a captured CUDA graph (the alternatives
+//           measured, tuning table in trisolve_cuda.cu). The values may be stored in FP32
+//           (arithmetic and vectors in FP64). apply_transpose solves (L U)^T x = b: U^T then L^T,
+//           the triangles of M^T built at its first call. The answer is the host reference's up to
+//           the order of each row's sum. Measured slower than cuSPARSE's SpSV on an H200 (1.6-2.8x
+//           per apply, trisolve_cuda.cu): the glue's default exact solves stay cuSPARSE's, and
+//           this mode is its option levelset.
 // isai      incomplete sparse approximate inverses (Anzt, Huckle, Braeckle and Dongarra 2018):
 //           LI ~ L^-1 on L's pattern with the diagonal, UI ~ U^-1 on U's; x = UI (LI b), 2 products.
 //           Row i of LI, J its columns (i last): (LI L)(i, j) = delta_ij for j in J, the |J| x |J|
