@@ -67,7 +67,6 @@ struct TriState {
   double                                     residual   = -1; // the last numeric phase's probe residual (-1: none)
   PetscInt                                   numerics   = 0;
   bool                                       icc        = false; // an ICC(k) factor (applied as the ILU(k) of A)
-  bool                                       single_loss = false; // exact with FP32 values: the probe residual is above kSingleResidualWarning
   bool                                       autom      = false; // -mat_gpuformats_trisolve auto
   bool                                       single     = false; // -pc_precision single: the exact solve's values in FP32
   double                                     margin     = 0;     // -mat_gpuformats_trisolve_auto_margin
@@ -329,7 +328,7 @@ PetscErrorCode TriView(Mat B, PetscViewer viewer)
     for (const LayoutStat &l : lines) PetscCall(PetscViewerASCIIPrintf(viewer, "%s: %s\n", l.key.c_str(), l.value.c_str()));
     if (t.a_bytes > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "apply cost: %.2f products of A (bytes read)\n", (double)t.apply->apply_bytes() / t.a_bytes));
     if (t.residual >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "probe residual: ||b - LU x|| / ||b|| = %.3g for x the apply of a probe b\n", t.residual));
-    if (t.single_loss) PetscCall(PetscViewerASCIIPrintf(viewer, "warning: with the factor's values in FP32 (-pc_precision single) the probe residual is %.3g, above %.3g: iterations may grow; -pc_precision double keeps FP64\n", t.residual, kSingleResidualWarning));
+    if (t.single && t.residual > kSingleResidualWarning) PetscCall(PetscViewerASCIIPrintf(viewer, "warning: with the factor's values in FP32 (-pc_precision single) the probe residual is %.3g, above %.3g: iterations may grow; -pc_precision double keeps FP64\n", t.residual, kSingleResidualWarning));
     if (t.levels > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "ILU(%d) pattern: %" PetscInt64_FMT " entries, %.2f times A's\n", t.levels, (PetscInt64)t.apply->nnz(), t.a_nnz ? (double)t.apply->nnz() / (double)t.a_nnz : 1.0));
     PetscCall(PetscViewerASCIIPrintf(viewer, "numeric phases: %" PetscInt_FMT ", the last %.3f ms (%scuSPARSE's ILU(0) in M's pattern, the operators and the probe)\n", t.numerics, t.setup_ms, t.levels > 0 ? "A's values into ILU(k)'s pattern, " : ""));
     PetscCall(PetscViewerASCIIPopTab(viewer));
@@ -442,9 +441,8 @@ PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *info)
     });
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(S, &a));
-    t.residual    = residual;
-    t.single_loss = t.single && residual > kSingleResidualWarning;
-    if (t.single_loss) PetscCall(PetscInfo(A, "gpuformats: FP32 factor values: probe residual %g (above %g)\n", residual, kSingleResidualWarning));
+    t.residual = residual;
+    if (t.single && residual > kSingleResidualWarning) PetscCall(PetscInfo(A, "gpuformats: FP32 factor values: probe residual %g (above %g)\n", residual, kSingleResidualWarning));
     // a zero pivot is the factorization's failure, as PETSc reports it (KSP: DIVERGED_PC_FAILED), not an error
     B->factorerrortype             = pivot < 0 ? MAT_FACTOR_NOERROR : MAT_FACTOR_NUMERIC_ZEROPIVOT;
     B->factorerror_zeropivot_value = 0.0;

@@ -254,7 +254,6 @@ struct Common : TriangularApply::Impl {
 // M^T, made at the first transposed solve.
 template <class Sys>
 struct ExactImpl final : Common<Sys> {
-  using Base = Common<Sys>;
   template <class T>
   using buf = typename Sys::template buffer<T>;
   ExactOptions                    opt;
