@@ -71,4 +71,4 @@ PETSC_EXTERN PetscErrorCode MatGPUFormatsGetLastTimes(Mat, PetscReal *, PetscRea
 PETSC_EXTERN PetscErrorCode MatGPUFormatsGetHaloTimes(Mat, MatGPUFormatsHalo *, PetscInt *, PetscReal *, PetscReal *, PetscReal *);
 
 /* Log events (-log_view) */
-PETSC_EXTERN PetscLogEvent MAT_GPUFormatsBuild, MAT_GPUFormatsRefresh, MAT_GPUFormatsSpMV, MAT_GPUFormatsViewFill, MAT_GPUFormatsTransposeFill, MAT_GPUFormatsEdit, MAT_GPUFormatsHalo;
+PETSC_EXTERN PetscLogEvent MAT_GPUFormatsBuild, MAT_GPUFormatsRefresh, MAT_GPUFormatsSpMV, MAT_GPUFormatsViewFill, MAT_GPUFormatsTransposeFill, MAT_GPUFormatsEdit, MAT_GPUFormatsHalo, MAT_GPUFormatsToHost;

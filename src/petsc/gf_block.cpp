@@ -185,11 +185,9 @@ static PetscErrorCode BlockCsr(Mat aij, CsrView *csr)
 {
   const PetscInt *ai, *aj;
   PetscScalar    *aa;
-  PetscMemType    mtype;
 
   PetscFunctionBegin;
-  PetscCall(MatSeqAIJGetCSRAndMemType(aij, &ai, &aj, &aa, &mtype));
-  PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_SUP, "gpuformats: the AIJ block must hold its values on the host");
+  GFSeqAIJArrays(aij, &ai, &aj, &aa); // values as they are: GFBlockSync brings stale ones back before it reads them
   csr->nrows  = (int32_t)aij->rmap->n;
   csr->ncols  = (int32_t)aij->cmap->n;
   csr->nnz    = csr->nrows ? ai[csr->nrows] : 0;
@@ -249,6 +247,15 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
   PetscFunctionBegin;
   PetscCall(BlockStatus(blk, aij, backend, &state, &nzstate, &rebuild));
   if (!rebuild && state == blk.state && (!want_diag || blk.diag_pos.size() == (size_t)aij->rmap->n)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (blk.host_stale) { // (a seq<fmt>'s own block: aij is the matrix)
+    if (rebuild) PetscCall(GFHostValues(aij)); // the layout is about to go
+    else {
+      // Every host write brings the layout's values back first, or overwrites them all (gf_values.cpp),
+      // so while they are stale no host value changed: a new state (an assembly, a copy of nothing)
+      // leaves the layout's values the matrix's.
+      blk.state = state;
+    }
+  }
 
   CsrView csr;
   PetscCall(BlockCsr(aij, &csr));
@@ -680,6 +687,7 @@ PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptio
   PetscOptionsHeadEnd();
   if (backend != gm.backend_option) PetscCall(MatGPUFormatsSetBackend(A, backend));
   if (changed) { // a layout parameter changed: rebuild at the next sync
+    PetscCall(GFHostValues(A)); // from the layout it drops
     gm.diag->reset();
     gm.offd.reset();
   }

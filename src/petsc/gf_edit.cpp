@@ -2,11 +2,12 @@
 // derives from them.
 //
 // In-place changes (MatScale, MatShift, MatDiagonalSet, MatDiagonalScale, MatAXPY with the same
-// nonzero pattern, MatZeroEntries; TS shifts and scales its Jacobian every step): AIJ's operation
-// changes the host values, which stay the master copy; a block whose layout held the values before
-// gets the same change on its layout (formats/slot_map.hpp edits: one pass over the values, no
-// upload) and stays current. Where it was not current, or the pattern changed (a missing diagonal
-// entry inserted), the next use syncs as after any assembly.
+// nonzero pattern, MatZeroEntries; TS shifts and scales its Jacobian every step) of a block whose
+// layout held the values run on the layout (formats/slot_map.hpp edits: one pass over the values, no
+// upload). A seq<fmt> runs them there alone, with no host work, and its host values go stale until a
+// host read brings them back (gf_values.cpp); an mpi<fmt> runs AIJ's operation on the host too (its
+// host AIJ stays the master). Where the layout was not current, or AIJ's would change the pattern
+// (a missing diagonal entry inserted), AIJ's runs on current host values and the next use syncs.
 //
 // Which Mat edits which block: a seq<fmt> its block; an mpi<fmt> both of its blocks, after
 // MPIAIJ's operation has changed them through the public Mat calls on its blocks (their states are
@@ -21,6 +22,7 @@
 
 #include <petscdevice_cuda.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -146,8 +148,10 @@ PetscErrorCode Targets(Mat A, Target t[2], int *n, bool *exact)
 // Runs the AIJ operation, then `edit(const Target &, cudaStream_t)` on each target that was current.
 // caller_raises: the public Mat call raises A's state after its operation (MatScale, MatShift,
 // MatDiagonalSet, MatDiagonalScale, MatZeroEntries; not MatAXPY).
+// layout_alone: the edit can run on the layout without AIJ's (no new nonzero): a seq<fmt> whose
+// layout is current then changes it alone and leaves the host values stale (gf_values.cpp).
 template <class Op, class Edit>
-PetscErrorCode EditAll(Mat A, bool caller_raises, Op &&aij_op, Edit &&edit)
+PetscErrorCode EditAll(Mat A, bool caller_raises, Op &&aij_op, Edit &&edit, bool layout_alone = true)
 {
   Target t[2];
   int    n;
@@ -155,7 +159,14 @@ PetscErrorCode EditAll(Mat A, bool caller_raises, Op &&aij_op, Edit &&edit)
 
   PetscFunctionBegin;
   PetscCall(Targets(A, t, &n, &exact));
+  if (layout_alone && !gf(A).mpi && n == 1 && t[0].current) {
+    if (!caller_raises) PetscCall(PetscObjectStateIncrease((PetscObject)A)); // as AIJ's operation would
+    PetscCall(After(t[0], !caller_raises, edit));
+    if (t[0].blk->fmt) GFMarkHostStale(A); // (a failed edit dropped the layout and raised)
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   exact = exact || !caller_raises;
+  PetscCall(GFHostValues(A)); // AIJ's operation reads them
   PetscCall(aij_op());
   for (int i = 0; i < n; ++i) PetscCall(After(t[i], exact, edit));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -165,6 +176,7 @@ PetscErrorCode MatScale_GF(Mat A, PetscScalar a)
 {
   PetscFunctionBegin;
   if (!std::isfinite(PetscRealPart(a))) { // the padding would turn NaN: AIJ's change, then a refresh
+    PetscCall(GFHostValues(A));
     PetscCall(gf(A).aij.scale(A, a));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -191,8 +203,16 @@ PetscErrorCode EditDiagonal(Mat A, Op &&aij_op, Vec D, PetscScalar c, bool add)
   PetscFunctionBegin;
   PetscCall(MatHasCongruentLayouts(A, &cong));
   if (!cong) {
+    PetscCall(GFHostValues(A));
     PetscCall(aij_op());
     PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  // The layout alone only where every diagonal entry exists (AIJ's inserts missing ones).
+  bool full = false;
+  if (!gf(A).mpi && !gf(A).adopted && A->assembled && gf(A).diag->fmt) {
+    GFBlock &blk = *gf(A).diag;
+    PetscCall(GFBlockDiagPositions(blk, A));
+    full = std::find(blk.diag_pos.begin(), blk.diag_pos.end(), -1) == blk.diag_pos.end();
   }
   PetscCall(EditAll(A, true, aij_op, [&](const Target &t, cudaStream_t s) -> PetscErrorCode {
     GFBlock &blk = *t.blk;
@@ -204,7 +224,7 @@ PetscErrorCode EditDiagonal(Mat A, Op &&aij_op, Vec D, PetscScalar c, bool add)
     set_at_positions(*blk.fmt, blk.backend == Backend::cuda ? blk.d_diag_pos.data() : blk.diag_pos.data(), (int32_t)blk.diag_pos.size(), d.data(), c, add, s);
     PetscCall(d.restore());
     PetscFunctionReturn(PETSC_SUCCESS);
-  }));
+  }, full));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -249,10 +269,9 @@ PetscErrorCode MatDiagonalScale_GF(Mat A, Vec l, Vec r)
 bool SameBlockPattern(Mat X, Mat Y)
 {
   const PetscInt *xi, *xj, *yi, *yj;
-  PetscScalar    *xa, *ya;
   PetscMemType    mx, my;
   if (X->rmap->n != Y->rmap->n || X->cmap->n != Y->cmap->n) return false;
-  if (MatSeqAIJGetCSRAndMemType(X, &xi, &xj, &xa, &mx) || MatSeqAIJGetCSRAndMemType(Y, &yi, &yj, &ya, &my)) return false;
+  if (MatSeqAIJGetCSRAndMemType(X, &xi, &xj, NULL, &mx) || MatSeqAIJGetCSRAndMemType(Y, &yi, &yj, NULL, &my)) return false; // the patterns: no values brought back
   const PetscInt m = X->rmap->n;
   return xi[m] == yi[m] && !std::memcmp(xi, yi, sizeof(PetscInt) * (m + 1)) && !std::memcmp(xj, yj, sizeof(PetscInt) * xi[m]);
 }
@@ -311,6 +330,13 @@ PetscErrorCode MatAXPY_GF(Mat Y, PetscScalar a, Mat X, MatStructure str)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(MatGPUFormatsIsType(X, &ours));
+  const PetscBool x_ours = ours;
+  auto            aij_axpy = [&] { // AIJ's reads X's host values (an edit of ours reads X's layout)
+    PetscFunctionBegin;
+    if (x_ours) PetscCall(GFHostValues(X));
+    PetscCall(gf(Y).aij.axpy(Y, a, X, str));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  };
   if (ours && gf(X).mpi == gf(Y).mpi && resolve_backend(gf(X)) == resolve_backend(gf(Y)) && !X->boundtocpu && !Y->boundtocpu) PetscCall(KnownSame(Y, X, str, &same));
   if (same) {
     PetscCall(GFSyncNow(X));
@@ -326,10 +352,11 @@ PetscErrorCode MatAXPY_GF(Mat Y, PetscScalar a, Mat X, MatStructure str)
     usable = usable && tx[i].current && (int64_t)info.nz_used == tx[i].blk->fmt->nnz;
   }
   if (!usable) {
-    PetscCall(gf(Y).aij.axpy(Y, a, X, str));
+    PetscCall(GFHostValues(Y));
+    PetscCall(aij_axpy());
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(EditAll(Y, false, [&] { return gf(Y).aij.axpy(Y, a, X, str); }, [&](const Target &t, cudaStream_t s) {
+  PetscCall(EditAll(Y, false, aij_axpy, [&](const Target &t, cudaStream_t s) {
     // Y made by MatDuplicate of X (TS's Jacobians) has X's layout: slot by slot, once the two slot
     // maps were found equal for this pair of builds.
     GFBlock &yb = *t.blk, &xb = *tx[t.index].blk;
@@ -367,6 +394,7 @@ PetscErrorCode MakeOurs(Mat parent, Mat M)
 PetscErrorCode MatCreateSubMatrix_GF(Mat A, IS isrow, IS iscol, MatReuse reuse, Mat *B)
 {
   PetscFunctionBegin;
+  PetscCall(GFHostValues(A));
   PetscCall(gf(A).aij.createsubmatrix(A, isrow, iscol, reuse, B));
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MakeOurs(A, *B));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -375,6 +403,7 @@ PetscErrorCode MatCreateSubMatrix_GF(Mat A, IS isrow, IS iscol, MatReuse reuse, 
 PetscErrorCode MatCreateSubMatrices_GF(Mat A, PetscInt n, const IS isrow[], const IS iscol[], MatReuse reuse, Mat *B[])
 {
   PetscFunctionBegin;
+  PetscCall(GFHostValues(A));
   PetscCall(gf(A).aij.createsubmatrices(A, n, isrow, iscol, reuse, B));
   if (reuse == MAT_INITIAL_MATRIX)
     for (PetscInt i = 0; i < n; ++i) PetscCall(MakeOurs(A, (*B)[i]));

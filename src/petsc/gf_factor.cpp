@@ -128,11 +128,10 @@ PetscErrorCode GetShadow(Mat aij, GFShadow &sh, Mat *S)
   PetscObjectState nz;
   const PetscInt  *ai, *aj;
   PetscScalar     *aa;
-  PetscMemType     mtype;
 
   PetscFunctionBegin;
   PetscCall(MatGetNonzeroState(aij, &nz));
-  PetscCall(MatSeqAIJGetCSRAndMemType(aij, &ai, &aj, &aa, &mtype));
+  GFSeqAIJArrays(aij, &ai, &aj, &aa); // where the values live, not what they are
   const void *arrays[3] = {ai, aj, aa};
   if (sh.S && nz == sh.nzstate && std::equal(arrays, arrays + 3, sh.arrays)) {
     *S = sh.S;
@@ -156,6 +155,7 @@ PetscErrorCode GetShadow(Mat aij, GFShadow &sh, Mat *S)
 PetscErrorCode ShadowOnHost(Mat A, Mat *S)
 {
   PetscFunctionBegin;
+  PetscCall(GFHostValues(A)); // S's host values are A's
   PetscCall(GetShadow(A, gf(A).shadow, S));
   (*S)->offloadmask = PETSC_OFFLOAD_CPU;
   PetscCall(PetscObjectStateIncrease((PetscObject)*S));
@@ -493,12 +493,11 @@ PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *info)
 PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
 {
   const PetscInt *ai, *aj;
-  PetscScalar    *aa;
   PetscMemType    mt;
   cudaStream_t    stream;
 
   PetscFunctionBegin;
-  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mt));
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, NULL, &mt)); // the pattern
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   // the factor's options, read with its prefix as the MUMPS and SuperLU_DIST packages read -pc_precision
   PetscPrecision          precision = PETSC_PRECISION_DOUBLE;

@@ -1,6 +1,7 @@
 // The PETSc glue, written once for all formats. A gpuformats matrix IS a SeqAIJ / MPIAIJ matrix
-// (host AIJ stays the master copy, so everything we do not override - MatMultTranspose,
-// factorizations, MatGetRow, ... - works unchanged) that also keeps its block(s) in a format:
+// (so everything we do not override - MatMultTranspose, factorizations, MatGetRow, ... - works
+// unchanged; after an in-place edit of a seq type's layout, its host values are brought back before
+// any of those reads them: gf_values.cpp) that also keeps its block(s) in a format:
 //
 //   seq<fmt>:  Mat (SeqAIJ data) --spptr--> GFMat { diag: GFBlock }
 //   mpi<fmt>:  Mat (MPIAIJ data) --spptr--> GFMat { diag: GFBlock (local block A_d),
@@ -66,6 +67,10 @@ struct GFBlock {
   std::vector<cudaStream_t>    extra_streams; // created once per block, used by multi-stream formats
   std::vector<cudaEvent_t>     events;        // [0] fork, [1..] joins
   PetscInt                     builds = 0, refreshes = 0, products = 0, edits = 0; // edits: in-place value changes (gf_edit.cpp)
+  // The layout holds newer values than the host AIJ array (an in-place edit ran on the layout alone,
+  // gf_values.cpp); the first host read brings them back (to_host counts those copies).
+  bool                         host_stale = false;
+  PetscInt                     to_host    = 0;
   PetscInt64                   serial = -1; // of the current layout: unique over all blocks' builds
   PetscInt64                   axpy_peer = -1; // serial of the last MatAXPY X layout compared with this one ...
   bool                         axpy_same_layout = false; // ... and whether its slot map is this one's
@@ -146,6 +151,10 @@ struct GFMat {
   // have this matrix's pattern, with this matrix's own: a TS step compares once, not at every step.
   std::vector<PetscInt64> same_pattern_key;
   GFOps aij{}; // the AIJ implementations we wrap or fall back to
+  // seq: the AIJ operations that read or write the host values, wrapped to bring those values back
+  // first (gf_values.cpp, GFWrapHostPaths), and SeqAIJ's value accessors before ours
+  struct _MatOps host_ops{};
+  void          *seqaij_ops = nullptr; // Mat_SeqAIJOps, as SeqAIJ left it
   bool  product_format = false; // -mat_gpuformats_product_result: device MatProducts give a matrix of this format (else aijcusparse)
   // -mat_gpuformats_trisolve, -mat_gpuformats_trisolve_sweeps, -mat_gpuformats_trisolve_auto_margin:
   // how the triangular solves of ILU(k) / ICC(k) in the natural ordering run (gf_factor.cpp, src/trisolve): 0 exact
@@ -227,6 +236,20 @@ PetscErrorCode GFMPIGhostValues(Mat A, Backend backend, Vec r, Vec *ghosts); // 
 void           GFSetHalo(GFMat &gm, MatGPUFormatsHalo halo, PetscBool measure);
 PetscErrorCode GFMPIPrepareHalo(Mat A); // collective, at the first final assembly: NCCL's communicator made where products may use it
 PetscErrorCode GFMPIHaloTimes(Mat A, MatGPUFormatsHalo *used, PetscInt *products, PetscReal *halo, PetscReal *local, PetscReal *exposed);
+
+// --- gf_values.cpp: values that live in the layout (seq types) ---
+// The host values of A made current from its layout, where an in-place edit left them stale: before
+// any host read or partial write. No-op for the mpi types (their host AIJ stays the master).
+PetscErrorCode GFHostValues(Mat A);
+// seq: after an in-place edit of the layout alone, the host values are stale (A->offloadmask GPU).
+void           GFMarkHostStale(Mat A);
+// seq: SeqAIJ's value accessors and the AIJ operations that touch host values bring them back first;
+// again after anything that may reinstall AIJ operations (assembly, options). Inodes off, as aijcusparse.
+PetscErrorCode GFWrapHostPaths(Mat A);
+void           GFReleaseHostPaths(GFMat &gm); // at destroy
+// The CSR arrays of a SeqAIJ-family matrix as they are (no values brought back): for the pattern,
+// and for our own reads of values known current.
+void           GFSeqAIJArrays(Mat aij, const PetscInt **i, const PetscInt **j, PetscScalar **a);
 
 // --- gf_edit.cpp: in-place value changes and derived matrices ---
 PetscErrorCode MatAXPY_GF(Mat Y, PetscScalar a, Mat X, MatStructure str); // also an aijcusparse product result's (GFProductResultAXPY)

@@ -11,7 +11,7 @@
 
 using namespace gpuformats;
 
-PetscLogEvent      MAT_GPUFormatsBuild, MAT_GPUFormatsRefresh, MAT_GPUFormatsSpMV, MAT_GPUFormatsViewFill, MAT_GPUFormatsTransposeFill, MAT_GPUFormatsEdit, MAT_GPUFormatsHalo;
+PetscLogEvent      MAT_GPUFormatsBuild, MAT_GPUFormatsRefresh, MAT_GPUFormatsSpMV, MAT_GPUFormatsViewFill, MAT_GPUFormatsTransposeFill, MAT_GPUFormatsEdit, MAT_GPUFormatsHalo, MAT_GPUFormatsToHost;
 const char *const  MatGPUFormatsBackends[] = {"auto", "host", "cuda", "MatGPUFormatsBackend", "MAT_GPUFORMATS_BACKEND_", NULL};
 const char *const  MatGPUFormatsHalos[]    = {"auto", "nccl", "mpi", "vecscatter", "MatGPUFormatsHalo", "MAT_GPUFORMATS_HALO_", NULL};
 static PetscBool   GPUFormatsPackageInitialized = PETSC_FALSE;
@@ -111,6 +111,7 @@ PetscErrorCode GFSetBackend_Private(Mat A, MatGPUFormatsBackend b)
   PetscFunctionBegin;
   if (b == gm.backend_option) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(b != MAT_GPUFORMATS_BACKEND_CUDA || cuda_device_present(), PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "gpuformats: -mat_gpuformats_backend cuda needs a CUDA device and none is visible; use auto or host");
+  PetscCall(GFHostValues(A)); // from the layout it drops
   gm.backend_option = b;
   gm.diag->reset();
   gm.offd.reset();
@@ -447,6 +448,7 @@ PetscErrorCode GPUFormatsInitializePackage(void)
   PetscCall(PetscLogEventRegister("GFTransposeFill", MAT_CLASSID, &MAT_GPUFormatsTransposeFill)); // the transposed layout made, or its values gathered from the format
   PetscCall(PetscLogEventRegister("GFEdit", MAT_CLASSID, &MAT_GPUFormatsEdit)); // an in-place value change of a layout (MatScale, MatShift, ...)
   PetscCall(PetscLogEventRegister("GFHalo", MAT_CLASSID, &MAT_GPUFormatsHalo)); // host time of an mpi product's own halo exchange (src/halo/): queueing it, and (mpi path) the messages
+  PetscCall(PetscLogEventRegister("GFToHost", MAT_CLASSID, &MAT_GPUFormatsToHost)); // a seq layout's values copied back to the host AIJ array, which an in-place edit left stale (gf_values.cpp)
   for (int i = 0; i < n; ++i) {
     seq_names[i]   = std::string(MATSEQAIJ) + all[i]->root;
     mpi_names[i]   = std::string(MATMPIAIJ) + all[i]->root;

@@ -118,7 +118,10 @@ static PetscErrorCode MatMult_GF(Mat A, Vec x, Vec y)
   PetscFunctionBegin;
   PetscCall(GFUseFormat(A, gf(A), x, y, &backend, &use));
   if (use) PetscCall(GFProduct(A, backend, x, 0.0, y));
-  else PetscCall(gf(A).aij.mult(A, x, y));
+  else {
+    PetscCall(GFHostValues(A));
+    PetscCall(gf(A).aij.mult(A, x, y));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -130,6 +133,7 @@ static PetscErrorCode MatMultAdd_GF(Mat A, Vec x, Vec y, Vec z)
   PetscFunctionBegin;
   PetscCall(GFUseFormat(A, gf(A), x, z, &backend, &use));
   if (!use) {
+    PetscCall(GFHostValues(A));
     PetscCall(gf(A).aij.multadd(A, x, y, z));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -149,6 +153,7 @@ static PetscErrorCode TransposedProduct(Mat A, Vec x, Vec y, Vec z)
   PetscFunctionBegin;
   PetscCall(GFUseFormat(A, gf(A), x, z, &backend, &use));
   if (!use || backend != Backend::cuda) {
+    PetscCall(GFHostValues(A));
     if (y) PetscCall(gf(A).aij.multtransposeadd(A, x, y, z));
     else PetscCall(gf(A).aij.multtranspose(A, x, z));
   } else if (gf(A).mpi) PetscCall(GFMPITransposedProduct(A, x, y, z));
@@ -188,6 +193,7 @@ static PetscErrorCode MatGetDiagonal_GF(Mat A, Vec d)
   PetscCall(GFUseFormat(A, gm, d, d, &backend, &use));
   // The diagonal lies in the local block only when row and column ownership agree.
   if (!use || A->rmap->rstart != A->cmap->rstart || A->rmap->n != A->cmap->n) {
+    PetscCall(GFHostValues(A));
     PetscCall(gm.aij.getdiagonal(A, d));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -237,8 +243,23 @@ static PetscErrorCode MatGetBlockDiagonal_GF(Mat A, Mat *D)
 
 static PetscErrorCode MatAssemblyEnd_GF(Mat A, MatAssemblyType mode)
 {
+  GFMat    &gm   = gf(A);
+  PetscBool keep = PETSC_FALSE;
+
   PetscFunctionBegin;
-  PetscCall(gf(A).aij.assemblyend(A, mode));
+  // An assembly with no host write since an edit left the host values stale (every host write brings
+  // them back first): the layout keeps the values, and the state MatAssemblyEnd raises changes none.
+  if (!gm.mpi && gm.diag->host_stale) PetscCall(GFBlockCurrent(*gm.diag, A, gm.diag->backend, &keep));
+  PetscCall(gm.aij.assemblyend(A, mode));
+  if (!gm.mpi) PetscCall(GFWrapHostPaths(A)); // AIJ's assembly may have installed other operations
+  if (keep) {
+    PetscObjectState nz;
+    PetscCall(MatGetNonzeroState(A, &nz));
+    if (nz == gm.diag->nzstate) {
+      PetscCall(PetscObjectStateGet((PetscObject)A, &gm.diag->state));
+      gm.diag->caller_step = true; // MatAssemblyEnd raises the state once more on return
+    } else PetscCall(GFHostValues(A)); // (cannot happen: a new nonzero is a host write)
+  }
   // An mpi<fmt>'s local block is our seq type from its first final assembly on, so that what PETSc
   // takes from it before any product (block Jacobi's block, sub-matrices of its type) is ours too.
   if (mode == MAT_FINAL_ASSEMBLY && gf(A).mpi) PetscCall(GFMPIAdoptLocalBlock(A, NULL, NULL));
@@ -259,6 +280,7 @@ static PetscErrorCode MatView_GF(Mat A, PetscViewer viewer)
   PetscViewerFormat format;
 
   PetscFunctionBegin;
+  PetscCall(GFHostValues(A));
   PetscCall(gf(A).aij.view(A, viewer));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
@@ -282,6 +304,7 @@ static PetscErrorCode MatDestroy_GF(Mat A)
   PetscCall(MatDestroy(&gf(A).shadow.S));
   if (!gf(A).mpi) PetscCall(GFInstallProducts(A, PETSC_FALSE));
   PetscCall(ComposeConverters(A, gf(A).ops, gf(A).mpi, NULL));
+  GFReleaseHostPaths(gf(A));
   delete &gf(A);
   A->spptr = nullptr;
   PetscCall(GFComposeCommon(A, PETSC_FALSE));
@@ -296,12 +319,14 @@ static PetscErrorCode MatSetFromOptions_GF(Mat A, PetscOptionItems PetscOptionsO
   PetscFunctionBegin;
   if (gm.aij.setfromoptions) PetscCall(gm.aij.setfromoptions(A, PetscOptionsObject));
   PetscCall(GFMatSetFromOptions(A, gm, PetscOptionsObject));
+  if (!gm.mpi) PetscCall(GFWrapHostPaths(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatDuplicate_GF(Mat A, MatDuplicateOption op, Mat *B)
 {
   PetscFunctionBegin;
+  if (op != MAT_DO_NOT_COPY_VALUES) PetscCall(GFHostValues(A));
   PetscCall(gf(A).aij.duplicate(A, op, B)); // creates a matrix of A's type, then copies the AIJ data
   PetscCall(GFInherit(A, *B));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -333,6 +358,7 @@ PetscErrorCode GFInstall(Mat B, const FormatOps *ops, PetscBool mpi, GFConvertFn
   GFInstallEdits(B);
   GFInstallDerived(B);
   if (!mpi) PetscCall(GFInstallProducts(B, PETSC_TRUE)); // MatMatMult, MatPtAP, ... on the device
+  if (!mpi) PetscCall(GFWrapHostPaths(B));               // host readers bring an edited layout's values back
 
   PetscCall(ComposeConverters(B, ops, mpi, self));
   PetscCall(GFComposeCommon(B, PETSC_TRUE));

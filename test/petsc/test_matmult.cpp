@@ -12,6 +12,7 @@
 
 #include <gpuformats.h>
 #include <petscmat.h>
+#include <petsc/private/matimpl.h> // Mat::offloadmask: whether the host values are stale
 
 using namespace gftest;
 
@@ -213,6 +214,174 @@ static bool has_full_diagonal(Mat A)
   return all;
 }
 
+// ||B - A||_F / ||A||_F with B's values read on the host: MatConvert of B to AIJ (B's host path).
+static PetscErrorCode host_diff(Mat A, Mat B, PetscReal *d)
+{
+  Mat       C;
+  PetscReal na;
+
+  PetscFunctionBegin;
+  PetscCall(MatConvert(B, MATAIJ, MAT_INITIAL_MATRIX, &C));
+  PetscCall(MatAXPY(C, -1.0, A, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(MatNorm(C, NORM_FROBENIUS, d));
+  PetscCall(MatNorm(A, NORM_FROBENIUS, &na));
+  if (na > 0) *d /= na;
+  PetscCall(MatDestroy(&C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// What reads B's values on the host after an in-place edit, against A's (AIJ): a seq<fmt> edited
+// its layout alone (host values stale, offload mask GPU) and each of these brings them back first.
+// Each path is checked on its own, after a fresh stale state where the type has one.
+static PetscErrorCode compare_host_paths(Mat A, Mat B, const std::string &name, bool stale_expected)
+{
+  PetscInt    rstart, rend, M, N;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)B), &size));
+  PetscCall(MatGetSize(A, &M, &N));
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  // Each check starts from stale host values: B scaled by 2 and back (exact in binary).
+  auto restale = [&]() -> PetscErrorCode {
+    PetscFunctionBegin;
+    PetscCall(MatScale(B, 2.0));
+    PetscCall(MatScale(B, 0.5));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  };
+  auto stale_now = [&](const char *what) -> PetscErrorCode {
+    PetscFunctionBegin;
+    PetscCall(restale());
+    if (stale_expected) PetscCall(report(B->offloadmask == PETSC_OFFLOAD_GPU ? PETSC_TRUE : PETSC_FALSE, name + ".stale_before_" + what));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  };
+  PetscReal d;
+  PetscCall(stale_now("convert"));
+  PetscCall(host_diff(A, B, &d));
+  PetscCall(report(d < 1e-14 ? PETSC_TRUE : PETSC_FALSE, name + ".host_convert"));
+  MatInfo info;
+  PetscCall(MatGetInfo(B, MAT_LOCAL, &info));
+  if (stale_expected && info.nz_used > 0) PetscCall(report(B->offloadmask == PETSC_OFFLOAD_BOTH ? PETSC_TRUE : PETSC_FALSE, name + ".host_current_after_read"));
+  { // MatGetRow and MatGetValues of the first and last local rows
+    PetscCall(stale_now("getrow"));
+    PetscBool ok = PETSC_TRUE;
+    for (PetscInt i : {rstart, rend - 1}) {
+      if (i < rstart || i >= rend) continue;
+      const PetscInt    *ca, *cb;
+      const PetscScalar *va, *vb;
+      PetscInt           na, nb;
+      PetscCall(MatGetRow(A, i, &na, &ca, &va));
+      PetscCall(MatGetRow(B, i, &nb, &cb, &vb));
+      ok = ok && na == nb ? PETSC_TRUE : PETSC_FALSE;
+      for (PetscInt k = 0; ok && k < na; ++k) ok = ca[k] == cb[k] && PetscAbsScalar(va[k] - vb[k]) <= 1e-14 * (1 + PetscAbsScalar(va[k])) ? PETSC_TRUE : PETSC_FALSE;
+      std::vector<PetscInt>    cols(ca, ca + na);
+      std::vector<PetscScalar> gv(na);
+      PetscCall(MatRestoreRow(A, i, &na, &ca, &va));
+      PetscCall(MatRestoreRow(B, i, &nb, &cb, &vb));
+      PetscCall(stale_now("getvalues"));
+      std::vector<PetscScalar> ga(cols.size());
+      if (!cols.empty()) {
+        PetscCall(MatGetValues(B, 1, &i, (PetscInt)cols.size(), cols.data(), gv.data()));
+        PetscCall(MatGetValues(A, 1, &i, (PetscInt)cols.size(), cols.data(), ga.data()));
+      }
+      for (size_t k = 0; ok && k < cols.size(); ++k) ok = PetscAbsScalar(gv[k] - ga[k]) <= 1e-14 * (1 + PetscAbsScalar(ga[k])) ? PETSC_TRUE : PETSC_FALSE;
+    }
+    PetscCall(report(ok, name + ".host_getrow_getvalues"));
+  }
+  { // norms
+    PetscBool ok = PETSC_TRUE;
+    for (NormType t : {NORM_1, NORM_FROBENIUS, NORM_INFINITY}) {
+      PetscReal na, nb;
+      PetscCall(stale_now("norm"));
+      PetscCall(MatNorm(A, t, &na));
+      PetscCall(MatNorm(B, t, &nb));
+      ok = ok && PetscAbsReal(na - nb) <= 1e-13 * (1 + na) ? PETSC_TRUE : PETSC_FALSE;
+    }
+    PetscCall(report(ok, name + ".host_norm"));
+  }
+  { // MatDuplicate with values, MatCopy into AIJ, MatTranspose
+    Mat C, D, At, Bt;
+    PetscCall(stale_now("duplicate"));
+    PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &C));
+    PetscCall(host_diff(A, C, &d));
+    PetscCall(report(d < 1e-14 ? PETSC_TRUE : PETSC_FALSE, name + ".host_duplicate"));
+    PetscCall(MatDestroy(&C));
+    PetscCall(stale_now("copy"));
+    PetscCall(MatDuplicate(A, MAT_DO_NOT_COPY_VALUES, &D));
+    PetscCall(MatCopy(B, D, SAME_NONZERO_PATTERN));
+    PetscCall(host_diff(A, D, &d));
+    PetscCall(report(d < 1e-14 ? PETSC_TRUE : PETSC_FALSE, name + ".host_copy"));
+    PetscCall(MatDestroy(&D));
+    PetscCall(stale_now("transpose"));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    const PetscErrorCode ierr = MatTranspose(B, MAT_INITIAL_MATRIX, &Bt); // of B's type: a format may refuse A^T's shape
+    PetscCall(PetscPopErrorHandler());
+    if (ierr) {
+      const char *msg = nullptr;
+      PetscCall(PetscErrorMessage(ierr, NULL, &msg));
+      PetscCall(report(ierr == PETSC_ERR_SUP && msg && std::strstr(msg, gpuformats::kFitsHint) ? PETSC_TRUE : PETSC_FALSE, name + ".host_transpose_refused_clearly"));
+    } else {
+      PetscCall(MatTranspose(A, MAT_INITIAL_MATRIX, &At));
+      PetscCall(host_diff(At, Bt, &d));
+      PetscCall(report(d < 1e-14 ? PETSC_TRUE : PETSC_FALSE, name + ".host_transpose"));
+      PetscCall(MatDestroy(&At));
+      PetscCall(MatDestroy(&Bt));
+    }
+  }
+  if (M == N) { // MatGetRowMaxAbs
+    Vec       va, vb;
+    PetscReal dd;
+    PetscCall(stale_now("rowmaxabs"));
+    PetscCall(MatCreateVecs(A, NULL, &va));
+    PetscCall(MatCreateVecs(B, NULL, &vb));
+    PetscCall(MatGetRowMaxAbs(A, va, NULL));
+    PetscCall(MatGetRowMaxAbs(B, vb, NULL));
+    PetscCall(rel_diff(vb, va, &dd));
+    PetscCall(report(dd < 1e-14 ? PETSC_TRUE : PETSC_FALSE, name + ".host_rowmaxabs"));
+    PetscCall(VecDestroy(&va));
+    PetscCall(VecDestroy(&vb));
+  }
+  if (size == 1 && M == N && M > 0 && has_full_diagonal(A)) { // a host factorization (PETSc's ILU(0)) and its solve
+    Mat       Fa, Fb;
+    Vec       b, xa, xb;
+    PetscReal dd;
+    IS        row, col;
+    MatFactorInfo info;
+    PetscCall(MatFactorInfoInitialize(&info));
+    info.fill = 1.0;
+    PetscCall(MatGetOrdering(A, MATORDERINGNATURAL, &row, &col));
+    PetscCall(stale_now("factor"));
+    PetscCall(MatGetFactor(A, MATSOLVERPETSC, MAT_FACTOR_ILU, &Fa));
+    PetscCall(MatGetFactor(B, MATSOLVERPETSC, MAT_FACTOR_ILU, &Fb));
+    PetscCall(MatILUFactorSymbolic(Fa, A, row, col, &info));
+    PetscCall(MatILUFactorSymbolic(Fb, B, row, col, &info));
+    PetscCall(MatLUFactorNumeric(Fa, A, &info));
+    PetscCall(MatLUFactorNumeric(Fb, B, &info));
+    PetscCall(MatCreateVecs(A, &xa, &b));
+    PetscCall(VecDuplicate(xa, &xb));
+    MatFactorError ea, eb;
+    PetscCall(MatFactorGetError(Fa, &ea));
+    PetscCall(MatFactorGetError(Fb, &eb));
+    PetscBool ok = ea == eb ? PETSC_TRUE : PETSC_FALSE; // a zero pivot (MatZeroEntries) on both
+    if (ok && ea == MAT_FACTOR_NOERROR) {
+      PetscCall(VecSetRandom(b, NULL));
+      PetscCall(MatSolve(Fa, b, xa));
+      PetscCall(MatSolve(Fb, b, xb));
+      PetscCall(rel_diff(xb, xa, &dd));
+      ok = dd < 1e-8 ? PETSC_TRUE : PETSC_FALSE; // the edits' roundings may differ in the last bit, amplified by the solve
+    }
+    PetscCall(report(ok, name + ".host_factor_ilu0"));
+    PetscCall(ISDestroy(&row));
+    PetscCall(ISDestroy(&col));
+    PetscCall(MatDestroy(&Fa));
+    PetscCall(MatDestroy(&Fb));
+    PetscCall(VecDestroy(&b));
+    PetscCall(VecDestroy(&xa));
+    PetscCall(VecDestroy(&xb));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // In-place value changes whose layout was current (the products above ran): each the same on A and
 // B, B compared against A after each, and not one values-only refresh (an upload) among them.
 static PetscErrorCode test_edits(Mat A, Mat B, const char *type, const std::string &name)
@@ -230,18 +399,23 @@ static PetscErrorCode test_edits(Mat A, Mat B, const char *type, const std::stri
   PetscCall(VecSetRandom(r, NULL));
   PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &C)); // X of the AXPYs: ours, and AIJ's copy of it
   PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &Ca));
+  PetscMPIInt size;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)B), &size));
+  const bool     seq       = size == 1; // a seq<fmt>: edits change the layout alone, the host values go stale
   const PetscInt refreshes = refresh_count(), edits = event_count(MAT_GPUFormatsEdit);
-  auto step = [&](const char *what, auto &&op) -> PetscErrorCode {
+  auto step = [&](const char *what, auto &&op, bool host_paths = false) -> PetscErrorCode {
     PetscFunctionBegin;
     PetscCall(op(A, Ca));
     PetscCall(op(B, C));
+    if (seq) PetscCall(report(B->offloadmask == PETSC_OFFLOAD_GPU ? PETSC_TRUE : PETSC_FALSE, name + ".edit_" + what + ".layout_alone"));
     PetscCall(compare_all(A, B, type, name + ".edit_" + what));
+    if (host_paths) PetscCall(compare_host_paths(A, B, name + ".edit_" + what, seq));
     PetscFunctionReturn(PETSC_SUCCESS);
   };
-  PetscCall(step("scale", [](Mat Y, Mat) { return MatScale(Y, -0.5); }));
-  PetscCall(step("diagonalscale", [&](Mat Y, Mat) { return MatDiagonalScale(Y, l, r); }));
+  PetscCall(step("scale", [](Mat Y, Mat) { return MatScale(Y, -0.5); }, true));
+  PetscCall(step("diagonalscale", [&](Mat Y, Mat) { return MatDiagonalScale(Y, l, r); }, true));
   PetscCall(step("diagonalscale_left", [&](Mat Y, Mat) { return MatDiagonalScale(Y, l, NULL); }));
-  PetscCall(step("axpy_same", [](Mat Y, Mat X) { return MatAXPY(Y, 0.25, X, SAME_NONZERO_PATTERN); }));
+  PetscCall(step("axpy_same", [](Mat Y, Mat X) { return MatAXPY(Y, 0.25, X, SAME_NONZERO_PATTERN); }, true));
   PetscCall(step("axpy_unknown", [](Mat Y, Mat X) { return MatAXPY(Y, -1.5, X, UNKNOWN_NONZERO_PATTERN); }));
   PetscCall(step("axpy_different", [](Mat Y, Mat X) { return MatAXPY(Y, 0.5, X, DIFFERENT_NONZERO_PATTERN); })); // found the same: an edit, as aijcusparse's
   PetscCall(step("axpy_subset", [](Mat Y, Mat X) { return MatAXPY(Y, -0.25, X, SUBSET_NONZERO_PATTERN); }));
@@ -255,12 +429,12 @@ static PetscErrorCode test_edits(Mat A, Mat B, const char *type, const std::stri
   if (M == N && has_full_diagonal(A)) { // (a missing diagonal entry is inserted: a new pattern, a rebuild)
     PetscCall(MatCreateVecs(B, &d, NULL));
     PetscCall(VecSetRandom(d, NULL));
-    PetscCall(step("shift", [](Mat Y, Mat) { return MatShift(Y, 0.75); }));
+    PetscCall(step("shift", [](Mat Y, Mat) { return MatShift(Y, 0.75); }, true));
     PetscCall(step("diagonalset_insert", [&](Mat Y, Mat) { return MatDiagonalSet(Y, d, INSERT_VALUES); }));
-    PetscCall(step("diagonalset_add", [&](Mat Y, Mat) { return MatDiagonalSet(Y, d, ADD_VALUES); }));
+    PetscCall(step("diagonalset_add", [&](Mat Y, Mat) { return MatDiagonalSet(Y, d, ADD_VALUES); }, true));
     PetscCall(VecDestroy(&d));
   }
-  PetscCall(step("zero", [](Mat Y, Mat) { return MatZeroEntries(Y); }));
+  PetscCall(step("zero", [](Mat Y, Mat) { return MatZeroEntries(Y); }, true));
   PetscCall(step("axpy_restore", [](Mat Y, Mat X) { return MatAXPY(Y, 1.0, X, UNKNOWN_NONZERO_PATTERN); })); // MatShift may have added diagonal entries to Y
   PetscCall(report(refresh_count() == refreshes ? PETSC_TRUE : PETSC_FALSE, name + ".edits_without_refresh"));
   PetscCall(report(event_count(MAT_GPUFormatsEdit) > edits ? PETSC_TRUE : PETSC_FALSE, name + ".edits_ran"));
@@ -345,7 +519,7 @@ static PetscErrorCode test_type(const char *type, const NamedMatrix &m)
   const PetscInt before_copy = refresh_count();
   PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
   PetscCall(compare_all(A, B, type, name + ".after_copy"));
-  PetscCall(report(refresh_count() > before_copy ? PETSC_TRUE : PETSC_FALSE, name + ".after_copy.refreshed"));
+  PetscCall(report(refresh_count() > before_copy || m.A.colidx.empty() ? PETSC_TRUE : PETSC_FALSE, name + ".after_copy.refreshed")); // (no value to copy: nothing changed)
   PetscCall(check_last_times(B, PETSC_TRUE, name + ".after_copy"));
 
   // Nonzero-pattern change: one new entry per rank that owns rows -> rebuild.

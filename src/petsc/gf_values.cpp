@@ -1,0 +1,205 @@
+// Values that live in the layout (the seq types). An in-place edit of a matrix whose layout is
+// current (MatScale, MatShift, MatDiagonalSet, MatDiagonalScale, MatZeroEntries, MatAXPY; gf_edit.cpp)
+// changes the layout alone, with no host work, and leaves the host AIJ values stale, as
+// aijcusparse's offload mask does (GFBlock::host_stale; A->offloadmask PETSC_OFFLOAD_GPU):
+//
+//   edit ──> layout (current) ── host AIJ array (stale) ──first host read──> gather + one download
+//
+// Whatever reads the host values, or writes only some of them, brings them back first, once:
+//   - SeqAIJ's value accessors (MatSeqAIJGetArray, ...Read, MatSeqAIJGetCSRAndMemType), through
+//     which PETSc's SeqAIJ code, the factorization packages and applications read the values;
+//   - the AIJ operations of kHostOps below, which read or change the host array themselves;
+//   - our operations where they fall back to AIJ's (host vectors, MatBindToCPU: gf_type.cpp,
+//     gf_edit.cpp) and anything that drops the layout (new options, another backend).
+// The other AIJ operations need no values (sizes, patterns, options, symbolic phases) or are ours.
+// Inodes are off (as for aijcusparse), so no host factorization reads the array behind the
+// accessors. A host write raises the AIJ state: the next use refreshes the layout from the host,
+// which is then the master again. The mpi types keep their host AIJ as the master copy.
+#include "gf_mat.hpp"
+
+#include "formats/slot_map.hpp"
+
+#include <../src/mat/impls/aij/seq/aij.h> // Mat_SeqAIJ: its value accessors (Mat_SeqAIJOps)
+
+#include <petscdevice_cuda.h>
+
+namespace gpuformats {
+
+namespace {
+
+bool Stale(Mat A) { return A && A->spptr && !gf(A).mpi && gf(A).diag->host_stale; }
+
+// ---- SeqAIJ's value accessors ----
+
+const Mat_SeqAIJOps &SavedAccessors(Mat A) { return *static_cast<const Mat_SeqAIJOps *>(gf(A).seqaij_ops); }
+
+PetscErrorCode GetArray_GF(Mat A, PetscScalar **v)
+{
+  PetscFunctionBegin;
+  PetscCall(GFHostValues(A));
+  if (SavedAccessors(A).getarray) PetscCall(SavedAccessors(A).getarray(A, v));
+  else *v = ((Mat_SeqAIJ *)A->data)->a;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GetArrayRead_GF(Mat A, const PetscScalar **v)
+{
+  PetscFunctionBegin;
+  PetscCall(GFHostValues(A));
+  if (SavedAccessors(A).getarrayread) PetscCall(SavedAccessors(A).getarrayread(A, v));
+  else *v = ((Mat_SeqAIJ *)A->data)->a;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Write-only: every value is overwritten, so nothing comes back; the host is the master from here.
+PetscErrorCode GetArrayWrite_GF(Mat A, PetscScalar **v)
+{
+  PetscFunctionBegin;
+  if (Stale(A)) {
+    gf(A).diag->host_stale = false;
+    A->offloadmask         = PETSC_OFFLOAD_CPU;
+  }
+  if (SavedAccessors(A).getarraywrite) PetscCall(SavedAccessors(A).getarraywrite(A, v));
+  else *v = ((Mat_SeqAIJ *)A->data)->a;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GetCSRAndMemType_GF(Mat A, const PetscInt **i, const PetscInt **j, PetscScalar **v, PetscMemType *mt)
+{
+  Mat_SeqAIJ *a = (Mat_SeqAIJ *)A->data;
+
+  PetscFunctionBegin;
+  if (v) PetscCall(GFHostValues(A));
+  if (SavedAccessors(A).getcsrandmemtype) PetscCall(SavedAccessors(A).getcsrandmemtype(A, i, j, v, mt));
+  else {
+    if (i) *i = a->i;
+    if (j) *j = a->j;
+    if (v) *v = a->a;
+    if (mt) *mt = PETSC_MEMTYPE_HOST;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// ---- the AIJ operations that touch host values ----
+
+template <class T>
+struct HostOp;
+template <class... Args>
+struct HostOp<PetscErrorCode (*_MatOps::*)(Mat, Args...)> {
+  // The AIJ operation in `slot`, after the host values came back.
+  template <PetscErrorCode (*_MatOps::*slot)(Mat, Args...)>
+  static PetscErrorCode call(Mat A, Args... args)
+  {
+    PetscFunctionBegin;
+    PetscCall(GFHostValues(A));
+    PetscCall((gf(A).host_ops.*slot)(A, args...));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+};
+
+// MatEqual reads both matrices' host values (B of one of our seq types too, when stale).
+PetscErrorCode Equal_GF(Mat A, Mat B, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  PetscCall(GFHostValues(A));
+  if (Stale(B)) PetscCall(GFHostValues(B));
+  PetscCall(gf(A).host_ops.equal(A, B, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <class Fn>
+void Wrap(Mat A, Fn _MatOps::*slot, Fn wrapper)
+{
+  Fn &op = A->ops->*slot;
+  if (!op || op == wrapper) return;
+  gf(A).host_ops.*slot = op;
+  op                   = wrapper;
+}
+
+// The AIJ operations that read or change the host values themselves (PETSc 3.26's SeqAIJ):
+// entries, rows and columns read; host writes of some entries (MatSetValues*, MatZeroRows*: their
+// other entries must be current); host factorizations in place; reductions, norms, comparisons;
+// conversions and copies; SOR. MatEqual is Equal_GF (both operands).
+#define GF_HOST_OPS(X) \
+  X(setvalues) X(setvaluesblocked) X(setvalueslocal) X(setvaluesblockedlocal) X(setvaluesrow) X(getrow) X(getvalues) X(getvalueslocal) X(getrowuppertriangular) \
+  X(zerorows) X(zerorowscolumns) X(zerorowslocal) X(zerorowscolumnslocal) X(eliminatezeros) X(conjugate) X(realpart) X(imaginarypart) X(setrandom) \
+  X(lufactor) X(choleskyfactor) X(ilufactor) X(iccfactor) X(sor) X(transpose) X(hermitiantranspose) X(norm) X(issymmetric) X(ishermitian) \
+  X(getrowmax) X(getrowmaxabs) X(getrowmin) X(getrowminabs) X(getrowsumabs) X(getcolumnvector) X(getcolumnreductions) X(findzerodiagonals) X(findnonzerorows) \
+  X(findoffblockdiagonalentries) X(invertblockdiagonal) X(invertvariableblockdiagonal) X(getvblockdiagonal) X(multdiagonalblock) X(multhermitiantranspose) \
+  X(multhermitiantransposeadd) X(residual) X(copy) X(convert) X(permute) X(creategraph) X(adot) X(anorm) X(adot_local) X(anorm_local)
+
+} // namespace
+
+PetscErrorCode GFWrapHostPaths(Mat A)
+{
+  PetscFunctionBegin;
+  GFMat &gm = gf(A);
+  if (gm.mpi) PetscFunctionReturn(PETSC_SUCCESS);
+  Mat_SeqAIJ *a = (Mat_SeqAIJ *)A->data;
+  if (!gm.seqaij_ops) {
+    gm.seqaij_ops                  = new Mat_SeqAIJOps(*a->ops);
+    a->ops->getarray               = GetArray_GF;
+    a->ops->getarrayread           = GetArrayRead_GF;
+    a->ops->getarraywrite          = GetArrayWrite_GF;
+    a->ops->getcsrandmemtype       = GetCSRAndMemType_GF;
+    a->inode.use                   = PETSC_FALSE; // inode kernels read the array directly (and aijcusparse has them off)
+    a->inode.node_count            = 0;
+    a->inode.checked               = PETSC_FALSE;
+    PetscCall(PetscFree(a->inode.size_csr)); // what a host factorization would take for inode kernels
+  }
+#define GF_WRAP(op) Wrap(A, &_MatOps::op, HostOp<decltype(&_MatOps::op)>::template call<&_MatOps::op>);
+  GF_HOST_OPS(GF_WRAP)
+#undef GF_WRAP
+  Wrap(A, &_MatOps::equal, Equal_GF);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+void GFReleaseHostPaths(GFMat &gm)
+{
+  delete static_cast<Mat_SeqAIJOps *>(gm.seqaij_ops);
+  gm.seqaij_ops = nullptr;
+}
+
+void GFSeqAIJArrays(Mat aij, const PetscInt **i, const PetscInt **j, PetscScalar **a)
+{
+  const Mat_SeqAIJ *s = (const Mat_SeqAIJ *)aij->data;
+  if (i) *i = s->i;
+  if (j) *j = s->j;
+  if (a) *a = s->a;
+}
+
+void GFMarkHostStale(Mat A)
+{
+  if (gf(A).mpi) return;
+  gf(A).diag->host_stale = true;
+  A->offloadmask         = PETSC_OFFLOAD_GPU;
+}
+
+PetscErrorCode GFHostValues(Mat A)
+{
+  PetscFunctionBegin;
+  if (!Stale(A)) PetscFunctionReturn(PETSC_SUCCESS);
+  GFBlock    &blk = *gf(A).diag;
+  Mat_SeqAIJ *a   = (Mat_SeqAIJ *)A->data;
+  PetscCheck(blk.fmt && blk.fmt->nnz == (int64_t)a->nz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpuformats: the layout holds the values but no longer matches the AIJ pattern");
+  PetscCall(PetscLogEventBegin(MAT_GPUFormatsToHost, A, 0, 0, 0));
+  if (blk.backend == Backend::host) gather_csr_values_host(*blk.fmt, a->a);
+  else {
+    cudaStream_t s;
+    PetscCall(PetscGetCurrentCUDAStream(&s));
+    GF_TRY(PETSC_COMM_SELF, {
+      blk.staging.resize((size_t)a->nz);
+      gather_csr_values_cuda(*blk.fmt, blk.staging.data(), s);
+      blk.staging.download(a->a, (size_t)a->nz, s);
+      GPUFORMATS_CUDA(cudaStreamSynchronize(s));
+    });
+    PetscCall(PetscLogGpuToCpu(sizeof(PetscScalar) * (PetscLogDouble)a->nz));
+  }
+  PetscCall(PetscLogEventEnd(MAT_GPUFormatsToHost, A, 0, 0, 0));
+  blk.host_stale = false;
+  blk.to_host++;
+  A->offloadmask = PETSC_OFFLOAD_BOTH;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+} // namespace gpuformats
