@@ -57,8 +57,8 @@ build/src/halo/nccl_comm.o: GF_CXXFLAGS += $(NCCL_FLAGS)
 # types hook its value accessors, so that host readers get the layout's values (src/petsc/gf_values.cpp).
 # From a PETSc source tree: PETSC_SRC, else PETSC_DIR when it is one, else the bootstrap's source.
 PETSC_SRC   ?= $(firstword $(patsubst %/src/mat/impls/aij/seq/aij.h,%,$(wildcard $(PETSC_DIR)/src/mat/impls/aij/seq/aij.h $(GPUFORMATS_CACHE)/src/petsc-3.26*/src/mat/impls/aij/seq/aij.h)))
-build/src/petsc/gf_values.o: GF_CXXFLAGS += -I$(PETSC_SRC)/include
-build/src/petsc/gf_values.o: | check-petsc-src
+build/src/petsc/gf_values.o build/src/petsc/gf_coo.o: GF_CXXFLAGS += -I$(PETSC_SRC)/include
+build/src/petsc/gf_values.o build/src/petsc/gf_coo.o: | check-petsc-src
 .PHONY: check-petsc-src
 check-petsc-src:
 	@test -f "$(PETSC_SRC)/src/mat/impls/aij/seq/aij.h" || { echo "gpuformats: PETSc's source tree is needed for src/mat/impls/aij/seq/aij.h (not installed by PETSc): set PETSC_SRC to the PETSc 3.26 source directory" >&2; exit 1; }

@@ -169,7 +169,10 @@ for t in $TYPES; do
   out=$(bin/petsc/snes_ex19 -da_grid_x 8 -da_grid_y 8 -dll_append "$LIB" -dm_mat_type "aij$t" -snes_max_it 1 -mat_view ::ascii_info -mat_gpuformats_block scalar 2>&1)
   echo "$out" | grep -q "gpuformats: scalar layout, as -mat_gpuformats_block scalar asks" && echo "$out" | grep -q "gpuformats: $(scalar_name $t) on" && pass "petsc.block.scalar_forced.$t" || { fail "petsc.block.scalar_forced.$t"; echo "$out" | tail -5; }
   if [[ " $RANKS " == *" 2 "* ]]; then # the local and off-process blocks of every rank (on a GPU, products on host vectors run AIJ's: CUDA vectors)
-    n=$($MPIEXEC -n 2 bin/petsc/snes_ex19 -da_grid_x 12 -da_grid_y 10 -dll_append "$LIB" -dm_mat_type "aij$t" $([ $has_gpu = 1 ] && echo -dm_vec_type cuda) -snes_max_it 1 -info 2>&1 | grep -c "gpuformats: bell (block layout, bs 4) build of 240 x")
+    # (-info to a file per rank: two ranks' lines on one stream can interleave)
+    rm -f "$OUTDIR/ex19-blocks-info".*
+    $MPIEXEC -n 2 bin/petsc/snes_ex19 -da_grid_x 12 -da_grid_y 10 -dll_append "$LIB" -dm_mat_type "aij$t" $([ $has_gpu = 1 ] && echo -dm_vec_type cuda) -snes_max_it 1 -info "$OUTDIR/ex19-blocks-info" >/dev/null 2>&1
+    n=$(cat "$OUTDIR/ex19-blocks-info".* 2>/dev/null | grep -c "gpuformats: bell (block layout, bs 4) build of 240 x")
     [ "$n" -ge 4 ] && pass "petsc.block.mpi_both_blocks.$t # $n builds" || fail "petsc.block.mpi_both_blocks.$t" "$n block builds, 4 expected"
   fi
   # a block size on a pattern that is not block-dense (ex2's 5-point stencil, -mat_block_size 2): scalar, saying where; forced: a clear error

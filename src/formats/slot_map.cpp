@@ -1,5 +1,7 @@
 #include "slot_map.hpp"
 
+#include <algorithm>
+
 namespace gpuformats {
 
 void refresh_values_host(FormatBlock &blk, const double *csr_values)
@@ -15,12 +17,11 @@ void gather_csr_values_host(const FormatBlock &blk, double *out)
 std::vector<int32_t> diagonal_positions(const CsrView &A, int32_t col_offset)
 {
   std::vector<int32_t> pos(A.nrows, -1);
-  for (int32_t i = 0; i < A.nrows; ++i)
-    for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k)
-      if (A.colidx[k] == i + col_offset) {
-        pos[i] = k;
-        break;
-      }
+  for (int32_t i = 0; i < A.nrows; ++i) { // columns are sorted (CsrView): a binary search per row
+    const int32_t *first = A.colidx + A.rowptr[i], *last = A.colidx + A.rowptr[i + 1];
+    const int32_t *k     = std::lower_bound(first, last, i + col_offset);
+    if (k != last && *k == i + col_offset) pos[i] = (int32_t)(k - A.colidx);
+  }
   return pos;
 }
 

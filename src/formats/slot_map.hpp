@@ -44,6 +44,15 @@ void scale_values(FormatBlock &blk, double a, cudaStream_t stream);
 void zero_values(FormatBlock &blk, cudaStream_t stream);
 // For pos[i] >= 0 (i < n): values[slot_of_csr[pos[i]]] = (add ? itself : 0) + (v ? v[i] : c).
 void set_at_positions(FormatBlock &blk, const int32_t *pos, int32_t n, const double *v, double c, bool add, cudaStream_t stream);
+// MatSetValuesCOO: CSR entry k = (add ? itself : 0) + sum of v[perm[p]] for jmap[k] <= p < jmap[k+1]
+// (PETSc's map of the COO entries onto the CSR, duplicates summed), every pointer in backend memory.
+void coo_values(FormatBlock &blk, const int64_t *jmap, const int64_t *perm, const double *v, bool add, cudaStream_t stream);
+// The same map without duplicates (jmap[k] == k): each of the n COO entries' slot, composed once
+// (slot_of_coo[perm[k]] = slot_of_csr[k], -1 for ignored entries), then one pass over the entries
+// in their own order: values[slot_of_coo[e]] = (add ? itself : 0) + v[e]. 12 bytes read per entry
+// instead of the general map's 28.
+void coo_slots(const FormatBlock &blk, const int64_t *perm, int32_t *slot_of_coo, int64_t n, cudaStream_t stream);
+void coo_values_unique(FormatBlock &blk, const int32_t *slot_of_coo, int64_t n, const double *v, bool add, cudaStream_t stream);
 // CSR entry (i, cols[k]) times l[i] * r[cols[k]] (l or r null: 1), rowptr/cols the block's pattern.
 void scale_rows_cols(FormatBlock &blk, const int32_t *rowptr, const int32_t *cols, const double *l, const double *r, cudaStream_t stream);
 // Y's CSR entry k += a * X's CSR entry k, for two layouts of the same nonzero pattern (any formats);

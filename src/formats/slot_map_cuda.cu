@@ -102,6 +102,43 @@ struct AxpySlots {
   __host__ __device__ void operator()(int64_t s) const { y[s] += a * x[s]; }
 };
 
+// PETSc's COO map (MatSetPreallocationCOO): CSR entry k sums v[perm[p]] for p in [jmap[k], jmap[k+1]),
+// in that order (AIJ's rounding), duplicates included.
+struct Coo {
+  double        *values;
+  const int32_t *slot;
+  const int64_t *jmap, *perm;
+  const double  *v;
+  bool           add;
+  __host__ __device__ void operator()(int64_t k) const
+  {
+    double sum = 0.0;
+    for (int64_t p = jmap[k]; p < jmap[k + 1]; ++p) sum += v[perm[p]];
+    double &x = values[slot[k]];
+    x         = (add ? x : 0.0) + sum;
+  }
+};
+
+struct CooSlot { // slot_of_coo[perm[k]] = slot_of_csr[k]
+  int32_t       *slot_of_coo;
+  const int32_t *slot;
+  const int64_t *perm;
+  __host__ __device__ void operator()(int64_t k) const { slot_of_coo[perm[k]] = slot[k]; }
+};
+
+struct CooUnique {
+  double        *values;
+  const int32_t *slot_of_coo;
+  const double  *v;
+  bool           add;
+  __host__ __device__ void operator()(int64_t e) const
+  {
+    const int32_t s = slot_of_coo[e];
+    if (s < 0) return;
+    values[s] = (add ? values[s] : 0.0) + v[e];
+  }
+};
+
 struct Axpy {
   double        *y;
   const double  *x;
@@ -124,6 +161,24 @@ void zero_values(FormatBlock &blk, cudaStream_t stream)
 void set_at_positions(FormatBlock &blk, const int32_t *pos, int32_t n, const double *v, double c, bool add, cudaStream_t stream)
 {
   for_each_index(blk, n, stream, SetAt{blk.values, blk.slot_of_csr, pos, v, c, add});
+}
+
+void coo_values(FormatBlock &blk, const int64_t *jmap, const int64_t *perm, const double *v, bool add, cudaStream_t stream)
+{
+  for_each_index(blk, blk.nnz, stream, Coo{blk.values, blk.slot_of_csr, jmap, perm, v, add});
+}
+
+void coo_slots(const FormatBlock &blk, const int64_t *perm, int32_t *slot_of_coo, int64_t n, cudaStream_t stream)
+{
+  if (n <= 0) return;
+  if (blk.backend == Backend::cuda) GPUFORMATS_CUDA(cudaMemsetAsync(slot_of_coo, 0xff, (size_t)n * sizeof(int32_t), stream)); // -1: ignored entries
+  else std::fill(slot_of_coo, slot_of_coo + n, -1);
+  for_each_index(blk, blk.nnz, stream, CooSlot{slot_of_coo, blk.slot_of_csr, perm});
+}
+
+void coo_values_unique(FormatBlock &blk, const int32_t *slot_of_coo, int64_t n, const double *v, bool add, cudaStream_t stream)
+{
+  for_each_index(blk, n, stream, CooUnique{blk.values, slot_of_coo, v, add});
 }
 
 void scale_rows_cols(FormatBlock &blk, const int32_t *rowptr, const int32_t *cols, const double *l, const double *r, cudaStream_t stream)

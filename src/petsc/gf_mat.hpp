@@ -113,6 +113,21 @@ struct GFOps {
 // A seqaijcusparse matrix on a SeqAIJ block's host CSR arrays (no host copy), for cuSPARSE's
 // factorizations: its device CSR is uploaded once per nonzero pattern and its device values are
 // gathered from the block's format (gf_factor.cpp).
+// COO assembly (gf_coo.cpp): AIJ's MatSetPreallocationCOO / MatSetValuesCOO, and for a seq type
+// PETSc's COO map on the device (once per preallocation) with the values' staging buffer.
+struct GFCoo {
+  PetscErrorCode (*aij_preallocation)(Mat, PetscCount, PetscInt[], PetscInt[]) = nullptr;
+  PetscErrorCode (*aij_values)(Mat, const PetscScalar[], InsertMode)           = nullptr;
+  const void            *map    = nullptr; // the host map (PETSc's COO struct) d_jmap / d_perm hold
+  PetscInt64             serial = -1;      // the layout (GFBlock::serial) slot_of_coo was composed for
+  bool                   unique = false;   // no duplicates: slot_of_coo, else d_jmap / d_perm
+  DeviceBuffer<int64_t>  d_jmap, d_perm;
+  DeviceBuffer<int32_t>  d_slot;            // cuda: slot_of_coo
+  std::vector<int32_t>   h_slot;            // host backend: slot_of_coo
+  DeviceBuffer<double>   d_v;    // host values uploaded for a cuda layout
+  std::vector<double>    h_v;    // device values downloaded for a host path
+};
+
 struct GFShadow {
   Mat              S         = nullptr;
   PetscObjectState nzstate   = -1;
@@ -147,6 +162,7 @@ struct GFMat {
   std::string           halo_why;
   // seq: made by the first cuSPARSE factorization (an mpi<fmt>'s A_d has its own, as a seq<fmt>).
   GFShadow shadow;
+  GFCoo    coo;
   // MatAXPY with UNKNOWN_NONZERO_PATTERN: the blocks (ids, nonzero states) of the last X found to
   // have this matrix's pattern, with this matrix's own: a TS step compares once, not at every step.
   std::vector<PetscInt64> same_pattern_key;
@@ -250,6 +266,9 @@ void           GFReleaseHostPaths(GFMat &gm); // at destroy
 // The CSR arrays of a SeqAIJ-family matrix as they are (no values brought back): for the pattern,
 // and for our own reads of values known current.
 void           GFSeqAIJArrays(Mat aij, const PetscInt **i, const PetscInt **j, PetscScalar **a);
+
+// --- gf_coo.cpp ---
+PetscErrorCode GFInstallCOO(Mat B, PetscBool install); // MatSetPreallocationCOO_C, MatSetValuesCOO_C
 
 // --- gf_edit.cpp: in-place value changes and derived matrices ---
 PetscErrorCode MatAXPY_GF(Mat Y, PetscScalar a, Mat X, MatStructure str); // also an aijcusparse product result's (GFProductResultAXPY)

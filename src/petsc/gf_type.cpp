@@ -305,6 +305,7 @@ static PetscErrorCode MatDestroy_GF(Mat A)
   if (!gf(A).mpi) PetscCall(GFInstallProducts(A, PETSC_FALSE));
   PetscCall(ComposeConverters(A, gf(A).ops, gf(A).mpi, NULL));
   GFReleaseHostPaths(gf(A));
+  PetscCall(GFInstallCOO(A, PETSC_FALSE));
   delete &gf(A);
   A->spptr = nullptr;
   PetscCall(GFComposeCommon(A, PETSC_FALSE));
@@ -359,6 +360,7 @@ PetscErrorCode GFInstall(Mat B, const FormatOps *ops, PetscBool mpi, GFConvertFn
   GFInstallDerived(B);
   if (!mpi) PetscCall(GFInstallProducts(B, PETSC_TRUE)); // MatMatMult, MatPtAP, ... on the device
   if (!mpi) PetscCall(GFWrapHostPaths(B));               // host readers bring an edited layout's values back
+  PetscCall(GFInstallCOO(B, PETSC_TRUE));                 // COO assembly into the layout
 
   PetscCall(ComposeConverters(B, ops, mpi, self));
   PetscCall(GFComposeCommon(B, PETSC_TRUE));

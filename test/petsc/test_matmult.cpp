@@ -451,6 +451,102 @@ static PetscErrorCode test_edits(Mat A, Mat B, const char *type, const std::stri
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// COO assembly into B (of `type`) against A (AIJ of the same matrix G): each rank gives the entries of
+// the rows i with i % size == rank (off-process ones on several ranks), every entry once or split
+// into two duplicates (1/4 and 3/4 of it: the two maps of gf_coo.cpp), and one ignored entry
+// (negative row); INSERT, then ADD (2 G), then INSERT from device memory (a CUDA vector's array)
+// where B's vectors are CUDA vectors.
+static PetscErrorCode test_coo(const char *type, const NamedMatrix &m, const std::string &name_, bool duplicates)
+{
+  const std::string   name  = name_ + (duplicates ? ".dup" : ".unique");
+  std::vector<double> parts = duplicates ? std::vector<double>{0.25, 0.75} : std::vector<double>{1.0};
+  const CsrMatrix      &G = m.A;
+  PetscMPIInt           rank, size;
+  std::vector<PetscInt> ci, cj;
+  std::vector<double>   cv;
+  Mat                   A, B;
+  PetscReal             d;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  for (PetscInt i = 0; i < G.nrows; ++i)
+    if (i % size == rank)
+      for (PetscInt k = G.rowptr[i]; k < G.rowptr[i + 1]; ++k)
+        for (double part : parts) {
+          ci.push_back(i);
+          cj.push_back(G.colidx[k]);
+          cv.push_back(part * G.values[k]);
+        }
+  ci.push_back(-1); // ignored, with its value
+  cj.push_back(0);
+  cv.push_back(1e300);
+  PetscCall(create_aij(G, &A));
+  PetscCall(MatCreate(PETSC_COMM_WORLD, &B));
+  PetscCall(MatSetSizes(B, A->rmap->n, A->cmap->n, G.nrows, G.ncols));
+  PetscCall(MatSetType(B, type));
+  PetscCall(MatSetPreallocationCOO(B, (PetscCount)ci.size(), ci.data(), cj.data()));
+  PetscCall(MatSetValuesCOO(B, cv.data(), INSERT_VALUES));
+  if (size == 1 && !G.colidx.empty()) PetscCall(report(B->offloadmask == PETSC_OFFLOAD_GPU ? PETSC_TRUE : PETSC_FALSE, name + ".coo_insert.layout_alone")); // no host AIJ work
+  PetscCall(compare_all(A, B, type, name + ".coo_insert"));
+  PetscCall(host_diff(A, B, &d));
+  PetscCall(report(d < 1e-14 ? PETSC_TRUE : PETSC_FALSE, name + ".coo_insert.host"));
+  PetscCall(MatSetValuesCOO(B, cv.data(), ADD_VALUES));
+  PetscCall(MatScale(A, 2.0));
+  PetscCall(compare_all(A, B, type, name + ".coo_add"));
+  PetscCall(host_diff(A, B, &d));
+  PetscCall(report(d < 1e-14 ? PETSC_TRUE : PETSC_FALSE, name + ".coo_add.host"));
+  {
+    Vec       x;
+    PetscBool cuda;
+    PetscCall(MatCreateVecs(B, &x, NULL));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &cuda, VECSEQCUDA, VECMPICUDA, ""));
+    PetscCall(VecDestroy(&x));
+    if (cuda) { // the values from device memory
+      Vec          dv;
+      PetscScalar *h;
+      PetscMemType mt;
+      PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, (PetscInt)cv.size(), &dv));
+      PetscCall(VecGetArrayWrite(dv, &h));
+      std::copy(cv.begin(), cv.end(), h);
+      PetscCall(VecRestoreArrayWrite(dv, &h));
+      PetscCall(VecGetArrayReadAndMemType(dv, (const PetscScalar **)&h, &mt));
+      PetscCall(MatSetValuesCOO(B, h, INSERT_VALUES));
+      PetscCall(VecRestoreArrayReadAndMemType(dv, (const PetscScalar **)&h));
+      PetscCall(VecDestroy(&dv));
+      PetscCall(MatScale(A, 0.5));
+      PetscCall(compare_all(A, B, type, name + ".coo_device"));
+      PetscCall(host_diff(A, B, &d));
+      PetscCall(report(d < 1e-14 ? PETSC_TRUE : PETSC_FALSE, name + ".coo_device.host"));
+    }
+  }
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// MatSetValuesCOO before MatSetPreallocationCOO: PETSc's clear error, not a crash.
+static PetscErrorCode check_coo_needs_preallocation(const char *type)
+{
+  Mat            B;
+  PetscScalar    v = 1.0;
+  PetscErrorCode ierr;
+  const char    *msg = nullptr;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_WORLD, &B));
+  PetscCall(MatSetSizes(B, PETSC_DECIDE, PETSC_DECIDE, 4, 4));
+  PetscCall(MatSetType(B, type));
+  PetscCall(MatSetUp(B));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MatSetValuesCOO(B, &v, INSERT_VALUES);
+  PetscCall(PetscPopErrorHandler());
+  if (ierr) PetscCall(PetscErrorMessage(ierr, NULL, &msg));
+  PetscCall(report(ierr && msg && std::strstr(msg, "MatSetPreallocationCOO") ? PETSC_TRUE : PETSC_FALSE, std::string(type) + ".coo_before_preallocation_is_an_error"));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode test_type(const char *type, const NamedMatrix &m)
 {
   Mat               A, B, C;
@@ -520,6 +616,8 @@ static PetscErrorCode test_type(const char *type, const NamedMatrix &m)
   }
 
   PetscCall(test_edits(A, B, type, name));
+  PetscCall(test_coo(type, m, name, true));
+  PetscCall(test_coo(type, m, name, false));
   // Values-only refresh: new values from the host (MatCopy with the same pattern).
   PetscCall(MatScale(A, -0.5));
   const PetscInt before_copy = refresh_count();
@@ -596,8 +694,10 @@ int main(int argc, char **argv)
     std::vector<NamedMatrix> real = real_matrices(dir);
     ms.insert(ms.end(), real.begin(), real.end());
   }
-  for (const std::string &t : tl)
+  for (const std::string &t : tl) {
     for (const NamedMatrix &m : ms) PetscCall(test_type(t.c_str(), m));
+    PetscCall(check_coo_needs_preallocation(t.c_str()));
+  }
   PetscCall(check_last_times_needs_gpuformats());
 
   if (view && !tl.empty()) { // -mat_view ::ascii_info shows the layout statistics
