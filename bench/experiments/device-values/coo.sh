@@ -18,13 +18,15 @@ for t in aijcusparse evchyb; do
   done
   [[ $PHASES == *solve* ]] && run "$t-160-jacobi" -mat_type $t -n 160 -device_values 1 -pc_type jacobi -ksp_rtol 1e-8 -log_view
   [[ $PHASES == *solve* ]] && run "$t-160-default" -mat_type $t -n 160 -device_values 1 -ksp_rtol 1e-8 -log_view
+  [[ $PHASES == *solve* ]] && run "$t-160-jacobi-gputime" -mat_type $t -n 160 -device_values 1 -pc_type jacobi -ksp_rtol 1e-8 -log_view -log_view_gpu_time
 done
+grep '"pc"' $OUT/coo.jsonl >/dev/null && for f in $OUT/coo-*-160-jacobi-gputime.log; do echo "== $(basename $f)"; grep -E "^(KSPSolve|MatMult|PCApply|PCSetUp|MatGetDiagonal|GFBuild|GFSpMV|MatSetVCOO) " $f | cut -c1-62; done
 python3 - "$OUT/coo.jsonl" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 sets, solves = {}, {}
 for r in rows:
-    if "pc" in r: solves.setdefault((r["n"], r["pc"]), {})[r["type"]] = r
+    if "pc" in r: solves.setdefault((r["n"], r["pc"]), {}).setdefault(r["type"], r)  # the first (without -log_view_gpu_time)
     else: sets.setdefault((r["n"], r["dup"], r["device_values"]), {})[r["type"]] = r
 for k, d in sorted(sets.items()):
     a, e = d.get("seqaijcusparse"), d.get("seqaijevchyb")
