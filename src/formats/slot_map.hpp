@@ -26,6 +26,10 @@ void gather_csr_values_cuda(const FormatBlock &blk, double *d_out, cudaStream_t 
 // diag_pos[i] = CSR position of entry (i, i + col_offset), or -1 where the row has none.
 std::vector<int32_t> diagonal_positions(const CsrView &A, int32_t col_offset = 0);
 
+// The same on the device, from a CSR there (a build's upload): pos[i] for i < nrows, columns sorted.
+// Returns how many rows have no diagonal entry (synchronises).
+int64_t diagonal_positions_cuda(const int32_t *rowptr, const int32_t *colidx, int32_t nrows, int32_t *pos, cudaStream_t stream);
+
 // d[i] = values[slot_of_csr[diag_pos[i]]] (0 where diag_pos[i] < 0), for i < n.
 void gather_diagonal_host(const FormatBlock &blk, const int32_t *diag_pos, int32_t n, double *d);
 void gather_diagonal_cuda(const FormatBlock &blk, const int32_t *d_diag_pos, int32_t n, double *d_out, cudaStream_t stream);

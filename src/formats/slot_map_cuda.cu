@@ -1,6 +1,7 @@
 #include "slot_map.hpp"
 
 #include <algorithm>
+#include <thrust/count.h>
 #include <thrust/equal.h>
 #include <thrust/execution_policy.h>
 #include <thrust/for_each.h>
@@ -26,6 +27,29 @@ void gather_csr_values_cuda(const FormatBlock &blk, double *d_out, cudaStream_t 
   if (blk.nnz == 0) return;
   thrust::gather(thrust::cuda::par.on(stream), blk.slot_of_csr, blk.slot_of_csr + blk.nnz, blk.values, d_out);
   GPUFORMATS_CUDA(cudaGetLastError());
+}
+
+__global__ static void diagonal_positions_kernel(const int32_t *__restrict__ rowptr, const int32_t *__restrict__ colidx, int32_t nrows, int32_t *__restrict__ pos)
+{
+  const int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= nrows) return;
+  int32_t lo = rowptr[i], hi = rowptr[i + 1]; // binary search for column i in [lo, hi)
+  while (lo < hi) {
+    const int32_t mid = lo + (hi - lo) / 2;
+    if (colidx[mid] < i) lo = mid + 1;
+    else hi = mid;
+  }
+  pos[i] = lo < rowptr[i + 1] && colidx[lo] == i ? lo : -1;
+}
+
+int64_t diagonal_positions_cuda(const int32_t *rowptr, const int32_t *colidx, int32_t nrows, int32_t *pos, cudaStream_t stream)
+{
+  if (nrows <= 0) return 0;
+  diagonal_positions_kernel<<<(nrows + 255) / 256, 256, 0, stream>>>(rowptr, colidx, nrows, pos);
+  GPUFORMATS_CUDA(cudaGetLastError());
+  const int64_t missing = thrust::count(thrust::cuda::par.on(stream), pos, pos + nrows, -1);
+  GPUFORMATS_CUDA(cudaGetLastError());
+  return missing;
 }
 
 __global__ static void gather_diagonal_kernel(const double *__restrict__ values, const int32_t *__restrict__ slot_of_csr, const int32_t *__restrict__ diag_pos, int32_t n, double *__restrict__ d)

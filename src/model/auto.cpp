@@ -84,6 +84,8 @@ std::unique_ptr<FormatBlock> choose_and_build(const CsrView &A, const AutoSettin
   return build_in_order(plan, r, build);
 }
 
+} // namespace
+
 // The choice from a CSR on the device: features from it, then the chosen builder takes it.
 std::unique_ptr<FormatBlock> build_auto_uploaded(const CsrView &A, DeviceCsr &d, const AutoSettings &s, cudaStream_t stream, AutoReport *report)
 {
@@ -92,6 +94,8 @@ std::unique_ptr<FormatBlock> build_auto_uploaded(const CsrView &A, DeviceCsr &d,
     A, s, true, report, [&](int32_t strip, int32_t k) { return strips_of_device(d.rowptr.data(), d.colidx.data(), A.nrows, A.ncols, A.nnz, strip, k, stream); },
     [&](const FormatOps &ops, const int64_t *params) { return ops.build_uploaded(A, d, params, stream); });
 }
+
+namespace {
 
 std::unique_ptr<FormatBlock> ops_build_uploaded(const CsrView &A, DeviceCsr &d, const int64_t *params, cudaStream_t stream) { return build_auto_uploaded(A, d, defaults_with(params), stream, nullptr); }
 

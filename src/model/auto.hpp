@@ -73,6 +73,8 @@ struct AutoReport {
 // refusal of a candidate is not an error while another is left.
 std::unique_ptr<FormatBlock> build_auto_host(const CsrView &A, const AutoSettings &s, AutoReport *report);
 std::unique_ptr<FormatBlock> build_auto_cuda(const CsrView &A, const AutoSettings &s, cudaStream_t stream, const UploadContext &up, AutoReport *report);
+// The same from A already on the device in d (upload_csr of A); the chosen builder may take d's arrays.
+std::unique_ptr<FormatBlock> build_auto_uploaded(const CsrView &A, DeviceCsr &d, const AutoSettings &s, cudaStream_t stream, AutoReport *report);
 
 // Helpers of the two builders (auto.cpp): the settings' model restricted to the allowed candidates
 // that have a layout here, and the order to try them in (least predicted first) with the report's

@@ -50,6 +50,7 @@ void GFBlock::reset()
   fmt.reset();
   staging.release();
   d_diag_pos.release();
+  d_diag_ready = false;
   d_rowptr.release();
   d_cols.release();
   pattern_build = -1;
@@ -199,10 +200,12 @@ static PetscErrorCode BlockCsr(Mat aij, CsrView *csr)
 }
 
 // The CSR position of each diagonal entry, once per build (and on the device for the cuda backend).
+static bool DiagReady(const GFBlock &blk, int32_t nrows) { return (blk.backend == Backend::cuda && blk.d_diag_ready) || blk.diag_pos.size() == (size_t)nrows; }
+
 static PetscErrorCode DiagPositions(GFBlock &blk, const CsrView &csr)
 {
   PetscFunctionBegin;
-  if (blk.diag_pos.size() == (size_t)csr.nrows) PetscFunctionReturn(PETSC_SUCCESS);
+  if (DiagReady(blk, csr.nrows)) PetscFunctionReturn(PETSC_SUCCESS);
   blk.diag_pos = diagonal_positions(csr);
   if (blk.backend == Backend::cuda) {
     cudaStream_t s;
@@ -246,7 +249,7 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
 
   PetscFunctionBegin;
   PetscCall(BlockStatus(blk, aij, backend, &state, &nzstate, &rebuild));
-  if (!rebuild && state == blk.state && (!want_diag || blk.diag_pos.size() == (size_t)aij->rmap->n)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!rebuild && state == blk.state && (!want_diag || DiagReady(blk, (int32_t)aij->rmap->n))) PetscFunctionReturn(PETSC_SUCCESS);
   if (blk.host_stale) { // (a seq<fmt>'s own block: aij is the matrix)
     if (rebuild) PetscCall(GFHostValues(aij)); // the layout is about to go
     else {
@@ -271,7 +274,15 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
     select::BlockDecision        layout;
     cudaStream_t                 s = nullptr;
     PetscLogDouble               t0, t1;
+    bool                         diag_found = false;
     if (backend == Backend::cuda) PetscCall(current_stream(&s));
+    // The diagonal's CSR positions from the build's own upload (one pass on the device), for
+    // MatGetDiagonal, MatShift and MatDiagonalSet: no host search, no second upload.
+    auto diag_on_device = [&](const DeviceCsr &d) {
+      blk.d_diag_pos.resize((size_t)csr.nrows);
+      blk.diag_missing = diagonal_positions_cuda(d.rowptr.data(), d.colidx.data(), csr.nrows, blk.d_diag_pos.data(), s);
+      diag_found       = true;
+    };
     PetscCall(PetscTime(&t0));
     ok = run_layer(
       [&] {
@@ -296,8 +307,16 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
           model::AutoSettings as = *gm.autosel;
           as.strip_rows          = (int32_t)gm.params[model::kAutoParamStripRows];
           report                 = std::make_unique<model::AutoReport>();
-          fmt                    = backend == Backend::cuda ? model::build_auto_cuda(csr, as, s, up, report.get()) : model::build_auto_host(csr, as, report.get());
+          if (backend == Backend::cuda) {
+            DeviceCsr d = upload_csr(csr, s, up);
+            diag_on_device(d);
+            fmt = model::build_auto_uploaded(csr, d, as, s, report.get());
+          } else fmt = model::build_auto_host(csr, as, report.get());
           built                  = model::candidate_ops(report->chosen);
+        } else if (!layout.block && backend == Backend::cuda && gm.ops->build_uploaded) {
+          DeviceCsr d = upload_csr(csr, s, up);
+          diag_on_device(d);
+          fmt = gm.ops->build_uploaded(csr, d, gm.params.data(), s);
         } else if (!layout.block) fmt = backend == Backend::cuda ? gm.ops->build_cuda(csr, gm.params.data(), s, up) : gm.ops->build_host(csr, gm.params.data());
         if (backend == Backend::cuda) blk.last_build.timer.finish(s);
       },
@@ -317,6 +336,7 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
       blk.nzstate = nzstate;
       blk.src     = ((PetscObject)aij)->id;
       blk.diag_pos.clear();
+      blk.d_diag_ready = diag_found;
       blk.builds++;
       static PetscInt64 serials = 0;
       blk.serial = ++serials;
@@ -371,6 +391,15 @@ PetscErrorCode GFBlockDiagPositions(GFBlock &blk, Mat aij)
   PetscFunctionBegin;
   PetscCall(BlockCsr(aij, &csr));
   PetscCall(DiagPositions(blk, csr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GFBlockDiagonalFull(GFBlock &blk, Mat aij, PetscBool *full)
+{
+  PetscFunctionBegin;
+  PetscCall(GFBlockDiagPositions(blk, aij));
+  if (blk.backend == Backend::cuda && blk.d_diag_ready) *full = blk.diag_missing == 0 ? PETSC_TRUE : PETSC_FALSE;
+  else *full = std::find(blk.diag_pos.begin(), blk.diag_pos.end(), -1) == blk.diag_pos.end() ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -491,7 +520,7 @@ PetscErrorCode GFBlockTransposedProduct(GFBlock &blk, Vec x, PetscBool add, Vec 
 PetscErrorCode GFBlockGetDiagonal(GFBlock &blk, PetscScalar *d, PetscInt n)
 {
   PetscFunctionBegin;
-  PetscCheck(blk.diag_pos.size() == (size_t)n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpuformats: diagonal map not built");
+  PetscCheck(DiagReady(blk, (int32_t)n), PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpuformats: diagonal map not built");
   if (blk.backend == Backend::host) {
     gather_diagonal_host(*blk.fmt, blk.diag_pos.data(), (int32_t)n, d);
   } else {

@@ -208,12 +208,8 @@ PetscErrorCode EditDiagonal(Mat A, Op &&aij_op, Vec D, PetscScalar c, bool add)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   // The layout alone only where every diagonal entry exists (AIJ's inserts missing ones).
-  bool full = false;
-  if (!gf(A).mpi && !gf(A).adopted && A->assembled && gf(A).diag->fmt) {
-    GFBlock &blk = *gf(A).diag;
-    PetscCall(GFBlockDiagPositions(blk, A));
-    full = std::find(blk.diag_pos.begin(), blk.diag_pos.end(), -1) == blk.diag_pos.end();
-  }
+  PetscBool full = PETSC_FALSE;
+  if (!gf(A).mpi && !gf(A).adopted && A->assembled && gf(A).diag->fmt) PetscCall(GFBlockDiagonalFull(*gf(A).diag, A, &full));
   PetscCall(EditAll(A, true, aij_op, [&](const Target &t, cudaStream_t s) -> PetscErrorCode {
     GFBlock &blk = *t.blk;
 
@@ -221,10 +217,10 @@ PetscErrorCode EditDiagonal(Mat A, Op &&aij_op, Vec D, PetscScalar c, bool add)
     if (t.index != 0) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(GFBlockDiagPositions(blk, t.aij));
     PetscCall(d.get(D, blk.backend));
-    set_at_positions(*blk.fmt, blk.backend == Backend::cuda ? blk.d_diag_pos.data() : blk.diag_pos.data(), (int32_t)blk.diag_pos.size(), d.data(), c, add, s);
+    set_at_positions(*blk.fmt, blk.backend == Backend::cuda ? blk.d_diag_pos.data() : blk.diag_pos.data(), (int32_t)t.aij->rmap->n, d.data(), c, add, s);
     PetscCall(d.restore());
     PetscFunctionReturn(PETSC_SUCCESS);
-  }, full));
+  }, full == PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -62,6 +62,8 @@ struct GFBlock {
   DeviceBuffer<double>         staging;       // host CSR values uploaded for a refresh
   std::vector<int32_t>         diag_pos;      // CSR position of each diagonal entry (-1: none)
   DeviceBuffer<int32_t>        d_diag_pos;
+  bool                         d_diag_ready = false; // cuda: d_diag_pos found on the device by the build (diag_pos may be empty)
+  int64_t                      diag_missing = 0;     // ... and how many rows have no diagonal entry
   DeviceBuffer<int32_t>        d_rowptr, d_cols; // the CSR pattern on the device, for MatDiagonalScale's edit
   PetscInt                     pattern_build = -1; // build number d_rowptr / d_cols belong to
   std::vector<cudaStream_t>    extra_streams; // created once per block, used by multi-stream formats
@@ -210,8 +212,10 @@ PetscErrorCode GFBlockTransposedProduct(GFBlock &blk, Vec x, PetscBool add, Vec 
 PetscErrorCode GFBlockGetDiagonal(GFBlock &blk, PetscScalar *d, PetscInt n);
 // Whether the block's layout holds the AIJ block's current values (no sync needed), for the backend.
 PetscErrorCode GFBlockCurrent(GFBlock &blk, Mat aij, Backend backend, PetscBool *current);
-// blk.diag_pos (and d_diag_pos on the cuda backend) for the synced block of `aij`.
+// The synced block's diagonal positions: diag_pos on the host backend; d_diag_pos on the cuda
+// backend (found by the build where its format builds from an upload, else diag_pos uploaded).
 PetscErrorCode GFBlockDiagPositions(GFBlock &blk, Mat aij);
+PetscErrorCode GFBlockDiagonalFull(GFBlock &blk, Mat aij, PetscBool *full); // every row has its diagonal entry
 // The synced block's CSR row pointers and columns in its backend's memory (device: uploaded once per build).
 PetscErrorCode GFBlockPattern(GFBlock &blk, Mat aij, const int32_t **rowptr, const int32_t **cols);
 // -mat_view ::ascii_info lines of one block; all_ranks: every rank prints (synchronized viewer).
