@@ -237,6 +237,10 @@ static PetscErrorCode BlockStatus(GFBlock &blk, Mat aij, Backend backend, PetscO
   // converter; the public MatScale, MatShift, ... after an in-place edit): that step changed no value.
   if (blk.caller_step && !*rebuild && *state == blk.state + 1) blk.state = *state;
   blk.caller_step = false;
+  // Every host write brings stale host values back first, or overwrites them all (gf_values.cpp), so
+  // while they are stale no host value changed: a new state (an assembly, a copy of nothing) leaves
+  // the layout's values the matrix's.
+  if (blk.host_stale && !*rebuild) blk.state = *state;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -250,15 +254,7 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
   PetscFunctionBegin;
   PetscCall(BlockStatus(blk, aij, backend, &state, &nzstate, &rebuild));
   if (!rebuild && state == blk.state && (!want_diag || DiagReady(blk, (int32_t)aij->rmap->n))) PetscFunctionReturn(PETSC_SUCCESS);
-  if (blk.host_stale) { // (a seq<fmt>'s own block: aij is the matrix)
-    if (rebuild) PetscCall(GFHostValues(aij)); // the layout is about to go
-    else {
-      // Every host write brings the layout's values back first, or overwrites them all (gf_values.cpp),
-      // so while they are stale no host value changed: a new state (an assembly, a copy of nothing)
-      // leaves the layout's values the matrix's.
-      blk.state = state;
-    }
-  }
+  if (blk.host_stale && rebuild) PetscCall(GFHostValues(aij)); // the layout is about to go (a seq<fmt>'s own block: aij is the matrix)
 
   CsrView csr;
   PetscCall(BlockCsr(aij, &csr));

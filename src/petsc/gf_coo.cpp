@@ -119,7 +119,7 @@ PetscErrorCode MatSetValuesCOO_SeqGF(Mat A, const PetscScalar v[], InsertMode im
   if (coo.unique) GF_TRY(PETSC_COMM_SELF, coo_values_unique(*blk.fmt, backend == Backend::cuda ? coo.d_slot.data() : coo.h_slot.data(), (int64_t)map->n, vals, add, s));
   else GF_TRY(PETSC_COMM_SELF, coo_values(*blk.fmt, backend == Backend::cuda ? coo.d_jmap.data() : h_jmap, backend == Backend::cuda ? coo.d_perm.data() : h_perm, vals, add, s));
   PetscCall(PetscLogGpuTimeEnd());
-  // The layout holds the matrix's values now; MatSetValuesCOO's assembly keeps them (MatAssemblyEnd_GF).
+  // The layout holds the matrix's values now (stale host values: the assembly MatSetValuesCOO runs next keeps them).
   PetscCall(PetscObjectStateIncrease((PetscObject)A));
   PetscCall(PetscObjectStateGet((PetscObject)A, &blk.state));
   blk.caller_step = false;

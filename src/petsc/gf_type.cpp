@@ -243,23 +243,11 @@ static PetscErrorCode MatGetBlockDiagonal_GF(Mat A, Mat *D)
 
 static PetscErrorCode MatAssemblyEnd_GF(Mat A, MatAssemblyType mode)
 {
-  GFMat    &gm   = gf(A);
-  PetscBool keep = PETSC_FALSE;
+  GFMat &gm = gf(A);
 
   PetscFunctionBegin;
-  // An assembly with no host write since an edit left the host values stale (every host write brings
-  // them back first): the layout keeps the values, and the state MatAssemblyEnd raises changes none.
-  if (!gm.mpi && gm.diag->host_stale) PetscCall(GFBlockCurrent(*gm.diag, A, gm.diag->backend, &keep));
-  PetscCall(gm.aij.assemblyend(A, mode));
+  PetscCall(gm.aij.assemblyend(A, mode)); // (with stale host values: no host write came before it, the layout keeps them: GFBlockSync)
   if (!gm.mpi) PetscCall(GFWrapHostPaths(A)); // AIJ's assembly may have installed other operations
-  if (keep) {
-    PetscObjectState nz;
-    PetscCall(MatGetNonzeroState(A, &nz));
-    if (nz == gm.diag->nzstate) {
-      PetscCall(PetscObjectStateGet((PetscObject)A, &gm.diag->state));
-      gm.diag->caller_step = true; // MatAssemblyEnd raises the state once more on return
-    } else PetscCall(GFHostValues(A)); // (cannot happen: a new nonzero is a host write)
-  }
   // An mpi<fmt>'s local block is our seq type from its first final assembly on, so that what PETSc
   // takes from it before any product (block Jacobi's block, sub-matrices of its type) is ours too.
   if (mode == MAT_FINAL_ASSEMBLY && gf(A).mpi) PetscCall(GFMPIAdoptLocalBlock(A, NULL, NULL));
