@@ -130,10 +130,9 @@ PetscErrorCode MatSetValuesCOO_SeqGF(Mat A, const PetscScalar v[], InsertMode im
 // mpi: MPIAIJ's (off-process entries exchanged on the host), on host values.
 PetscErrorCode MatSetValuesCOO_MPIGF(Mat A, const PetscScalar v[], InsertMode imode)
 {
-  GFMat             &gm = gf(A);
-  const PetscScalar *vals = v;
-  PetscMemType       mt   = PETSC_MEMTYPE_HOST;
-
+  GFMat               &gm   = gf(A);
+  const PetscScalar   *vals = v;
+  PetscMemType         mt   = PETSC_MEMTYPE_HOST;
   PetscContainer       container;
   MatCOOStruct_MPIAIJ *map;
 

@@ -8,7 +8,7 @@
 // Whatever reads the host values, or writes only some of them, brings them back first, once:
 //   - SeqAIJ's value accessors (MatSeqAIJGetArray, ...Read, MatSeqAIJGetCSRAndMemType), through
 //     which PETSc's SeqAIJ code, the factorization packages and applications read the values;
-//   - the AIJ operations of kHostOps below, which read or change the host array themselves;
+//   - the AIJ operations of GF_HOST_OPS below, which read or change the host array themselves;
 //   - our operations where they fall back to AIJ's (host vectors, MatBindToCPU: gf_type.cpp,
 //     gf_edit.cpp) and anything that drops the layout (new options, another backend).
 // The other AIJ operations need no values (sizes, patterns, options, symbolic phases) or are ours.
@@ -27,7 +27,8 @@ namespace gpuformats {
 
 namespace {
 
-bool Stale(Mat A) { return A && A->spptr && !gf(A).mpi && gf(A).diag->host_stale; }
+// A: one of our types (the hooks and wrappers below are installed on those only).
+bool Stale(Mat A) { return A->spptr && !gf(A).mpi && gf(A).diag->host_stale; }
 
 // ---- SeqAIJ's value accessors ----
 
@@ -97,12 +98,16 @@ struct HostOp<PetscErrorCode (*_MatOps::*)(Mat, Args...)> {
   }
 };
 
-// MatEqual reads both matrices' host values (B of one of our seq types too, when stale).
+// MatEqual reads both matrices' host values (B's too where B is of our types: another type's spptr
+// is not a GFMat).
 PetscErrorCode Equal_GF(Mat A, Mat B, PetscBool *flg)
 {
+  PetscBool ours;
+
   PetscFunctionBegin;
   PetscCall(GFHostValues(A));
-  if (Stale(B)) PetscCall(GFHostValues(B));
+  PetscCall(MatGPUFormatsIsType(B, &ours));
+  if (ours) PetscCall(GFHostValues(B));
   PetscCall(gf(A).host_ops.equal(A, B, flg));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -178,7 +183,7 @@ void GFMarkHostStale(Mat A)
 PetscErrorCode GFHostValues(Mat A)
 {
   PetscFunctionBegin;
-  if (!Stale(A)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!Stale(A)) PetscFunctionReturn(PETSC_SUCCESS); // (an mpi<fmt>'s host AIJ is always current)
   GFBlock    &blk = *gf(A).diag;
   Mat_SeqAIJ *a   = (Mat_SeqAIJ *)A->data;
   PetscCheck(blk.fmt && blk.fmt->nnz == (int64_t)a->nz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpuformats: the layout holds the values but no longer matches the AIJ pattern");
