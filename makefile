@@ -4,6 +4,8 @@
 #   make test       build, then run the test suite (host backend; the GPU suite where a GPU is present)
 #   make demo       the main job: SNES ex14 (Bratu 3D) through each format and aijcusparse
 #   make bundle     pack PETSc + plugin + executables for the GPU machine (bundle/gpuformats-bundle.tar.xz)
+#   make python     petsc4py 3.26.1 built against this PETSc, once (make test needs it); make -s pythonpath
+#                   prints the PYTHONPATH that finds it and python/gpuformats
 #   make install PREFIX=/path
 #   make experiments  compile the measurements behind tuning choices (bench/experiments/)
 #   make nccl-header  fetch NCCL's header (optional: the mpi types' NCCL halo; the bootstrap does it)
@@ -19,9 +21,9 @@ PETSC_ARCH       ?=
 export PETSC_DIR PETSC_ARCH
 
 PETSC_VARIABLES := $(PETSC_DIR)/lib/petsc/conf/variables
-PETSC_GOALS     := all lib test demo bundle install experiments
+PETSC_GOALS     := all lib test demo bundle install experiments python pythonpath
 
-.PHONY: all lib test demo bundle install clean help check-petsc petsc-bootstrap experiments nccl-header
+.PHONY: all lib test demo bundle install clean help check-petsc petsc-bootstrap experiments nccl-header python pythonpath
 ifeq ($(wildcard $(PETSC_VARIABLES)),)
 # No PETSc yet. Building it is a target of the goals that need it (never of clean, help or make -n):
 # bootstrap, then run make again for the goal, which then reads PETSc's variables.
@@ -169,14 +171,24 @@ experiments: $(INTERNAL)
 	  $(CUDAC) $(GF_CUFLAGS) -c $(c) -o build/experiments/$(basename $(notdir $(c))).o && \
 	  $(CXX) build/experiments/$(basename $(notdir $(c))).o -o bin/experiments/$(basename $(notdir $(c))) $(INTERNAL) $(GF_LDLIBS) &&) true
 
-test: all
+# petsc4py for this PETSc (config/bootstrap-python.sh; PYTHON=python3.12 for another interpreter),
+# in the cache; build/python-venv points at it.
+PYTHON ?= python3
+python:
+	@venv=$$(GPUFORMATS_CACHE=$(GPUFORMATS_CACHE) config/bootstrap-python.sh $(PYTHON)) && mkdir -p build && ln -sfn "$$venv" build/python-venv && \
+	  echo "petsc4py ready in $$venv (PYTHONPATH: make -s pythonpath)" >&2
+pythonpath: python
+	@echo "$(CURDIR)/python:$$(build/python-venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+
+test: all python
 	@test/run.sh
 
 demo: all
 	examples/demo.sh
 
+BUNDLE_PYTHON ?=
 bundle: all
-	config/make-bundle.sh
+	BUNDLE_PYTHON=$(BUNDLE_PYTHON) config/make-bundle.sh
 
 PREFIX ?= /usr/local
 install: $(LIB)
@@ -186,6 +198,8 @@ install: $(LIB)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@PETSC_DIR@|$(PETSC_DIR)|g' config/gpuformats.pc.in > $(PREFIX)/lib/pkgconfig/gpuformats.pc
 	install -d $(PREFIX)/share/gpuformats/models
 	install -m 644 share/gpuformats/models/*.json $(PREFIX)/share/gpuformats/models/
+	install -d $(PREFIX)/lib/gpuformats
+	install -m 644 python/gpuformats/*.py $(PREFIX)/lib/gpuformats/
 
 -include $(OBJ:.o=.d)
 endif
@@ -198,4 +212,4 @@ clean:
 	rm -rf build lib bin bundle
 
 help:
-	@sed -n '3,14p' makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,16p' makefile | sed 's/^# \{0,1\}//'

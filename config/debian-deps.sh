@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian packages gpuformats builds against, where missing: Open MPI and LAPACK.
+# Installs the Debian packages gpuformats builds against, where missing: Open MPI, LAPACK, nlohmann/json
+# (a header: nothing of it is needed at run time) and Python with venv (the petsc4py environment).
 set -euo pipefail
 need=()
-for p in libopenmpi-dev openmpi-bin liblapack-dev libblas-dev python3; do
+for p in libopenmpi-dev openmpi-bin liblapack-dev libblas-dev nlohmann-json3-dev python3 python3-venv; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || need+=("$p")
 done
 [ ${#need[@]} -eq 0 ] && exit 0

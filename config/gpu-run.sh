@@ -11,6 +11,10 @@ export OUT=${OUT:-$PWD/build/gpu-out}
 mkdir -p "$OUT" build/gpu-lib
 tar -xJf bundle/gpuformats-bundle.tar.xz -C . ./bin ./lib 2>/dev/null || tar -xJf bundle/gpuformats-bundle.tar.xz -C .
 mkdir -p build/fallback && tar -xJf bundle/gpuformats-bundle.tar.xz -C build ./fallback ./petsc-output
+# petsc4py, where the bundle carries it (make bundle BUNDLE_PYTHON=...), for the machine's python3
+if tar -xJf bundle/gpuformats-bundle.tar.xz -C build ./python-site 2>/dev/null; then
+  export GPUFORMATS_PYTHON=${GPUFORMATS_PYTHON:-python3} GPUFORMATS_PYTHONPATH=$PWD/build/python-site
+fi
 # Fallback libraries only where the machine has none of that name.
 for f in build/fallback/*; do
   n=$(basename "$f")

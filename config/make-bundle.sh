@@ -5,6 +5,7 @@
 # tree, tests' data and scripts travel with the working tree itself.
 #
 #   config/make-bundle.sh      -> bundle/gpuformats-bundle.tar.xz   (carry "bundle" in the device call)
+#   BUNDLE_PYTHON=python3.12   also petsc4py for that interpreter (the GPU machine's)
 # On the GPU machine: config/gpu-run.sh unpacks it and runs the GPU suite and the benchmarks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +31,15 @@ skip='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|libpthread\.|librt\.|libstdc\+
     [[ $name =~ $skip ]] && continue
     cp -L "$path" "$stage/fallback/$name"
   done
+# petsc4py for the GPU machine's Python (python3 3.12 there, with numpy; nothing can be installed
+# there): built here for BUNDLE_PYTHON (e.g. make bundle BUNDLE_PYTHON=python3.12) against this
+# PETSc; only its package travels. gpu-run.sh puts it on PYTHONPATH for the suite's Python section.
+if [ -n "${BUNDLE_PYTHON:-}" ]; then
+  venv=$(config/bootstrap-python.sh "$BUNDLE_PYTHON")
+  site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  mkdir -p "$stage/python-site" && cp -a "$site/petsc4py" "$stage/python-site/"
+  find "$stage/python-site" -name '*.so' -exec strip --strip-unneeded {} +
+fi
 # One dictionary over the whole stream: every test executable carries the library's device code
 # (fat binaries for three architectures), which xz's default 8 MiB window stores again each time
 # (82 MB, beyond the device tool's 64 MiB carry); a 512 MiB window stores it once (23 MB).

@@ -59,6 +59,9 @@ PETSC_EXTERN PetscErrorCode MatGPUFormatsSync(Mat);
 PETSC_EXTERN PetscErrorCode MatGPUFormatsIsType(Mat, PetscBool *);
 /* Bytes the product reads from the stored format(s) on this rank (values, indices, metadata). */
 PETSC_EXTERN PetscErrorCode MatGPUFormatsGetBytes(Mat, PetscInt64 *);
+/* The layout statistics of -mat_view ::ascii_info on this rank, as one JSON object; the string
+   belongs to A and stays valid until the next call or MatDestroy(). Collective (it syncs first). */
+PETSC_EXTERN PetscErrorCode MatGPUFormatsGetStatistics(Mat, const char **);
 /* Seconds of the last build and of the last values-only refresh on this rank, each split into the
    host->device upload and the device work after it (CUDA events); -1 where not measured (host
    backend). MPI types: sum over the local and off-process blocks. */

@@ -386,6 +386,27 @@ if [ -n "$TYPES" ]; then
   [ $rc != 0 ] && echo "$out" | grep -q "less than allowed bound 1" && pass petsc.upload_threads_range_error || { fail petsc.upload_threads_range_error "rc=$rc"; echo "$out" | tail -5; }
 fi
 
+# --- python: petsc4py with the plugin (python/gpuformats; examples/python), the interpreter of the
+# environment `make python` builds (GPUFORMATS_PYTHON and GPUFORMATS_PYTHONPATH name another) ---
+PY=${GPUFORMATS_PYTHON:-$ROOT/build/python-venv/bin/python}
+export PYTHONPATH=$ROOT/python${GPUFORMATS_PYTHONPATH:+:$GPUFORMATS_PYTHONPATH}
+if "$PY" -c 'import petsc4py, numpy' >"$OUTDIR/python.import.log" 2>&1; then
+  pass "python.petsc4py_imports # $("$PY" --version 2>&1)"
+  py_ranks=$(for np in $RANKS; do [ "$np" -le 2 ] && echo "$np"; done | tr '\n' ' ')
+  run_checks python.api "$PY" test/python/test_api.py
+  run_checks python.examples "$PY" test/python/test_examples.py \
+    --ranks "$py_ranks" --types "$TYPES" --out "$OUTDIR" $([ $has_gpu = 1 ] && echo --gpu)
+  # make install: the module beside the library finds it (not on the GPU machine: no PETSc to make with)
+  if [ $has_gpu = 0 ]; then
+    inst=$(mktemp -d)
+    found=$(make -s install PREFIX="$inst" >"$OUTDIR/python.install.log" 2>&1 && PYTHONPATH=$inst/lib "$PY" -c 'import gpuformats; print(gpuformats.library_path())' 2>>"$OUTDIR/python.install.log")
+    [ "$found" = "$inst/lib/libgpuformats.so" ] && pass python.installed_module_finds_library || fail python.installed_module_finds_library "'$found' (log $OUTDIR/python.install.log)"
+    rm -rf "$inst"
+  fi
+else
+  fail python.petsc4py_imports "$PY cannot import petsc4py (make python builds it): $(tail -1 "$OUTDIR/python.import.log")"
+fi
+
 # --- benchmark driver smoke run (host types, small suite) ---
 if [ -x bin/bench_spmv ] && [ -f bench/suites/small.txt ]; then
   run_checks bench.smoke bench/smoke.sh

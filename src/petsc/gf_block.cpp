@@ -87,8 +87,7 @@ static void ensure_streams(GFBlock &blk, int extra)
   }
 }
 
-// Seconds of a stage, waiting for it on the device; measured false where there is nothing to read.
-static PetscErrorCode StageSeconds(const GFStageTime &st, double *upload_s, double *device_s, PetscBool *measured)
+PetscErrorCode GFStageSeconds(const GFStageTime &st, double *upload_s, double *device_s, PetscBool *measured)
 {
   PetscFunctionBegin;
   *measured = st.timer.measured() ? PETSC_TRUE : PETSC_FALSE;
@@ -102,14 +101,14 @@ static PetscErrorCode StageText(const GFStageTime &st, char *buf, size_t len)
   PetscBool measured;
 
   PetscFunctionBegin;
-  PetscCall(StageSeconds(st, &up, &dev, &measured));
+  PetscCall(GFStageSeconds(st, &up, &dev, &measured));
   if (measured) PetscCall(PetscSNPrintf(buf, len, "%.3f ms upload + %.3f ms device", 1e3 * up, 1e3 * dev));
   else PetscCall(PetscStrncpy(buf, "not measured", len));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // What -mat_view and -info call a block's layout: its format's name, or the block layout's.
-static std::string LayoutName(const GFMat &gm, const GFBlock &blk)
+std::string GFLayoutName(const GFMat &gm, const GFBlock &blk)
 {
   if (blk.block_bs) return "bell (block layout, bs " + std::to_string(blk.block_bs) + ")";
   if (blk.auto_report) return blk.auto_report->chosen + " (chosen by gpuauto)";
@@ -125,10 +124,10 @@ static PetscErrorCode InfoStage(Mat aij, const GFMat &gm, const GFBlock &blk, co
   PetscFunctionBegin;
   PetscCall(PetscInfoEnabled(MAT_CLASSID, &info));
   if (!info) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(StageSeconds(st, &up, &dev, &measured));
+  PetscCall(GFStageSeconds(st, &up, &dev, &measured));
   if (measured)
-    PetscCall(PetscInfo(aij, "gpuformats: %s %s of %d x %d, %" PetscInt64_FMT " nonzeros: %.3f ms from call to return; %.3f ms upload (%.1f GB/s, %" PetscInt_FMT " host threads) + %.3f ms device\n", LayoutName(gm, blk).c_str(), what, csr.nrows, csr.ncols, (PetscInt64)csr.nnz, 1e3 * host_s, 1e3 * up, up > 0 ? upload_bytes / up / 1e9 : 0.0, gm.upload_threads, 1e3 * dev));
-  else PetscCall(PetscInfo(aij, "gpuformats: %s %s of %d x %d, %" PetscInt64_FMT " nonzeros: %.3f ms from call to return (no device times)\n", LayoutName(gm, blk).c_str(), what, csr.nrows, csr.ncols, (PetscInt64)csr.nnz, 1e3 * host_s));
+    PetscCall(PetscInfo(aij, "gpuformats: %s %s of %d x %d, %" PetscInt64_FMT " nonzeros: %.3f ms from call to return; %.3f ms upload (%.1f GB/s, %" PetscInt_FMT " host threads) + %.3f ms device\n", GFLayoutName(gm, blk).c_str(), what, csr.nrows, csr.ncols, (PetscInt64)csr.nnz, 1e3 * host_s, 1e3 * up, up > 0 ? upload_bytes / up / 1e9 : 0.0, gm.upload_threads, 1e3 * dev));
+  else PetscCall(PetscInfo(aij, "gpuformats: %s %s of %d x %d, %" PetscInt64_FMT " nonzeros: %.3f ms from call to return (no device times)\n", GFLayoutName(gm, blk).c_str(), what, csr.nrows, csr.ncols, (PetscInt64)csr.nnz, 1e3 * host_s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -538,7 +537,7 @@ static PetscErrorCode LastStage(const GFMat &gm, GFStageTime GFBlock::*stage, Pe
     double    up, dev;
     PetscBool measured;
     if ((b->*stage).round != last) continue;
-    PetscCall(StageSeconds(b->*stage, &up, &dev, &measured));
+    PetscCall(GFStageSeconds(b->*stage, &up, &dev, &measured));
     if (!measured) continue;
     *upload_s = PetscMax(*upload_s, 0) + up;
     *device_s = PetscMax(*device_s, 0) + dev;
@@ -602,7 +601,7 @@ PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *labe
   }
   const FormatBlock &f         = *blk.fmt;
   const double       csr_b     = csr_bytes(f.nnz, f.nrows);
-  const std::string  name      = LayoutName(gm, blk);
+  const std::string  name      = GFLayoutName(gm, blk);
   PetscCall(ViewLine(viewer, all_ranks, "%s: %s on %s, %d x %d, %" PetscInt64_FMT " nonzeros, %" PetscInt64_FMT " stored slots (%.1f%% padding)\n", label, name.c_str(), blk.backend == Backend::cuda ? "cuda" : "host", f.nrows, f.ncols, (PetscInt64)f.nnz, (PetscInt64)f.nslots,
                                    f.nslots ? 100.0 * (double)(f.nslots - f.nnz) / (double)f.nslots : 0.0));
   if (!blk.layout_reason.empty()) PetscCall(ViewLine(viewer, all_ranks, "%s: %s (-mat_gpuformats_block %s)\n", label, blk.layout_reason.c_str(), select::kBlockModeNames[gm.block_mode]));

@@ -185,7 +185,7 @@ struct GFMat {
   PetscInt block_mode = 0;
   // gpuauto (ops == &model::gpuauto_ops): -mat_gpuauto_model, -mat_gpuauto_candidates; null for the other types
   std::shared_ptr<model::AutoSettings> autosel;
-
+  std::string stats_json; // MatGPUFormatsGetStatistics()'s last answer, which the matrix owns (gf_stats.cpp)
 };
 
 inline GFMat &gf(Mat A) { return *static_cast<GFMat *>(A->spptr); }
@@ -226,6 +226,10 @@ PetscErrorCode GFShadowView(const GFShadow &sh, const GFBlock &blk, const char *
 // over the blocks that ran it in the latest round that ran it in any; -1 where none was measured,
 // and for a refresh older than the last build.
 PetscErrorCode GFLastTimes(const GFMat &gm, PetscReal *build_upload, PetscReal *build_device, PetscReal *refresh_upload, PetscReal *refresh_device);
+// Seconds of one stage (waits for it on the device); measured false where there is nothing to read.
+PetscErrorCode GFStageSeconds(const GFStageTime &st, double *upload_s, double *device_s, PetscBool *measured);
+// What -mat_view and -info call a block's layout: its format's name, or the block layout's.
+std::string    GFLayoutName(const GFMat &gm, const GFBlock &blk);
 PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptionsObject);
 
 // --- gf_type.cpp: vector access ---
@@ -240,6 +244,7 @@ PetscErrorCode GFConvert(Mat A, MatType type, MatReuse reuse, Mat *newmat, Petsc
 // Makes B (seqaij / mpiaij, any state) a matrix of the format's seq / mpi type in place, syncing nothing.
 PetscErrorCode GFInstall(Mat B, const FormatOps *ops, PetscBool mpi, GFConvertFn self);
 PetscErrorCode GFSyncNow(Mat A); // rebuild or refresh now, as the next product would
+PetscErrorCode GFGetStatistics_Private(Mat A, const char **json); // gf_stats.cpp
 
 // --- gf_seq.cpp / gf_mpi.cpp: what differs ---
 PetscErrorCode GFSeqSync(Mat A, Backend backend, PetscBool want_diag);

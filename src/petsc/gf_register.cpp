@@ -153,6 +153,7 @@ PetscErrorCode GFComposeCommon(Mat B, PetscBool compose)
   PetscCall(PetscObjectComposeFunction(o, "MatGPUFormatsSync_C", compose ? GFSync_Private : NULL));
   PetscCall(PetscObjectComposeFunction(o, "MatGPUFormatsGetBytes_C", compose ? GFGetBytes_Private : NULL));
   PetscCall(PetscObjectComposeFunction(o, "MatGPUFormatsGetLastTimes_C", compose ? GFGetLastTimes_Private : NULL));
+  PetscCall(PetscObjectComposeFunction(o, "MatGPUFormatsGetStatistics_C", compose ? GFGetStatistics_Private : NULL));
   PetscCall(PetscObjectComposeFunction(o, "MatGPUFormatsSetBackend_C", compose ? GFSetBackend_Private : NULL));
   PetscCall(PetscObjectComposeFunction(o, "MatGPUFormatsGetBackend_C", compose ? GFGetBackend_Private : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -602,6 +603,41 @@ PetscErrorCode MatGPUFormatsGetBytes(Mat A, PetscInt64 *bytes)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscUseMethod(A, "MatGPUFormatsGetBytes_C", (Mat, PetscInt64 *), (A, bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  MatGPUFormatsGetStatistics - the layout statistics that `-mat_view ::ascii_info` prints, for this
+  rank, as one JSON object
+
+  Collective
+
+  Input Parameter:
+. A - a gpuformats matrix
+
+  Output Parameter:
+. json - the statistics; the string belongs to `A` and stays valid until the next call or `MatDestroy()`
+
+  Level: intermediate
+
+  Notes:
+  Brings the layout up to date first, as `MatGPUFormatsSync()` does (hence collective for the mpi
+  types). The object holds `type`, `backend` (the option: auto, host or cuda), `local` (the local
+  block) and, for the mpi types, `off_process` and `halo` (`path`, `why`). A block holds `built`,
+  `builds`, `refreshes`, `edits`, `products`, `to_host` (copies of edited values back to the host
+  AIJ) and, once built, `layout`, `format`, `backend`, `rows`, `cols`, `nonzeros`, `stored_slots`,
+  `bytes` (read per product), `csr_bytes`, `map_bytes`, `last_build` and `last_refresh` (`upload_s`,
+  `device_s`, or null where not measured), `transposed_bytes` where a transposed layout exists,
+  and `layout_stats`: the format's own statistics as strings.
+
+.seealso: `MatGPUFormatsGetBytes()`, `MatGPUFormatsGetLastTimes()`, `MatView()`
+@*/
+PetscErrorCode MatGPUFormatsGetStatistics(Mat A, const char **json)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscAssertPointer(json, 2);
+  PetscUseMethod(A, "MatGPUFormatsGetStatistics_C", (Mat, const char **), (A, json));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
