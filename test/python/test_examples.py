@@ -57,6 +57,19 @@ for np_ in args.ranks.split():
         want = f"type {'mpi' if np_ != '1' else 'seq'}aij{t}"
         check(f"python.poisson.np{np_}.{t}.layout", want in out and re.search(r"^layout .* on (cuda|host): ", out, re.M) is not None, out[-300:])
 
+# an mpi4py program (init with its communicator), where this interpreter has mpi4py
+if "2" in args.ranks.split():
+    has = subprocess.run([sys.executable, "-c", "import mpi4py"], capture_output=True).returncode == 0
+    if has:
+        cmd = [args.mpiexec, "-n", "2", sys.executable, os.path.join(ROOT, "test", "python", "mpi4py_check.py")]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        got = re.findall(r"^(ok|not ok) (\S+)", p.stdout, re.M)
+        for status, name in got:
+            check(f"python.{name}", status == "ok", p.stdout[-300:])
+        check("python.mpi4py.ran", p.returncode == 0 and len(got) == 4, (p.stdout + p.stderr)[-400:])
+    else:
+        print("ok python.mpi4py # SKIP mpi4py is not importable by " + sys.executable)
+
 rc, out = run("compare", 1, "compare.py", ["-n", "60", "-reps", "3", "-types", ",".join(args.types.split())] + vec)
 rows = {m.group(1): float(m.group(2)) for m in re.finditer(r"^(\w+) .* (\d\.\d+e[-+]\d+)$", out, re.M) if m.group(1) in [ref_type] + args.types.split()}
 check("python.compare.rows", rc == 0 and sorted(rows) == sorted([ref_type] + args.types.split()), out[-400:])
