@@ -49,6 +49,7 @@
 #include "matgen/generators.hpp"
 #include "matgen/matrix_market.hpp"
 #include "model/model.hpp"
+#include <nlohmann/json.hpp>
 #include "../test/common/petsc_csr.hpp" // the matrix sources, shared with bin/test/ksp_matrix
 
 #include <gpuformats.h>
@@ -123,43 +124,16 @@ double x_value(uint64_t seed, int k, int64_t i)
 // factor), so stale, misplaced or partly refreshed values all show in the product.
 double refreshed_value(double v) { return v * (1.25 - 0.25 * v); }
 
-// A JSON number, or null for NaN/Inf.
-std::string jnum(double x)
-{
-  if (!std::isfinite(x)) return "null";
-  char b[64];
-  std::snprintf(b, sizeof b, "%.6g", x);
-  return b;
-}
-std::string jint(int64_t x) { return std::to_string(x); }
-std::string jstr(const std::string &s)
-{
-  std::string o = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') o += '\\', o += (char)c;
-    else if (c == '\n') o += "\\n";
-    else if (c == '\t') o += "\\t";
-    else if (c < 0x20) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\u%04x", c);
-      o += b;
-    } else o += (char)c;
-  }
-  return o + "\"";
-}
-// {"k": v, ...} from already-encoded values
+// The JSON output (nlohmann/json; members in the order added). NaN and Inf are null.
+using Json = nlohmann::ordered_json;
+Json jnum(double x) { return std::isfinite(x) ? Json(x) : Json(nullptr); }
+// {"k": v, ...}, built by chained add()s
 struct JObj {
-  std::vector<std::pair<std::string, std::string>> kv;
-  JObj &add(const std::string &k, const std::string &encoded)
+  Json  j = Json::object();
+  JObj &add(const std::string &k, Json v)
   {
-    kv.emplace_back(k, encoded);
+    j[k] = std::move(v);
     return *this;
-  }
-  std::string str() const
-  {
-    std::string o = "{";
-    for (size_t i = 0; i < kv.size(); ++i) o += (i ? ", " : "") + jstr(kv[i].first) + ": " + kv[i].second;
-    return o + "}";
   }
 };
 
@@ -1038,7 +1012,7 @@ struct MatrixPrediction {
   bool                     have = false;
   std::vector<std::string> names; // the model's candidates
   std::vector<double>      us;    // their predicted product time, microseconds
-  std::string              json;  // the matrix's "model" object
+  Json                     json;  // the matrix's "model" object
 };
 
 bool is_gpuauto(const TypeEntry &T, const TypeResult &R) { return T.type.find("gpuauto") != std::string::npos || R.type_name.find("gpuauto") != std::string::npos; }
@@ -1128,26 +1102,26 @@ PetscErrorCode predict_matrix(const ModelRun &MR, const HostMatrix &M, MatrixPre
     why = e.what();
   }
   PetscCheck(why.empty(), PETSC_COMM_SELF, PETSC_ERR_LIB, "model partition: %s", why.c_str());
-  std::string blocks = "[";
+  Json        blocks = Json::array();
   std::string line;  // the blocks, for stdout
   for (size_t b = 0; b < part.blocks.size(); ++b) {
     const gpuformats::select::Block &k = part.blocks[b];
     const int32_t r0 = strips[k.first_strip].f.first_row, r1 = strips[k.last_strip].f.first_row + strips[k.last_strip].f.rows;
     JObj bj;
-    bj.add("first_strip", jint(k.first_strip)).add("last_strip", jint(k.last_strip)).add("first_row", jint(r0)).add("end_row", jint(r1)).add("candidate", jstr(P.names[k.format])).add("predicted_us", jnum(1e6 * k.time));
-    blocks += (b ? ", " : "") + bj.str();
+    bj.add("first_strip", Json(k.first_strip)).add("last_strip", Json(k.last_strip)).add("first_row", Json(r0)).add("end_row", Json(r1)).add("candidate", Json(P.names[k.format])).add("predicted_us", jnum(1e6 * k.time));
+    blocks.push_back(bj.j);
     if (b < 6) line += (b ? ", " : "") + P.names[k.format] + " " + std::to_string(k.first_strip) + "-" + std::to_string(k.last_strip);
     else if (b == 6) line += ", ...";
   }
   const double single = P.us[best], total = 1e6 * part.time;
   JObj         pj;
-  pj.add("blocks", blocks + "]").add("total_us", jnum(total)).add("single_best", jstr(P.names[best])).add("single_best_us", jnum(single));
+  pj.add("blocks", blocks).add("total_us", jnum(total)).add("single_best", Json(P.names[best])).add("single_best_us", jnum(single));
   // beats: by more than rounding (sums of strips against one block's sum differ in the last bits)
-  pj.add("beats_single_best", total < single * (1 - 1e-9) ? "true" : "false").add("gain", jnum(single / total));
+  pj.add("beats_single_best", total < single * (1 - 1e-9)).add("gain", jnum(single / total));
   JObj mj;
-  mj.add("file", MR.file.empty() ? "null" : jstr(MR.file)).add("gpu", jstr(m.gpu)).add("is_default", m.is_default ? "true" : "false").add("strip_rows", jint(m.strip_rows));
-  mj.add("strips", jint((int64_t)strips.size())).add("strips_s", jnum(strips_s)).add("predicted_us", pu.str()).add("best_predicted", jstr(P.names[best])).add("partition", pj.str());
-  P.json = mj.str();
+  mj.add("file", MR.file.empty() ? Json(nullptr) : Json(MR.file)).add("gpu", Json(m.gpu)).add("is_default", m.is_default).add("strip_rows", Json(m.strip_rows));
+  mj.add("strips", Json((int64_t)strips.size())).add("strips_s", jnum(strips_s)).add("predicted_us", pu.j).add("best_predicted", Json(P.names[best])).add("partition", pj.j);
+  P.json = mj.j;
   P.have = true;
   if (part.partitioned())
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  model: best predicted %s %.1f us; DP over %zu strips: %zu blocks (%s) %.1f us, %.2fx the single best\n", P.names[best].c_str(), single, strips.size(), part.blocks.size(), line.c_str(), total, total / single));
@@ -1172,32 +1146,32 @@ Figures figures(const Settings &S, const HostMatrix &M, const TypeResult &R)
   return f;
 }
 
-std::string result_json(const Settings &S, const HostMatrix &M, const TypeEntry &T, const TypeResult &R, const MatrixPrediction &P)
+Json result_json(const Settings &S, const HostMatrix &M, const TypeEntry &T, const TypeResult &R, const MatrixPrediction &P)
 {
   JObj o;
-  o.add("type", jstr(T.label)).add("mat_type", jstr(T.type)).add("petsc_type", jstr(R.type_name)).add("status", jstr(R.status));
-  if (!R.reason.empty()) o.add("reason", jstr(R.reason));
-  std::string opts = "{";
-  for (size_t i = 0; i < T.options.size(); ++i) opts += (i ? ", " : "") + jstr(T.options[i].first) + ": " + jstr(T.options[i].second);
-  o.add("options", opts + "}");
+  o.add("type", Json(T.label)).add("mat_type", Json(T.type)).add("petsc_type", Json(R.type_name)).add("status", Json(R.status));
+  if (!R.reason.empty()) o.add("reason", Json(R.reason));
+  Json opts = Json::object();
+  for (const auto &[k, v] : T.options) opts[k] = v;
+  o.add("options", opts);
   if (R.status != "n/a") {
     const Figures f   = figures(S, M, R);
     const double  csr = gpuformats::csr_bytes(M.nnz, M.nrows);
-    o.add("where", jstr(R.where)).add("reps", jint(R.reps));
+    o.add("where", Json(R.where)).add("reps", Json(R.reps));
     o.add("relerr", jnum(R.relerr)).add("relerr_refresh", jnum(R.relerr_refresh));
     o.add("spmv_median_s", jnum(R.spmv_median_s)).add("spmv_min_s", jnum(R.spmv_min_s)).add("spmv_max_s", jnum(R.spmv_max_s)).add("spmv_mean_s", jnum(R.spmv_mean_s)).add("spmv_back_to_back_mean_s", jnum(R.b2b_mean_s));
     o.add("gflops", jnum(f.gflops)).add("gbs", jnum(f.gbs)).add("pct_copy", jnum(f.pct));
     o.add("setup_s", jnum(R.setup_s)).add("convert_s", jnum(R.convert_s)).add("first_mult_s", jnum(R.first_mult_s)).add("setup_spmvs", jnum(R.setup_s / R.spmv_median_s));
-    o.add("refresh_s", jnum(R.refresh_s)).add("refresh_plus_mult_s", jnum(R.refresh_total_s)).add("refresh_spmvs", jnum(R.refresh_s / R.spmv_median_s)).add("refresh_method", jstr(R.refresh_method)).add("refresh_reps", jint(R.refresh_reps));
+    o.add("refresh_s", jnum(R.refresh_s)).add("refresh_plus_mult_s", jnum(R.refresh_total_s)).add("refresh_spmvs", jnum(R.refresh_s / R.spmv_median_s)).add("refresh_method", Json(R.refresh_method)).add("refresh_reps", Json(R.refresh_reps));
     o.add("setup_upload_s", jnum(R.setup_upload_s)).add("setup_device_s", jnum(R.setup_device_s)).add("setup_device_spmvs", jnum(R.setup_device_s / R.spmv_median_s));
     o.add("refresh_upload_s", jnum(R.refresh_upload_s)).add("refresh_device_s", jnum(R.refresh_device_s)).add("refresh_device_spmvs", jnum(R.refresh_device_s / R.spmv_median_s));
-    o.add("bytes", jnum(R.bytes)).add("bytes_vs_csr", jnum(R.bytes / csr)).add("bytes_source", jstr(R.bytes_source));
-    if (!R.layout.empty()) o.add("layout", jstr(R.layout)).add("layout_reason", jstr(R.layout_reason));
-    if (!R.halo.empty()) o.add("halo", jstr(R.halo));
+    o.add("bytes", jnum(R.bytes)).add("bytes_vs_csr", jnum(R.bytes / csr)).add("bytes_source", Json(R.bytes_source));
+    if (!R.layout.empty()) o.add("layout", Json(R.layout)).add("layout_reason", Json(R.layout_reason));
+    if (!R.halo.empty()) o.add("halo", Json(R.halo));
     if (!std::isnan(R.halo_s)) o.add("halo_s", jnum(R.halo_s)).add("halo_local_s", jnum(R.halo_local_s)).add("halo_exposed_s", jnum(R.halo_exposed_s)).add("halo_hidden", jnum(1.0 - R.halo_exposed_s / R.halo_s));
     if (S.transpose) o.add("transpose_first_s", jnum(R.t_first_s)).add("transpose_median_s", jnum(R.t_median_s)).add("transpose_back_to_back_mean_s", jnum(R.t_b2b_mean_s)).add("relerr_transpose", jnum(R.relerr_t));
     if (is_gpuauto(T, R)) {
-      o.add("gpuauto_choice", R.gpuauto_choice.empty() ? "null" : jstr(R.gpuauto_choice));
+      o.add("gpuauto_choice", R.gpuauto_choice.empty() ? Json(nullptr) : Json(R.gpuauto_choice));
       if (std::isfinite(R.gpuauto_predicted_us)) o.add("gpuauto_predicted_us", jnum(R.gpuauto_predicted_us));
       if (std::isfinite(R.gpuauto_choice_ms)) o.add("gpuauto_choice_ms", jnum(R.gpuauto_choice_ms));
     }
@@ -1206,14 +1180,14 @@ std::string result_json(const Settings &S, const HostMatrix &M, const TypeEntry 
       const std::string cand = candidate_for(P, T, R, &note);
       if (!cand.empty()) {
         const double pred = P.us[std::find(P.names.begin(), P.names.end(), cand) - P.names.begin()], meas = 1e6 * R.spmv_median_s;
-        o.add("predicted_candidate", jstr(cand)).add("predicted_us", jnum(pred));
+        o.add("predicted_candidate", Json(cand)).add("predicted_us", jnum(pred));
         // the model predicts a GPU's product: a host-backend time is no measure of it
         if (R.where == "gpu") o.add("prediction_error", jnum((pred - meas) / meas));
-        else o.add("prediction_error", "null").add("prediction_note", jstr("measured on the host: the model predicts the GPU"));
-      } else if (!note.empty()) o.add("predicted_us", "null").add("prediction_note", jstr(note));
+        else o.add("prediction_error", nullptr).add("prediction_note", Json("measured on the host: the model predicts the GPU"));
+      } else if (!note.empty()) o.add("predicted_us", nullptr).add("prediction_note", Json(note));
     }
   }
-  return o.str();
+  return o.j;
 }
 
 std::string human_bytes(double b)
@@ -1419,7 +1393,7 @@ int main(int argc, char **argv)
   }
   BenchGpuInfo gpu;
   if (want_gpu) S.gpu = bench_gpu_info(&gpu, &gpu_why);
-  std::string rank_gpus; // JSON: the GPU each rank uses (PETSc's choice, rank % devices by default)
+  Json rank_gpus = Json::array(); // the GPU each rank uses (PETSc's choice, rank % devices by default)
   if (S.gpu) {
     PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA)); // PETSc picks this rank's GPU before any CUDA work of ours
     S.gpu = bench_gpu_info(&gpu, &gpu_why);
@@ -1427,12 +1401,16 @@ int main(int argc, char **argv)
     int  dev       = -1;
     cudaGetDevice(&dev);
     if (cudaDeviceGetPCIBusId(bus, sizeof bus, dev) != cudaSuccess) (void)cudaGetLastError();
-    std::snprintf(mine, sizeof mine, "{\"rank\": %d, \"device\": %d, \"pci_bus_id\": \"%s\"}", S.rank, dev, bus);
+    std::snprintf(mine, sizeof mine, "%d %s", dev, bus); // "<device> <PCI bus id>", gathered as text
     std::vector<char> all((size_t)S.size * sizeof mine);
     PetscCallMPI(MPI_Gather(mine, (int)sizeof mine, MPI_CHAR, all.data(), (int)sizeof mine, MPI_CHAR, 0, PETSC_COMM_WORLD));
-    for (int r = 0; r < S.size; ++r) rank_gpus += (r ? ", " : "[") + std::string(&all[(size_t)r * sizeof mine]);
-    rank_gpus += "]";
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "GPU of each rank: %s\n", rank_gpus.c_str()));
+    for (int r = 0; r < S.size; ++r) {
+      int  d          = -1;
+      char b[32]      = "?";
+      std::sscanf(&all[(size_t)r * sizeof mine], "%d %31s", &d, b);
+      rank_gpus.push_back(JObj().add("rank", r).add("device", d).add("pci_bus_id", b).j);
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "GPU of each rank: %s\n", rank_gpus.dump().c_str()));
   }
   if (!flg) {
     int                                 n;
@@ -1511,34 +1489,32 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "SpMV: median of %d (host types %d) after %d warm-up, x rotating among %d vectors; refresh: median of %d; GB/s = (12 nnz + 4 (rows+1) + 8 cols + 8 rows) / t\n", S.reps, S.host_reps, S.warmup, S.nx, S.refresh_reps));
 
   JObj run;
-  run.add("tool", jstr("bench_spmv")).add("format_version", "1").add("date", jstr(date)).add("commit", jstr(commit)).add("host", jstr(host)).add("petsc_version", jstr(petsc_version)).add("mpi_ranks", jint(S.size));
+  run.add("tool", Json("bench_spmv")).add("format_version", 1).add("date", Json(date)).add("commit", Json(commit)).add("host", Json(host)).add("petsc_version", Json(petsc_version)).add("mpi_ranks", Json(S.size));
   if (S.gpu) {
     JObj g;
-    g.add("name", jstr(gpu.name)).add("compute_capability", jstr(std::to_string(gpu.cc_major) + "." + std::to_string(gpu.cc_minor))).add("sm_count", jint(gpu.sm_count)).add("memory_bytes", jnum(gpu.memory_bytes)).add("l2_bytes", jnum(gpu.l2_bytes));
-    g.add("driver_version", jstr(nvidia_driver_version())).add("cuda_driver_api_version", jstr(std::to_string(gpu.driver_version / 1000) + "." + std::to_string((gpu.driver_version % 1000) / 10))).add("cuda_runtime_version", jstr(std::to_string(gpu.runtime_version / 1000) + "." + std::to_string((gpu.runtime_version % 1000) / 10)));
-    run.add("gpu", g.str()).add("rank_gpus", rank_gpus);
+    g.add("name", Json(gpu.name)).add("compute_capability", Json(std::to_string(gpu.cc_major) + "." + std::to_string(gpu.cc_minor))).add("sm_count", Json(gpu.sm_count)).add("memory_bytes", jnum(gpu.memory_bytes)).add("l2_bytes", jnum(gpu.l2_bytes));
+    g.add("driver_version", Json(nvidia_driver_version())).add("cuda_driver_api_version", Json(std::to_string(gpu.driver_version / 1000) + "." + std::to_string((gpu.driver_version % 1000) / 10))).add("cuda_runtime_version", Json(std::to_string(gpu.runtime_version / 1000) + "." + std::to_string((gpu.runtime_version % 1000) / 10)));
+    run.add("gpu", g.j).add("rank_gpus", rank_gpus);
     JObj c;
-    c.add("kernel_gbs", jnum(copy.kernel_gbs)).add("memcpy_gbs", jnum(copy.memcpy_gbs)).add("buffer_bytes", jnum(copy.bytes)).add("accounting", jstr("bytes read + bytes written, median of 20"));
-    run.add("copy_bandwidth", c.str());
-  } else run.add("gpu", "null").add("gpu_note", jstr(gpu_why.empty() ? "no GPU type asked for" : gpu_why));
+    c.add("kernel_gbs", jnum(copy.kernel_gbs)).add("memcpy_gbs", jnum(copy.memcpy_gbs)).add("buffer_bytes", jnum(copy.bytes)).add("accounting", Json("bytes read + bytes written, median of 20"));
+    run.add("copy_bandwidth", c.j);
+  } else run.add("gpu", nullptr).add("gpu_note", Json(gpu_why.empty() ? "no GPU type asked for" : gpu_why));
   run.add("host_copy_gbs", jnum(S.host_copy_gbs));
   {
     JObj s;
-    std::string tl = "[";
-    for (size_t i = 0; i < types.size(); ++i) tl += (i ? ", " : "") + jstr(types[i].label);
-    s.add("reps", jint(S.reps)).add("host_reps", jint(S.host_reps)).add("warmup", jint(S.warmup)).add("nx", jint(S.nx)).add("refresh_reps", jint(S.refresh_reps)).add("seed", jint((int64_t)S.seed)).add("verify_tol", jnum(S.tol)).add("transpose", S.transpose ? "true" : "false").add("types", tl + "]");
-    s.add("traffic_model", jstr("12*nnz + 4*(nrows+1) + 8*ncols + 8*nrows bytes")).add("csr_bytes", jstr("12*nnz + 4*(nrows+1)"));
-    s.add("device_times", jstr("setup_/refresh_ upload_s and device_s: MatGPUFormatsGetLastTimes (CUDA events on the stream; per rank the sum of an mpi type's two blocks, then the max over ranks); refresh: median of the refresh_reps"));
-    run.add("settings", s.str());
+    Json tl = Json::array();
+    for (const TypeEntry &t : types) tl.push_back(t.label);
+    s.add("reps", Json(S.reps)).add("host_reps", Json(S.host_reps)).add("warmup", Json(S.warmup)).add("nx", Json(S.nx)).add("refresh_reps", Json(S.refresh_reps)).add("seed", Json((int64_t)S.seed)).add("verify_tol", jnum(S.tol)).add("transpose", S.transpose).add("types", tl);
+    s.add("traffic_model", Json("12*nnz + 4*(nrows+1) + 8*ncols + 8*nrows bytes")).add("csr_bytes", Json("12*nnz + 4*(nrows+1)"));
+    s.add("device_times", Json("setup_/refresh_ upload_s and device_s: MatGPUFormatsGetLastTimes (CUDA events on the stream; per rank the sum of an mpi type's two blocks, then the max over ranks); refresh: median of the refresh_reps"));
+    run.add("settings", s.j);
   }
-  std::vector<std::string> matrix_json;
-  auto                     write_json = [&]() {
+  std::vector<Json> matrix_json;
+  auto              write_json = [&]() {
     if (json_path.empty() || S.rank != 0) return;
-    std::string out = run.str();
-    out.pop_back(); // reopen the object to append the matrices
-    out += ",\n \"matrices\": [\n";
-    for (size_t i = 0; i < matrix_json.size(); ++i) out += "  " + matrix_json[i] + (i + 1 < matrix_json.size() ? ",\n" : "\n");
-    out += " ]\n}\n";
+    Json doc        = run.j;
+    doc["matrices"] = matrix_json;
+    const std::string out = doc.dump(1) + "\n";
     const std::string tmp = json_path + ".tmp";
     if (FILE *f = fopen(tmp.c_str(), "w")) {
       fputs(out.c_str(), f);
@@ -1583,11 +1559,11 @@ int main(int argc, char **argv)
     if (!ierr) ierr = host_reference(M, S.seed, S.nx, S.transpose);
     PetscCall(PetscPopErrorHandler());
     JObj mj;
-    mj.add("label", jstr(E.label)).add("spec", jstr(E.spec));
+    mj.add("label", Json(E.label)).add("spec", Json(E.spec));
     if (ierr) {
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  cannot build the matrix: %s\n", g_error.c_str()));
-      mj.add("status", jstr("n/a")).add("reason", jstr(g_error));
-      matrix_json.push_back(mj.str());
+      mj.add("status", Json("n/a")).add("reason", Json(g_error));
+      matrix_json.push_back(mj.j);
       write_json();
       (void)destroy_host(M);
       ++failures;
@@ -1609,18 +1585,17 @@ int main(int argc, char **argv)
       }
     }
     print_header();
-    std::string results = "[";
+    Json results = Json::array();
     for (size_t t = 0; t < types.size(); ++t) {
       TypeResult R;
       run_type(S, M, types[t], R);
       print_result(S, M, types[t], R);
       if (R.status != "ok") ++failures;
       if (R.status == "wrong") ++wrong;
-      results += (t ? ",\n    " : "\n    ") + result_json(S, M, types[t], R, P);
+      results.push_back(result_json(S, M, types[t], R, P));
     }
-    results += "\n  ]";
-    mj.add("status", jstr("ok")).add("source", jstr(M.source)).add("nrows", jint(M.nrows)).add("ncols", jint(M.ncols)).add("nnz", jint(M.nnz)).add("block_size", jint(M.block_size));
-    mj.add("row_length", JObj().add("min", jint(M.row_min)).add("max", jint(M.row_max)).add("mean", jnum(M.row_mean)).add("std", jnum(M.row_std)).str());
+    mj.add("status", Json("ok")).add("source", Json(M.source)).add("nrows", Json(M.nrows)).add("ncols", Json(M.ncols)).add("nnz", Json(M.nnz)).add("block_size", Json(M.block_size));
+    mj.add("row_length", JObj().add("min", Json(M.row_min)).add("max", Json(M.row_max)).add("mean", jnum(M.row_mean)).add("std", jnum(M.row_std)).j);
     // ELLPACK-R of this matrix (every row padded to the longest, rows rounded up to a warp, rl[] per
     // row): the reference of the pJDS paper's memory saving.
     const double rows32 = (double)(((int64_t)M.nrows + 31) / 32 * 32);
@@ -1628,7 +1603,7 @@ int main(int argc, char **argv)
     mj.add("csr_bytes", jnum(csr)).add("traffic_bytes", jnum(csr + 8.0 * (double)M.ncols + 8.0 * (double)M.nrows)).add("load_s", jnum(M.load_s)).add("assemble_s", jnum(M.assemble_s));
     if (P.have) mj.add("model", P.json);
     mj.add("results", results);
-    matrix_json.push_back(mj.str());
+    matrix_json.push_back(mj.j);
     write_json();
     PetscCall(destroy_host(M));
   }

@@ -11,6 +11,10 @@
 
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+using Json = nlohmann::ordered_json; // the JSON lines, members in this order
+
 static PetscErrorCode Sync() // device work done, where there is a device
 {
   static int devices = -1;
@@ -125,13 +129,12 @@ int main(int argc, char **argv)
     PC pc;
     PetscCall(KSPGetPC(ksp, &pc));
     PetscCall(PCGetType(pc, &pctype));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "{\"type\": \"%s\", \"n\": %" PetscInt_FMT ", \"pc\": \"%s\", \"ksp_solve_s\": %.6f, \"iterations\": %" PetscInt_FMT ", \"reason\": %d}\n", type, n, pctype, t_solve, its, (int)reason));
+    const Json line = {{"type", type}, {"n", n}, {"pc", pctype}, {"ksp_solve_s", t_solve}, {"iterations", its}, {"reason", (int)reason}};
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s\n", line.dump().c_str()));
     PetscCall(KSPDestroy(&ksp));
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                        "{\"type\": \"%s\", \"n\": %" PetscInt_FMT ", \"rows\": %" PetscInt_FMT ", \"coo_entries\": %" PetscCount_FMT ", \"dup\": %" PetscInt_FMT ", \"device_values\": %s, \"preallocation_s\": %.6f, \"first_values_and_product_s\": %.6f, "
-                        "\"values_s\": %.6e, \"mult_s\": %.6e, \"values_in_products\": %.3f}\n",
-                        type, n, N, ncoo, dup, device_values ? "true" : "false", t_prealloc, t_first, t_values, t_mult, t_values / t_mult));
+  const Json line = {{"type", type}, {"n", n}, {"rows", N}, {"coo_entries", (int64_t)ncoo}, {"dup", dup}, {"device_values", (bool)device_values}, {"preallocation_s", t_prealloc}, {"first_values_and_product_s", t_first}, {"values_s", t_values}, {"mult_s", t_mult}, {"values_in_products", t_values / t_mult}};
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s\n", line.dump().c_str()));
   PetscCall(VecDestroy(&dv));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));

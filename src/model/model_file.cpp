@@ -1,7 +1,7 @@
-// The model file (JSON, model.hpp gives the layout) and the per-GPU lookup. The parser is the small
-// subset of JSON the file needs (objects, arrays, strings with the usual escapes, numbers, true,
-// false, null); no dependency.
+// The model file (JSON through nlohmann/json; model.hpp gives the layout) and the per-GPU lookup.
 #include "model/model.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <dlfcn.h>
 
@@ -22,23 +22,7 @@ namespace gpuformats::model {
 namespace {
 
 constexpr const char *kKind = "gpuformats-spmv-model";
-
-// --- writing ---
-
-std::string quote(const std::string &s)
-{
-  std::string o = "\"";
-  for (unsigned char ch : s) {
-    if (ch == '"' || ch == '\\') o += '\\', o += (char)ch;
-    else if (ch == '\n') o += "\\n";
-    else if (ch < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", ch);
-      o += buf;
-    } else o += (char)ch;
-  }
-  return o + "\"";
-}
+using Json                  = nlohmann::ordered_json; // members in the order written
 
 std::string num(double v)
 {
@@ -47,149 +31,31 @@ std::string num(double v)
   return buf;
 }
 
-// --- reading ---
-
-struct Value {
-  enum Type { null, boolean, number, string, array, object } type = null;
-  double                       n = 0;
-  bool                         b = false;
-  std::string                  s;
-  std::vector<Value>           a;
-  std::map<std::string, Value> o;
-};
-
-const char *type_name(Value::Type t)
+const char *type_name(const Json &v)
 {
-  static const char *names[] = {"null", "a boolean", "a number", "a string", "an array", "an object"};
-  return names[t];
+  if (v.is_null()) return "null";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_number()) return "a number";
+  if (v.is_string()) return "a string";
+  if (v.is_array()) return "an array";
+  return "an object";
 }
-
-class Parser {
-public:
-  Parser(const std::string &text, const std::string &name) : t_(text), name_(name) {}
-  Value parse()
-  {
-    Value v = value(0);
-    ws();
-    if (p_ != t_.size()) fail("text after the JSON value");
-    return v;
-  }
-
-private:
-  const std::string &t_;
-  const std::string &name_;
-  size_t             p_ = 0;
-
-  [[noreturn]] void fail(const std::string &what) const
-  {
-    int line = 1;
-    for (size_t k = 0; k < p_ && k < t_.size(); ++k) line += t_[k] == '\n';
-    throw Error(ErrorKind::bad_input, "model file " + name_ + ": not valid JSON at line " + std::to_string(line) + ": " + what);
-  }
-  void ws()
-  {
-    while (p_ < t_.size() && std::isspace((unsigned char)t_[p_])) ++p_;
-  }
-  bool eat(char c)
-  {
-    ws();
-    if (p_ < t_.size() && t_[p_] == c) return ++p_, true;
-    return false;
-  }
-  Value value(int depth)
-  {
-    if (depth > 64) fail("nested too deep");
-    ws();
-    if (p_ >= t_.size()) fail("unexpected end");
-    Value      v;
-    const char c = t_[p_];
-    if (c == '{') {
-      ++p_;
-      v.type = Value::object;
-      if (eat('}')) return v;
-      do {
-        ws();
-        if (p_ >= t_.size() || t_[p_] != '"') fail("expected a member name");
-        std::string key = str();
-        if (!eat(':')) fail("expected ':' after \"" + key + "\"");
-        if (v.o.count(key)) fail("member \"" + key + "\" given twice");
-        v.o[key] = value(depth + 1);
-      } while (eat(','));
-      if (!eat('}')) fail("expected ',' or '}'");
-    } else if (c == '[') {
-      ++p_;
-      v.type = Value::array;
-      if (eat(']')) return v;
-      do v.a.push_back(value(depth + 1));
-      while (eat(','));
-      if (!eat(']')) fail("expected ',' or ']'");
-    } else if (c == '"') {
-      v.type = Value::string;
-      v.s    = str();
-    } else if (t_.compare(p_, 4, "true") == 0) p_ += 4, v.type = Value::boolean, v.b = true;
-    else if (t_.compare(p_, 5, "false") == 0) p_ += 5, v.type = Value::boolean;
-    else if (t_.compare(p_, 4, "null") == 0) p_ += 4;
-    else if (c == '-' || std::isdigit((unsigned char)c)) {
-      const char *start = t_.c_str() + p_;
-      char       *end   = nullptr;
-      v.type            = Value::number;
-      v.n               = std::strtod(start, &end);
-      if (end == start) fail("bad number");
-      p_ += (size_t)(end - start);
-    } else fail(std::string("unexpected '") + c + "'");
-    return v;
-  }
-  std::string str()
-  {
-    ++p_; // the opening quote
-    std::string o;
-    while (p_ < t_.size() && t_[p_] != '"') {
-      char c = t_[p_++];
-      if (c != '\\') {
-        o += c;
-        continue;
-      }
-      if (p_ >= t_.size()) break;
-      c = t_[p_++];
-      switch (c) {
-      case 'n': o += '\n'; break;
-      case 't': o += '\t'; break;
-      case 'r': o += '\r'; break;
-      case 'b': o += '\b'; break;
-      case 'f': o += '\f'; break;
-      case 'u': {
-        if (p_ + 4 > t_.size()) fail("short \\u escape");
-        const unsigned cp = (unsigned)std::strtoul(t_.substr(p_, 4).c_str(), nullptr, 16);
-        p_ += 4;
-        if (cp < 0x80) o += (char)cp;
-        else if (cp < 0x800) o += (char)(0xC0 | cp >> 6), o += (char)(0x80 | (cp & 0x3F));
-        else o += (char)(0xE0 | cp >> 12), o += (char)(0x80 | (cp >> 6 & 0x3F)), o += (char)(0x80 | (cp & 0x3F));
-        break;
-      }
-      default: o += c; // \" \\ \/
-      }
-    }
-    if (p_ >= t_.size()) fail("unterminated string");
-    ++p_;
-    return o;
-  }
-};
 
 // Field access with errors that name the file and the field.
 struct Fields {
-  const Value       &v;
+  const Json        &v;
   const std::string &file, &where;
   [[noreturn]] void  bad(const std::string &what) const { throw Error(ErrorKind::bad_input, "model file " + file + ": " + where + what); }
-  const Value       &get(const char *key, Value::Type type) const
+  const Json        &get(const char *key, bool (Json::*is)() const noexcept, const char *want) const
   {
-    auto it = v.o.find(key);
-    if (it == v.o.end()) bad("missing \"" + std::string(key) + "\"");
-    if (it->second.type != type) bad("\"" + std::string(key) + "\" must be " + type_name(type) + ", not " + type_name(it->second.type));
-    return it->second;
+    auto it = v.find(key);
+    if (it == v.end()) bad("missing \"" + std::string(key) + "\"");
+    if (!((*it).*is)()) bad("\"" + std::string(key) + "\" must be " + want + ", not " + type_name(*it));
+    return *it;
   }
   double number(const char *key) const
   {
-    const double x = get(key, Value::number).n;
+    const double x = get(key, &Json::is_number, "a number").get<double>();
     if (!std::isfinite(x)) bad("\"" + std::string(key) + "\" is not finite");
     return x;
   }
@@ -200,27 +66,19 @@ struct Fields {
       bad("\"" + std::string(key) + "\" must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]; got " + num(x));
     return (int64_t)x;
   }
-  std::string string(const char *key) const { return get(key, Value::string).s; }
+  std::string string(const char *key) const { return get(key, &Json::is_string, "a string").get<std::string>(); }
+  const Json &array(const char *key) const { return get(key, &Json::is_array, "an array"); }
 };
 
 } // namespace
 
 std::string to_json(const Model &m)
 {
-  std::ostringstream o;
-  o << "{\n  \"kind\": " << quote(kKind) << ",\n  \"version\": " << m.version << ",\n  \"gpu\": " << quote(m.gpu)
-    << ",\n  \"sm_count\": " << m.sm_count << ",\n  \"max_threads_per_sm\": " << m.max_threads_per_sm << ",\n  \"l2_bytes\": " << m.l2_bytes
-    << ",\n  \"strip_rows\": " << m.strip_rows << ",\n  \"note\": " << quote(m.note) << ",\n  \"terms\": [";
-  for (int k = 0; k < kTerms; ++k) o << (k ? ", " : "") << quote(kTermNames[k]);
-  o << "],\n  \"candidates\": [";
-  for (size_t i = 0; i < m.candidates.size(); ++i) {
-    const Candidate &c = m.candidates[i];
-    o << (i ? ",\n" : "\n") << "    { \"name\": " << quote(c.name) << ", \"coef\": [";
-    for (int k = 0; k < kTerms; ++k) o << (k ? ", " : "") << num(c.coef[k]);
-    o << "], \"samples\": " << c.samples << ", \"rms_rel_error\": " << num(c.rms_rel_error) << ", \"max_rel_error\": " << num(c.max_rel_error) << " }";
-  }
-  o << "\n  ]\n}\n";
-  return o.str();
+  Json cands = Json::array();
+  for (const Candidate &c : m.candidates)
+    cands.push_back({{"name", c.name}, {"coef", std::vector<double>(c.coef.begin(), c.coef.end())}, {"samples", c.samples}, {"rms_rel_error", c.rms_rel_error}, {"max_rel_error", c.max_rel_error}});
+  const Json o = {{"kind", kKind}, {"version", m.version}, {"gpu", m.gpu}, {"sm_count", m.sm_count}, {"max_threads_per_sm", m.max_threads_per_sm}, {"l2_bytes", m.l2_bytes}, {"strip_rows", m.strip_rows}, {"note", m.note}, {"terms", std::vector<std::string>(kTermNames, kTermNames + kTerms)}, {"candidates", cands}};
+  return o.dump(2) + "\n";
 }
 
 void write_model(const Model &m, const std::string &path)
@@ -234,8 +92,13 @@ void write_model(const Model &m, const std::string &path)
 
 Model from_json(const std::string &text, const std::string &name)
 {
-  const Value root = Parser(text, name).parse();
-  if (root.type != Value::object) throw Error(ErrorKind::bad_input, "model file " + name + ": the top level must be an object");
+  Json root;
+  try {
+    root = Json::parse(text);
+  } catch (const Json::parse_error &e) {
+    throw Error(ErrorKind::bad_input, "model file " + name + ": not valid JSON: " + e.what());
+  }
+  if (!root.is_object()) throw Error(ErrorKind::bad_input, "model file " + name + ": the top level must be an object");
   const std::string top;
   const Fields      f{root, name, top};
   if (f.string("kind") != kKind) f.bad("\"kind\" must be \"" + std::string(kKind) + "\"; got \"" + f.string("kind") + "\"");
@@ -249,32 +112,32 @@ Model from_json(const std::string &text, const std::string &name)
   m.strip_rows         = (int32_t)f.integer("strip_rows", 1, 0x7fffffff);
   if (m.strip_rows != strip_rows_for(m.sm_count, m.max_threads_per_sm))
     f.bad("\"strip_rows\" " + std::to_string(m.strip_rows) + " is not sm_count x max_threads_per_sm = " + std::to_string(strip_rows_for(m.sm_count, m.max_threads_per_sm)));
-  if (root.o.count("note")) m.note = f.string("note");
-  const Value &terms = f.get("terms", Value::array);
-  bool         same  = terms.a.size() == (size_t)kTerms;
-  for (size_t k = 0; same && k < terms.a.size(); ++k) same = terms.a[k].type == Value::string && terms.a[k].s == kTermNames[k];
+  if (root.contains("note")) m.note = f.string("note");
+  const Json &terms = f.array("terms");
+  bool        same  = terms.size() == (size_t)kTerms;
+  for (size_t k = 0; same && k < terms.size(); ++k) same = terms[k].is_string() && terms[k].get<std::string>() == kTermNames[k];
   if (!same) {
     std::string want;
     for (int k = 0; k < kTerms; ++k) want += std::string(k ? ", " : "") + kTermNames[k];
     f.bad("\"terms\" must be [" + want + "] (a model of another form; calibrate again)");
   }
-  const Value &cands = f.get("candidates", Value::array);
-  if (cands.a.empty()) f.bad("\"candidates\" is empty");
+  const Json &cands = f.array("candidates");
+  if (cands.empty()) f.bad("\"candidates\" is empty");
   std::set<std::string> seen;
-  for (size_t i = 0; i < cands.a.size(); ++i) {
+  for (size_t i = 0; i < cands.size(); ++i) {
     const std::string where = "candidate " + std::to_string(i) + ": ";
-    if (cands.a[i].type != Value::object) f.bad(where + "must be an object");
-    const Fields c{cands.a[i], name, where};
+    if (!cands[i].is_object()) f.bad(where + "must be an object");
+    const Fields c{cands[i], name, where};
     Candidate    k;
     k.name = c.string("name");
     if (k.name.empty()) c.bad("\"name\" is empty");
     if (!seen.insert(k.name).second) c.bad("\"" + k.name + "\" appears twice");
-    const Value &coef = c.get("coef", Value::array);
-    if (coef.a.size() != (size_t)kTerms) c.bad("\"coef\" of " + k.name + " has " + std::to_string(coef.a.size()) + " numbers, not " + std::to_string(kTerms));
+    const Json &coef = c.array("coef");
+    if (coef.size() != (size_t)kTerms) c.bad("\"coef\" of " + k.name + " has " + std::to_string(coef.size()) + " numbers, not " + std::to_string(kTerms));
     for (int t = 0; t < kTerms; ++t) {
-      if (coef.a[t].type != Value::number || !std::isfinite(coef.a[t].n) || coef.a[t].n < 0)
+      if (!coef[t].is_number() || !std::isfinite(coef[t].get<double>()) || coef[t].get<double>() < 0)
         c.bad("\"coef\" of " + k.name + ", term " + kTermNames[t] + ", must be a finite number >= 0");
-      k.coef[t] = coef.a[t].n;
+      k.coef[t] = coef[t].get<double>();
     }
     k.samples       = (int)c.integer("samples", 0, 1 << 30);
     k.rms_rel_error = c.number("rms_rel_error");
