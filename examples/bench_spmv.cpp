@@ -224,7 +224,7 @@ struct HostMatrix {
   Mat                               A = nullptr;
   int64_t                           nrows = 0, ncols = 0, nnz = 0;
   int64_t                           block_size = 1; // MatGetBlockSize of the AIJ
-  int64_t                           row_min = 0, row_max = 0;
+  int64_t                           row_min = 0, row_max = 0, empty_rows = 0;
   double                            row_mean = 0, row_std = 0;
   double                            load_s = 0, assemble_s = 0;
   std::string                       source; // generated / matrix market / petsc binary
@@ -342,10 +342,11 @@ PetscErrorCode load_matrix(const MatrixEntry &e, uint64_t seed, HostMatrix &M)
     M.block_size = bs;
   }
   PetscCall(MatGetOwnershipRange(M.A, &rstart, &rend));
-  double loc[3] = {1e300, 0, 0}, glob[3], sum2 = 0, gsum2;
+  double loc[3] = {1e300, 0, 0}, glob[3], sum2 = 0, gsum2, empty = 0, gempty;
   for (PetscInt i = rstart; i < rend; ++i) {
     PetscInt nc;
     PetscCall(MatGetRow(M.A, i, &nc, NULL, NULL));
+    empty += nc == 0;
     loc[0] = std::min(loc[0], (double)nc);
     loc[1] = std::max(loc[1], (double)nc);
     sum2 += (double)nc * nc;
@@ -354,6 +355,8 @@ PetscErrorCode load_matrix(const MatrixEntry &e, uint64_t seed, HostMatrix &M)
   PetscCallMPI(MPIU_Allreduce(&loc[0], &glob[0], 1, MPI_DOUBLE, MPI_MIN, PETSC_COMM_WORLD));
   PetscCallMPI(MPIU_Allreduce(&loc[1], &glob[1], 1, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
   PetscCallMPI(MPIU_Allreduce(&sum2, &gsum2, 1, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCallMPI(MPIU_Allreduce(&empty, &gempty, 1, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
+  M.empty_rows = (int64_t)gempty;
   M.row_min  = M.nrows ? (int64_t)glob[0] : 0;
   M.row_max  = (int64_t)glob[1];
   M.row_mean = M.nrows ? (double)M.nnz / (double)M.nrows : 0;
@@ -1595,7 +1598,7 @@ int main(int argc, char **argv)
       results.push_back(result_json(S, M, types[t], R, P));
     }
     mj.add("status", Json("ok")).add("source", Json(M.source)).add("nrows", Json(M.nrows)).add("ncols", Json(M.ncols)).add("nnz", Json(M.nnz)).add("block_size", Json(M.block_size));
-    mj.add("row_length", JObj().add("min", Json(M.row_min)).add("max", Json(M.row_max)).add("mean", jnum(M.row_mean)).add("std", jnum(M.row_std)).j);
+    mj.add("row_length", JObj().add("min", Json(M.row_min)).add("max", Json(M.row_max)).add("mean", jnum(M.row_mean)).add("std", jnum(M.row_std)).add("empty", Json(M.empty_rows)).j);
     // ELLPACK-R of this matrix (every row padded to the longest, rows rounded up to a warp, rl[] per
     // row): the reference of the pJDS paper's memory saving.
     const double rows32 = (double)(((int64_t)M.nrows + 31) / 32 * 32);

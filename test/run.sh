@@ -35,6 +35,7 @@ fi
 
 passed=0; failed=0; skipped=0 # a check printed "ok <name> # SKIP <why>" counts as skipped, not passed
 pass() { echo "ok $1"; passed=$((passed + 1)); }
+skip() { echo "ok $1 # SKIP $2"; skipped=$((skipped + 1)); }
 fail() { echo "not ok $1${2:+: $2}"; failed=$((failed + 1)); }
 
 # A test program: each of its "ok"/"not ok" lines counts; a crash counts as one failure.
@@ -46,7 +47,8 @@ run_checks() {
   k=$(grep -c '^ok .* # SKIP' "$log"); p=$(( $(grep -c '^ok ' "$log") - k )); f=$(grep -c '^not ok ' "$log")
   grep '^not ok ' "$log" | head -20
   passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + k))
-  if [ $rc != 0 ] && [ "$f" = 0 ]; then fail "$name" "exit $rc (log $log)"; tail -15 "$log"; fi
+  if [ $rc != 0 ] && [ "$f" = 0 ]; then fail "$name" "exit $rc (log $log)"; tail -15 "$log"
+  elif [ $((p + f + k)) = 0 ]; then fail "$name" "ran no checks (log $log)"; tail -5 "$log"; fi
   echo "# $name: $p passed, $f failed$([ "$k" != 0 ] && echo ", $k skipped")"
 }
 
@@ -127,7 +129,8 @@ fi
 
 # --- petsc: the plugin inside PETSc's own tutorials, unmodified ---
 help=$(bin/petsc/snes_ex14 -dll_append "$LIB" -help 2>&1)
-echo "$help" | grep -q "Sparse matrix-vector\|mat_type" && pass petsc.ex14_help_runs || fail petsc.ex14_help_runs
+# the plugin loaded: its types among those -help lists (never there without it)
+[ -n "$TYPES" ] && echo "$help" | grep -qE " seqaij($(echo $TYPES | tr ' ' '|')) " && pass petsc.ex14_help_runs || fail petsc.ex14_help_runs "none of the types '$TYPES' in -help: the plugin did not load"
 for t in $TYPES; do
   echo "$help" | grep -q "seqaij$t" && echo "$help" | grep -q "mpiaij$t" && pass "petsc.ex14_help_lists.$t" || fail "petsc.ex14_help_lists.$t"
 done
@@ -241,7 +244,8 @@ if [[ " $TYPES " == *" gpuauto "* ]]; then
   fi
   # every option is shown by -help
   out=$($AUTO -m 4 -n 4 -help 2>&1)
-  for o in -mat_gpuauto_model -mat_gpuauto_candidates -mat_gpuauto_strip_rows; do echo "$out" | grep -q -- "$o" || fail "petsc.gpuauto.help$o"; done && pass petsc.gpuauto.help
+  missing=$(for o in -mat_gpuauto_model -mat_gpuauto_candidates -mat_gpuauto_strip_rows; do echo "$out" | grep -q -- "$o" || echo "$o"; done)
+  [ -z "$missing" ] && pass petsc.gpuauto.help || fail petsc.gpuauto.help "not in -help: $missing"
   # solves with the model's choice on 1..3 ranks (each rank's blocks chosen apart) give AIJ's history
   for np in $RANKS; do
     compare_solver "petsc.gpuauto.ex2_model.np$np" "$np" aij gpuauto "$MODEL" bin/petsc/ksp_ex2 -m 120 -n 110 -ksp_monitor -ksp_converged_reason -pc_type jacobi
@@ -433,7 +437,7 @@ if [ $has_gpu = 1 ]; then
       done
     done
   else
-    echo "# compute-sanitizer not found: sanitizer runs skipped"
+    skip gpu.sanitizer "compute-sanitizer not found"
   fi
   run_checks gpu.oom bin/test/test_oom -types "$(echo $TYPES | tr ' ' ',')"
   # Matrix-matrix products on the device (gf_product.cpp): AIJ's values, reuse with new values, each result type
@@ -482,7 +486,7 @@ if [ $has_gpu = 1 ]; then
       [ $rc = 0 ] && pass "gpu.sanitizer.halo_nccl # $(grep -c '^ok ' "$log") checks" || { fail gpu.sanitizer.halo_nccl "exit $rc (log $log)"; grep -m5 "=========" "$log"; }
     fi
   else
-    echo "# one GPU: the nccl path's checks need two"
+    skip gpu.halo_nccl "one GPU: the nccl path's checks need two"
   fi
   for t in $TYPES; do
     for np in 1 2; do
@@ -568,7 +572,7 @@ if [ $has_gpu = 1 ]; then
     echo "$a1" | grep -q "auto: the sweeps below" && [ -n "$ia" ] && [ "$ia" = "$is" ] && pass "gpu.trisolve.auto_sweeps.$t # $ia" || fail "gpu.trisolve.auto_sweeps.$t" "auto '$ia', sweeps '$is'"
   done
 else
-  echo "# gpu suite skipped: no CUDA device on this machine"
+  skip gpu "no CUDA device on this machine: the GPU suite runs where one is"
 fi
 
 [ $skipped != 0 ] && echo "# $skipped skipped"

@@ -39,7 +39,7 @@ static void check_cuda_format_on(const FormatOps &ops, const std::vector<int64_t
   try {
     hb = ops.build_host(A, params.data());
   } catch (const Error &e) {
-    check_refusal(ops, e, name + ".host_build");
+    check_refusal(ops, e, name + ".host_build", A, params.data());
     return;
   }
   try {

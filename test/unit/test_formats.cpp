@@ -14,9 +14,10 @@ static void check_format_on(const FormatOps &ops, const std::vector<int64_t> &pa
   try {
     blk = ops.build_host(A, params.data());
   } catch (const Error &e) {
-    check_refusal(ops, e, name + ".build");
+    check_refusal(ops, e, name + ".build", A, params.data());
     return;
   }
+  check(!refusal_expected(ops, A, params.data()), name + ".refusal_expected", "built a matrix the format's documented rule refuses");
   std::string why;
   check(blk && blk->nrows == A.nrows && blk->ncols == A.ncols && blk->nnz == A.nnz && blk->backend == Backend::host, name + ".shape");
   check(check_slot_map(A, std::vector<double>(blk->values, blk->values + blk->nslots), std::vector<int32_t>(blk->slot_of_csr, blk->slot_of_csr + blk->nnz), why), name + ".slots", why);

@@ -56,6 +56,7 @@ int main(int argc, char **argv)
             dev_err = e.what();
           }
           check(host_err == dev_err, name + ".same_refusal", "host '" + host_err + "' vs device '" + dev_err + "'");
+          check(host_err.empty() != refusal_expected(pellr_ops, A, params), name + ".refusal_as_documented", host_err.empty() ? "built, though the fill rule refuses" : "refused, though the fill rule accepts: " + host_err);
           if (!host || !dev_err.empty()) continue;
 
           std::vector<LayoutStat> dd;

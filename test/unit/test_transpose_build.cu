@@ -59,7 +59,7 @@ int main(int argc, char **argv)
       try {
         blk = ops.build_host(A, params.data());
       } catch (const Error &e) {
-        check(check_refusal(ops, e, name), name + ".build", e.what());
+        check(check_refusal(ops, e, name, A, params.data()), name + ".build", e.what());
         continue;
       }
       const size_t         nnz = (size_t)A.nnz;
