@@ -16,9 +16,12 @@
 # The build reads PETSc's own variables (lib/petsc/conf/variables), as SLEPc does.
 
 GPUFORMATS_CACHE ?= $(HOME)/.cache/gpuformats
-PETSC_DIR        ?= $(GPUFORMATS_CACHE)/petsc-3.26.1-cuda-sm80-90-100
+# The architectures the bootstrap builds PETSc for (config/bootstrap-petsc.sh), which name its prefix.
+GPUFORMATS_CUDA_ARCH ?= 80,90,100
+comma            := ,
+PETSC_DIR        ?= $(GPUFORMATS_CACHE)/petsc-3.26.1-cuda-sm$(subst $(comma),-,$(GPUFORMATS_CUDA_ARCH))
 PETSC_ARCH       ?=
-export PETSC_DIR PETSC_ARCH
+export PETSC_DIR PETSC_ARCH GPUFORMATS_CUDA_ARCH
 
 PETSC_VARIABLES := $(PETSC_DIR)/lib/petsc/conf/variables
 PETSC_GOALS     := all lib test demo bundle install experiments python pythonpath
@@ -123,7 +126,10 @@ $(INTERNAL): $(INTERNAL_OBJ) $(DLINK_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 # Tests and the benchmark: the layers below PETSc from the archive, the PETSc types from the plugin.
-bin/%: examples/%.cpp $(LIB) $(INTERNAL) $(wildcard examples/%_kernels.cu)
+# (Secondary expansion from here on: $$* in a prerequisite is the stem, so an example's own
+# kernels file, examples/<name>_kernels.cu, is a prerequisite of bin/<name>.)
+.SECONDEXPANSION:
+bin/%: examples/%.cpp $(LIB) $(INTERNAL) $$(wildcard examples/$$*_kernels.cu)
 	@mkdir -p bin
 	$(if $(wildcard examples/$*_kernels.cu),$(CUDAC) $(GF_CUFLAGS) -c examples/$*_kernels.cu -o build/$*_kernels.o)
 	$(CXX) $(GF_CXXFLAGS) $< $(if $(wildcard examples/$*_kernels.cu),build/$*_kernels.o) -o $@ $(INTERNAL) -Llib -lgpuformats $(GF_LDLIBS) $(RPATH_BIN)
@@ -146,7 +152,6 @@ bin/test/%: test/petsc/%.cpp $(LIB) $(INTERNAL) $(wildcard test/common/*.hpp)
 # PETSc's own tutorials, compiled unmodified from PETSc's source (they never link our library:
 # it comes in at run time through -dll_append).
 TUTORIAL_SRC = $(firstword $(wildcard $(PETSC_DIR)/share/petsc/examples/src/$(1) $(PETSC_DIR)/src/$(1)))
-.SECONDEXPANSION:
 bin/petsc/ksp_%: $$(call TUTORIAL_SRC,ksp/ksp/tutorials/$$*.c)
 	@mkdir -p bin/petsc
 	$(PCC_LINKER) $(PETSC_CC_INCLUDES) -O2 $< -o $@ $(PETSC_LIB)

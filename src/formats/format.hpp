@@ -9,7 +9,7 @@
 // Every format keeps ALL its stored values (padding included) in one array `values` of `nslots`
 // entries, and records where CSR entry k went: values[slot_of_csr[k]] == csr.values[k]. Padding
 // slots hold 0 and are never named by slot_of_csr. With that, a re-assembly with the same
-// nonzero pattern is a scatter (core/slot_map.hpp), with no format-specific code.
+// nonzero pattern is a scatter (formats/slot_map.hpp), with no format-specific code.
 #pragma once
 #include "../core/csr.hpp"
 #include "../core/device_buffer.hpp"

@@ -1,7 +1,10 @@
 // The PETSc glue, written once for all formats. A gpuformats matrix IS a SeqAIJ / MPIAIJ matrix
-// (so everything we do not override - MatMultTranspose, factorizations, MatGetRow, ... - works
-// unchanged; after an in-place edit of a seq type's layout, its host values are brought back before
-// any of those reads them: gf_values.cpp) that also keeps its block(s) in a format:
+// that also keeps its block(s) in a format. What it overrides runs on the layout: products, the
+// diagonal, transposed products (src/transpose), factorizations through cuSPARSE (gf_factor.cpp),
+// matrix products, in-place edits and COO assembly; everything else is AIJ's, unchanged (MatGetRow,
+// viewers, ...). Where a seq type's layout holds newer values than the host AIJ (an edit or a COO
+// assembly ran on the layout alone), the host values are brought back before any AIJ code reads
+// them (gf_values.cpp).
 //
 //   seq<fmt>:  Mat (SeqAIJ data) --spptr--> GFMat { diag: GFBlock }
 //   mpi<fmt>:  Mat (MPIAIJ data) --spptr--> GFMat { diag: GFBlock (local block A_d),
