@@ -12,11 +12,11 @@
 #   3. time to solution (-log_view): ksp ex45 and snes ex14 at 128^3 and 256^3, snes ex19 (4 dof, the
 #      block layout; one Newton step), convection-diffusion, real matrices, ILU(1); aijcusparse,
 #      evchyb exact and FP32
-# Logs -> $OUT/logs.tar.xz, summary -> $OUT/trisolve.json (bench/experiments/s22-device-runs/summarize.py).
+# Logs -> $OUT/logs.tar.xz, summary -> $OUT/trisolve.json (bench/experiments/trisolve-auto/summarize.py).
 #   run(command="bash bench/experiments/trisolve-exact/run.sh [phases]", carry=["bundle"])
 # phases: a list of 1 2 3 (default all), and tune (the sync-free schedule's parameters, ex45 128^3); TRI_N / TRI_N2 the grid sizes, TRI_DEADLINE seconds.
 set -uo pipefail
-source "$(dirname "$0")/../s21-device-runs/env.sh"
+source "$(dirname "$0")/../gamg/env.sh"
 export CUDA_VISIBLE_DEVICES=0
 V="-vec_type cuda -dm_vec_type cuda -use_gpu_aware_mpi 0"
 N=${TRI_N:-128}
@@ -84,6 +84,6 @@ if [[ " $phases " == *" 3 "* ]]; then
   for m in ani4 fidapm05; do variants real_$m 30 "bin/test/ksp_matrix -f test/matrices/$m.mtx" aijcusparse cusparse exact fp32; done
   variants ex19_1024 90 "bin/petsc/snes_ex19 -da_grid_x 1024 -da_grid_y 1024 -snes_max_it 1 -ksp_max_it 300" aijcusparse cusparse exact fp32
 fi
-python3 bench/experiments/s22-device-runs/summarize.py "$D" "$OUT/trisolve.json" "$(cat bundle/commit 2>/dev/null)" "bench/experiments/trisolve-exact/run.sh $phases" >"$OUT/summary.txt"
+python3 bench/experiments/trisolve-auto/summarize.py "$D" "$OUT/trisolve.json" "$(cat bundle/commit 2>/dev/null)" "bench/experiments/trisolve-exact/run.sh $phases" >"$OUT/summary.txt"
 cat "$OUT/summary.txt"
 tar -cJf "$OUT/logs.tar.xz" -C "$OUT" logs && rm -rf "$D"

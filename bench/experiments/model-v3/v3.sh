@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# model-v3, model version 3 (SURAA's lane and warp terms; models refitted from the calibration logs): the
+# device checks (test_formats_cuda: the new features from the device CSR equal the host's), then the
+# whole default suite with gpuauto beside every candidate (gpuauto's bench.sh, the same settings).
+#   run(command="bash bench/experiments/model-v3/v3.sh", carry=["bundle"], kind="nvidia-h200")
+#   (and kind="nvidia-h100-x1")
+set -uo pipefail
+source "$(dirname "$0")/../gamg/env.sh"
+timeout 100 bin/test/test_formats_cuda test/matrices >"$OUT/gpu-formats.log" 2>&1
+echo "test_formats_cuda exit $?: $(grep -c '^ok' "$OUT/gpu-formats.log") ok, $(grep -c '^not ok' "$OUT/gpu-formats.log") not ok"
+grep '^not ok' "$OUT/gpu-formats.log" | head -10
+S24_TIMEOUT=$((580 - SECONDS)) bash bench/experiments/gpuauto/bench.sh
