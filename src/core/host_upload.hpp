@@ -13,7 +13,7 @@
 // host thread; on the H100 machine that is 7-8 GB/s, while a pinned source copies at 54 GB/s. With
 // T threads filling pinned 8 MB chunks a 400 MB upload ran at 15 (T = 2), 28 (4) and 36 (8) GB/s
 // (bench/experiments/staged-upload, output
-// bench/results/2026-11-24-h100-s15-staged-upload/explore/staged-output.txt). The user's memory is
+// bench/results/h100/staged-upload/2026-11-24-163265a/explore/staged-output.txt). The user's memory is
 // never pinned or registered: only the ring is pinned, allocated at the first staged copy and kept
 // for the process (release_upload_staging frees it; the glue calls it at PetscFinalize).
 #pragma once
@@ -27,7 +27,7 @@ namespace gpuformats {
 // staged upload, inside the first build: with 8 MB chunks (64 MB pinned) the first build of ex45
 // 128^3 uploaded in 51-54 ms against 24-28 ms pageable; pinning a background ring instead slowed
 // that build's device work from 15-20 to 37-45 ms
-// (bench/results/2026-11-25-h100-s18-transpose-upload/README.md).
+// (bench/results/h100/transpose/2026-11-25-a8aa0b1/README.md).
 constexpr std::size_t kUploadChunkBytes = std::size_t(2) << 20;
 
 class StageTimer;
@@ -51,7 +51,7 @@ void host_to_device(void *dst, const void *src, std::size_t bytes, cudaStream_t 
 // Host threads per staged upload unless told otherwise: 4 (28 GB/s above; 8 gave 36 GB/s but takes
 // more of the cores that MPI ranks sharing a node also use), fewer where the process may run on
 // fewer cores. mpiexec binds a rank to one core by default (Open MPI, up to 2 ranks): the threads
-// then share it and a staged upload ran at 6-7 GB/s in SNES ex14 256^3 (H100, s18), the speed of a
+// then share it and a staged upload ran at 6-7 GB/s in SNES ex14 256^3 (H100, bench/results/h100/transpose/), the speed of a
 // pageable copy; so with one usable core the copy is direct. Give each rank cores for them
 // (`mpiexec --bind-to none`, or `--map-by slot:PE=4`).
 int           usable_cpus(); // in this process's CPU affinity mask

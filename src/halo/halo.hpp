@@ -50,7 +50,7 @@ enum class HaloPath { nccl, mpi };
 
 // -mat_gpuformats_halo auto on the GPU takes nccl when some rank has at least this many ghost
 // values, else mpi (staged where MPI is not GPU-aware). Measured on 2 H100 (NVLink NV18), one rank
-// per GPU, bench/results/2026-11-25-h100x2-s20/:
+// per GPU, bench/results/h100x2/multigpu/2026-11-25-832d67d/:
 //   small halos, mpi wins or ties: SNES ex14 256^3 (65536 ghosts a rank), KSPSolve 1.96 s with mpi
 //     against 3.08 s with nccl (--bind-to none; 4.1 s bound to one core a rank); products alone
 //     tie (st7_256 382 / 388 us, st7_200 194 / 192 us, fem_10_80 122 / 126 us)

@@ -1,4 +1,4 @@
-// gpuauto (issue 20): the layout of a matrix block chosen by the model (model.hpp), the one entry
+// gpuauto: the layout of a matrix block chosen by the model (model.hpp), the one entry
 // point the PETSc glue calls for the types seqaijgpuauto / mpiaijgpuauto.
 //
 //   host CSR block --upload_csr--> device CSR --strips_of_device--> strips (rows, nnz, max_row,

@@ -1,4 +1,4 @@
-// The SpMV performance model (issue 20, step 1): a calibrated time per candidate format for any
+// The SpMV performance model: a calibrated time per candidate format for any
 // block of row strips, the model file that holds it per GPU, and the DP cost callback built from it.
 //
 // Guo, Wang, Chen, "A Performance Modeling and Optimization Analysis Tool for Sparse Matrix-Vector
@@ -50,7 +50,7 @@
 //                  about 0.9): it over-predicted those matrices by 50-240% for every format. Refitted
 //                  on the same calibration timings, the footprint halved the error on the held-out
 //                  default suite (35% to 12% mean on the H100, 28% to 14% on the H200;
-//                  bench/results/2026-11-26-h200-h100-s24-gpuauto/refit.md).
+//                  bench/results/h200-h100/gpuauto/2026-11-26-628058d/refit.md).
 //    Mean row length is nnz / rows: the c[1] and c[2] terms together are the paper's linear
 //    relationship in P_NZ at fixed I.
 //
@@ -69,8 +69,8 @@
 //    rows of every length, up to 13 part-filled blocks per window), and the calibration's matrices
 //    (rows of 4, 16, 64 entries: every lane filled) could not show it. The lane and warp counts
 //    follow SURAA's own rules (suraa.hpp) row by row; refitted on the same calibration timings they
-//    cut SURAA's mean error on the held-out default suite from 20-23% to 7% (none above 25%; s25
-//    results). The other candidates do not get them: offered to all, they raised EVC-HYB's error
+//    cut SURAA's mean error on the held-out default suite from 20-23% to 7% (none above 25%;
+//    bench/results/h200-h100/model/). The other candidates do not get them: offered to all, they raised EVC-HYB's error
 //    from 5% to 14-18%, fitting the calibration's noise.
 //
 //  * Fitting: least squares on the calibration's timings, each sample weighted by 1/t (relative
@@ -170,7 +170,7 @@ GPUFORMATS_HD int64_t suraa_tile_warps(int64_t rows, int32_t threads)
 // x_footprint: the strip's x working set in 32-byte sectors. x_sectors counts a sector once per
 // 32-row group that reads it; the footprint once per strip. Their ratio is the reuse the L2 can
 // serve: columns clustered in windows (graphs scaled from small ones, circuits) have a footprint far
-// below x_sectors, columns uniform over a span wider than the L2 about the same (s24 results).
+// below x_sectors, columns uniform over a span wider than the L2 about the same (bench/results/h200-h100/gpuauto/).
 // Counted on the sectors whose hash falls in 1 of footprint_stride(sector_stride) buckets and scaled
 // by it: sampling by value keeps a distinct count unbiased (sampling entries would not); exact at 1.
 constexpr uint32_t sector_hash(uint32_t s) // constexpr: nvcc runs it on the device too

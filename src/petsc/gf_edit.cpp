@@ -275,7 +275,7 @@ bool SameBlockPattern(Mat X, Mat Y)
 // SAME_NONZERO_PATTERN, or any other MatStructure where the patterns are the same (both blocks,
 // the off-process columns, on every rank), as aijcusparse's MatAXPY checks: AIJ's would make a new
 // matrix row by row (a rebuild at each TS step for UNKNOWN; GAMG's graph symmetrization, A + A^T with
-// DIFFERENT_NONZERO_PATTERN, 2.7 s at 200^3 against aijcusparse's device sum, s21).
+// DIFFERENT_NONZERO_PATTERN, 2.7 s at 200^3 against aijcusparse's device sum: bench/results/h100/gamg/).
 PetscErrorCode KnownSame(Mat Y, Mat X, MatStructure str, PetscBool *same)
 {
   Mat                     blocks[4] = {X, nullptr, Y, nullptr}; // X's local and off-process blocks, Y's

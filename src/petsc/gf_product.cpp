@@ -242,7 +242,7 @@ PetscErrorCode (*cusparse_axpy)(Mat, PetscScalar, Mat, MatStructure) = nullptr; 
 // An aijcusparse result C takes our MatAXPY. PETSc's MatAXPY(C, a, X) calls a type's method only when
 // C and X share it; else MatAXPY_Basic sets X's rows into C one by one on the host. GAMG's
 // prolongator smoothing adds its tentative prolongator (of our type, A's) to C = A P: 3.56 s against
-// aijcusparse's 0.31 s at 200^3 (s20). Sharing it, the sum runs on the device (GFProductResultAXPY).
+// aijcusparse's 0.31 s at 200^3 (bench/results/h100x2/multigpu/). Sharing it, the sum runs on the device (GFProductResultAXPY).
 PetscErrorCode ShareAXPY(Mat C)
 {
   PetscFunctionBegin;

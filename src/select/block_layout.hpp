@@ -1,4 +1,4 @@
-// Block or scalar layout (issue 27): whether a matrix's blocks of bs x bs go into BELL, block ELL
+// Block or scalar layout: whether a matrix's blocks of bs x bs go into BELL, block ELL
 // with one column index per block (formats/bell/bell.hpp), or into its format's scalar layout.
 //
 //   mode     bs      rows (cheap check)   block build       layout   reason (-mat_view ::ascii_info)
@@ -14,7 +14,7 @@
 // The block size alone does not decide: a DMDA with dof 4 and a star stencil is block-dense, one
 // whose block fills drop couplings between components is not. The full check is the block
 // builder's own (on the device for the cuda backend: a few ms where a host pass over the column
-// indices took 0.2 s at 205 M nonzeros, s23); the cheap check first (row lengths: multiples of bs,
+// indices took 0.2 s at 205 M nonzeros: bench/results/h200/block-layout/); the cheap check first (row lengths: multiples of bs,
 // equal in each block row, O(rows)) keeps most patterns that are not block-dense from paying an
 // upload for a refused block build.
 #pragma once

@@ -1,6 +1,8 @@
-// Format selection (issue 20, in progress): the row-strip features of a matrix and the partition of
-// its strips into blocks, each block in the format with the least predicted time. No model yet: the
-// predicted time of a block comes from the caller (the calibrated model is still to be written).
+// Format selection: the row-strip features of a matrix and the partition of its strips into blocks,
+// each block in the format with the least predicted time. The predicted time of a block comes from
+// the caller: the calibrated model of src/model (model.hpp's dp_cost). gpuauto (model/auto.hpp) runs
+// this partition over its strips for reporting only (-info, -mat_view ::ascii_info); it builds one
+// layout per matrix block, the candidate predicted fastest for the whole block.
 //
 // Guo, Wang, Chen, "A Performance Modeling and Optimization Analysis Tool for Sparse Matrix-Vector
 // Multiplication on GPUs", section 4, Fig. 11: strips [1..N] in their natural order; E[i, j] the
@@ -18,7 +20,7 @@ namespace gpuformats::select {
 
 // One strip of consecutive rows: what the model reads (the paper's rows and nonzeros per row; the
 // column span because on today's GPUs the gather of x, not the matrix stream, bounds irregular
-// matrices: bench/results/ gather-bound runs).
+// matrices: bench/experiments/gather-bound).
 struct StripFeatures {
   int32_t first_row = 0, rows = 0;
   int64_t nnz       = 0;

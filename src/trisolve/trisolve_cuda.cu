@@ -5,7 +5,7 @@
 // ILU(0) on the device is cuSPARSE's.
 //
 // The level-scheduled exact solve's device schedules (Mode::levelset), ILU(0) of ksp ex45 128^3,
-// time per apply and in products of A in evchyb, one H200 (bench/results/trisolve-levelset-h200/):
+// time per apply and in products of A in evchyb, one H200 (bench/results/h200/trisolve-levelset/2026-11-26-f2e0a23/):
 //   sync_free, 1 resident block per SM   2.644 ms  32.4   (kept: the default schedule)
 //   sync_free, 2 per SM                  2.724 ms  33.4
 //   sync_free, 4 per SM                  3.052 ms  37.4

@@ -1,4 +1,4 @@
-// BELL: block ELLPACK (issue 27) for matrices whose nonzeros come in dense bs x bs blocks
+// BELL: block ELLPACK for matrices whose nonzeros come in dense bs x bs blocks
 // (multi-component PDEs: bs unknowns per grid point). One 4-byte block column per block instead
 // of one column per nonzero: 8 + 4/bs^2 bytes per nonzero (bs = 3: 8.44, 4: 8.25, 5: 8.16)
 // against CSR's 12. Host layer (bell_host.cpp: the check, the layout, the reference product),
@@ -154,8 +154,10 @@ constexpr int32_t kLanesPerWarp = 32;
 GPUFORMATS_HD int32_t lanes_per_slice(int32_t slice, int32_t bs) { return (slice * bs + kLanesPerWarp - 1) / kLanesPerWarp * kLanesPerWarp; }
 
 // A BELL block on either backend (FormatBlock's values are the nslots*bs*bs values, nslots counts
-// them; the generic refresh and diagonal work through slot_of_csr). Not registered as a format:
-// the glue that picks bs and the block layout comes later (issue 27 step 3).
+// them; the generic refresh and diagonal work through slot_of_csr). Not registered as a format: the
+// glue (petsc/gf_block.cpp) takes bs from the matrix's block size and decides, per matrix block,
+// between this layout and its format's scalar one with select/block_layout.hpp
+// (-mat_gpuformats_block auto|scalar|block).
 class Block : public FormatBlock {
 public:
   Geometry geometry;

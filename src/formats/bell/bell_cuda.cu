@@ -1,6 +1,7 @@
-// BELL on the GPU: the kernel of the policy ProductPolicy<bs> picks (bell_variants.cuh; today the
-// thread body of bell_device.cuh, one lane per scalar row of a slice), the device build from the
-// CSR uploaded once, and the block. Layout and invariants: bell.hpp.
+// BELL on the GPU: the product kernel of the policy ProductPolicy<bs> names for each block size
+// (bell_variants.cuh's policies, the table below: a block row per thread for bs 2-4, a lane per
+// scalar row with its block columns loaded first for bs 5-8, the first kernel, Current, for bs 1),
+// the device build from the CSR uploaded once, and the block. Layout and invariants: bell.hpp.
 #include "bell_device.cuh"
 #include "bell_variants.cuh"
 
@@ -10,7 +11,7 @@ namespace gpuformats {
 namespace bell {
 
 // The product's policy per block size (bell_variants.cuh), the fastest of bench_bell's 11 on block 3D
-// 7-point stencils of ~115 M nonzeros, one H200 (bench/results/2026-11-26-h200-s23-block/
+// 7-point stencils of ~115 M nonzeros, one H200 (bench/results/h200/block-layout/2026-11-26-d896665/
 // bench_bell_variants.json; ms, then the slowest variant and Current, the first kernel):
 //   bs 2  BlockRow<1,v2>          0.280 (100% of copy)   Lane<16,0,x2> 0.443, Current 0.363
 //   bs 3  BlockRow<1,v2>          0.273 (92%)            Lane<16,8>    0.410, Current 0.317
