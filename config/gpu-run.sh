@@ -2,6 +2,7 @@
 # Runs on the GPU machine (device tool), from the repository root, with bundle/ carried:
 #   config/gpu-run.sh [test|bench|demo ...]         (default: test)
 #   config/gpu-run.sh exec COMMAND [ARGS...]         (one command, same environment; OUT is exported)
+#   GPUFORMATS_TEST_SECTIONS="gpu gpu-mpi" config/gpu-run.sh test   (only those sections of the suite)
 # Unpacks bundle/gpuformats-bundle.tar.xz over the tree, points the loader at it, and runs the GPU
 # suite (test/run.sh, which sees the GPU), the benchmark and/or the demo. Logs and results go to
 # $OUT (the device tool brings that folder back), or build/gpu-out elsewhere.

@@ -54,6 +54,70 @@ run_checks() {
 
 TYPES=${GPUFORMATS_TEST_TYPES:-$(bin/test/list_types 2>/dev/null)}
 
+# Sections: GPUFORMATS_TEST_SECTIONS="unit petsc ..." runs only those (default: all of them, in this
+# order: unit petsc tutorials conformance python bench gpu gpu-sanitizers gpu-gamg gpu-mpi
+# gpu-solvers gpu-trisolve; the gpu ones where a GPU is). Each ends with its own summary line,
+# "# section <name>: N passed, M failed", so a run cut short still reports the sections it finished.
+SECTIONS=${GPUFORMATS_TEST_SECTIONS:-all}
+sec_name=""; sec_p=0; sec_f=0; sec_k=0
+section_end() {
+  [ -n "$sec_name" ] && echo "# section $sec_name: $((passed - sec_p)) passed, $((failed - sec_f)) failed$([ $((skipped - sec_k)) != 0 ] && echo ", $((skipped - sec_k)) skipped")"
+  sec_name=""
+}
+section() { # name: true where the section is to run (and starts its count)
+  section_end
+  [ "$SECTIONS" = all ] || [[ " $SECTIONS " == *" $1 "* ]] || return 1
+  sec_name=$1; sec_p=$passed; sec_f=$failed; sec_k=$skipped
+  echo "# section $1"
+}
+gpu_section() { # name: a section of the GPU suite, run only on a GPU
+  [ $has_gpu = 1 ] && section "$1"
+}
+
+# --- helpers the sections share ---
+# "VecCUDACopyTo VecCUDACopyFrom" counts of a -log_view on stdin (nothing when no KSPSolve ran).
+log_copies() { awk '$1 == "KSPSolve" {ok = 1} $1 == "VecCUDACopyTo" {to = $2} $1 == "VecCUDACopyFrom" {from = $2} END {if (ok) print to + 0, from + 0}'; }
+# Passes when our "to from" copy counts exceed the reference's by at most `slack` each way.
+check_copies() { # name ours ref slack
+  local name=$1 ours=$2 ref=$3 slack=$4
+  [ -n "$ours" ] && [ -n "$ref" ] && [ "${ours% *}" -le "$(( ${ref% *} + slack ))" ] && [ "${ours#* }" -le "$(( ${ref#* } + slack ))" ] &&
+    pass "$name # to/from: $ours vs aijcusparse $ref" || fail "$name" "to/from '$ours' vs aijcusparse '$ref'"
+}
+
+# Runs a tutorial with one type and with the reference type; the solver histories must agree.
+# CMP_DM=1: the DM's matrices too (-dm_mat_type; ours by the name PETSc's DMs take as AIJ, aij<fmt>,
+# so that DMDA's interpolation is of our type too).
+compare_solver() { # name np ref_type type vec_opts -- tutorial args
+  local name=$1 np=$2 ref=$3 type=$4 vecopt=$5; shift 5
+  local a=$OUTDIR/$name.ours.log b=$OUTDIR/$name.ref.log
+  $MPIEXEC -n "$np" "$@" -dll_append "$LIB" -mat_type "$type" ${CMP_DM:+-dm_mat_type "aij$type"} $vecopt </dev/null >"$a" 2>&1 || { fail "$name" "$type run failed"; tail -15 "$a"; return; }
+  $MPIEXEC -n "$np" "$@" -mat_type "$ref" ${CMP_DM:+-dm_mat_type "$ref"} $vecopt </dev/null >"$b" 2>&1 || { fail "$name" "$ref run failed"; tail -15 "$b"; return; }
+  local msg; msg=$(python3 test/petsc/compare_runs.py "$a" "$b") && pass "$name # $msg" || fail "$name" "$msg"
+}
+# The scalar layout's name in -mat_view ::ascii_info: the format's, or for gpuauto the one it chose.
+scalar_name() { [ "$1" = gpuauto ] && echo "[a-z_]* (chosen by gpuauto)" || echo "$1"; }
+EX14="bin/petsc/snes_ex14 -da_grid_x 10 -da_grid_y 10 -da_grid_z 10 -snes_monitor -ksp_converged_reason"
+EX2="bin/petsc/ksp_ex2 -m 40 -n 37 -ksp_monitor -ksp_converged_reason"
+EX19="bin/petsc/snes_ex19 -da_grid_x 12 -da_grid_y 10 -snes_monitor -ksp_converged_reason"
+
+factor_package() { # type pc [args]: the "package used to perform factorization" of ex2
+  local t=$1 pc=$2; shift 2
+  bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -pc_type "$pc" -ksp_view "$@" 2>&1 | awk '/package used to perform factorization:/ {print $NF; exit}'
+}
+
+sub_solver() { # type pc [args]: "<sub-matrix type> <factor package>" of ex2 on 2 ranks
+  local t=$1 pc=$2; shift 2
+  $MPIEXEC -n 2 bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -pc_type "$pc" -ksp_view "$@" 2>&1 |
+    awk '/package used to perform factorization:/ && !p {p = $NF} /linear system matrix/ {w = 1} w && /type:/ && !m {m = $NF} END {print m, p}'
+}
+
+vec_copies() { # type [args]: "VecCUDACopyTo VecCUDACopyFrom" counts of a small ex2 solve
+  local t=$1; shift
+  ${MPIEXEC_NP:-} bin/petsc/ksp_ex2 -m 40 -n 37 -dll_append "$LIB" -mat_type "$t" -log_view "$@" 2>&1 | log_copies
+}
+
+
+if section unit; then
 # --- the plugin exports its API and nothing else: every dynamic symbol is a name that
 # include/gpuformats.h declares (PETSC_EXTERN), and every such name is exported ---
 exported=$(nm -D --defined-only lib/libgpuformats.so | awk '{print $3}' | sort)
@@ -85,6 +149,9 @@ run_checks unit.bell bin/test/test_bell test/matrices
 run_checks unit.bell_build bin/test/test_bell_build test/matrices
 run_checks unit.bell_variants bin/test/test_bell_variants
 
+fi # section unit
+
+if section petsc; then
 # --- petsc: every type against AIJ, on 1..3 ranks ---
 for np in $RANKS; do
   quick=""; [ "$np" != 1 ] && quick="-quick"
@@ -127,6 +194,9 @@ if [[ " $RANKS " == *" 2 "* ]]; then
   fi
 fi
 
+fi # section petsc
+
+if section tutorials; then
 # --- petsc: the plugin inside PETSc's own tutorials, unmodified ---
 help=$(bin/petsc/snes_ex14 -dll_append "$LIB" -help 2>&1)
 # the plugin loaded: its types among those -help lists (never there without it)
@@ -135,30 +205,6 @@ for t in $TYPES; do
   echo "$help" | grep -q "seqaij$t" && echo "$help" | grep -q "mpiaij$t" && pass "petsc.ex14_help_lists.$t" || fail "petsc.ex14_help_lists.$t"
 done
 
-# "VecCUDACopyTo VecCUDACopyFrom" counts of a -log_view on stdin (nothing when no KSPSolve ran).
-log_copies() { awk '$1 == "KSPSolve" {ok = 1} $1 == "VecCUDACopyTo" {to = $2} $1 == "VecCUDACopyFrom" {from = $2} END {if (ok) print to + 0, from + 0}'; }
-# Passes when our "to from" copy counts exceed the reference's by at most `slack` each way.
-check_copies() { # name ours ref slack
-  local name=$1 ours=$2 ref=$3 slack=$4
-  [ -n "$ours" ] && [ -n "$ref" ] && [ "${ours% *}" -le "$(( ${ref% *} + slack ))" ] && [ "${ours#* }" -le "$(( ${ref#* } + slack ))" ] &&
-    pass "$name # to/from: $ours vs aijcusparse $ref" || fail "$name" "to/from '$ours' vs aijcusparse '$ref'"
-}
-
-# Runs a tutorial with one type and with the reference type; the solver histories must agree.
-# CMP_DM=1: the DM's matrices too (-dm_mat_type; ours by the name PETSc's DMs take as AIJ, aij<fmt>,
-# so that DMDA's interpolation is of our type too).
-compare_solver() { # name np ref_type type vec_opts -- tutorial args
-  local name=$1 np=$2 ref=$3 type=$4 vecopt=$5; shift 5
-  local a=$OUTDIR/$name.ours.log b=$OUTDIR/$name.ref.log
-  $MPIEXEC -n "$np" "$@" -dll_append "$LIB" -mat_type "$type" ${CMP_DM:+-dm_mat_type "aij$type"} $vecopt </dev/null >"$a" 2>&1 || { fail "$name" "$type run failed"; tail -15 "$a"; return; }
-  $MPIEXEC -n "$np" "$@" -mat_type "$ref" ${CMP_DM:+-dm_mat_type "$ref"} $vecopt </dev/null >"$b" 2>&1 || { fail "$name" "$ref run failed"; tail -15 "$b"; return; }
-  local msg; msg=$(python3 test/petsc/compare_runs.py "$a" "$b") && pass "$name # $msg" || fail "$name" "$msg"
-}
-# The scalar layout's name in -mat_view ::ascii_info: the format's, or for gpuauto the one it chose.
-scalar_name() { [ "$1" = gpuauto ] && echo "[a-z_]* (chosen by gpuauto)" || echo "$1"; }
-EX14="bin/petsc/snes_ex14 -da_grid_x 10 -da_grid_y 10 -da_grid_z 10 -snes_monitor -ksp_converged_reason"
-EX2="bin/petsc/ksp_ex2 -m 40 -n 37 -ksp_monitor -ksp_converged_reason"
-EX19="bin/petsc/snes_ex19 -da_grid_x 12 -da_grid_y 10 -snes_monitor -ksp_converged_reason"
 for t in $TYPES; do
   for np in $RANKS; do
     compare_solver "petsc.ex14.$t.np$np" "$np" aij "$t" "" $EX14
@@ -260,10 +306,6 @@ fi
 # Factorizations (PETSc's 1-rank default PC is ILU): every factor type gives AIJ's solver history.
 # On the host backend PETSc's own factorization serves our types (as the seqaij they are) and the
 # cusparse package declines with a clear error; on a GPU the default is cusparse (gpu section).
-factor_package() { # type pc [args]: the "package used to perform factorization" of ex2
-  local t=$1 pc=$2; shift 2
-  bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -pc_type "$pc" -ksp_view "$@" 2>&1 | awk '/package used to perform factorization:/ {print $NF; exit}'
-}
 for t in $TYPES; do
   for pc in ilu icc lu cholesky; do
     compare_solver "petsc.factor.$pc.$t" 1 aij "$t" "" $EX2 -pc_type $pc
@@ -277,11 +319,6 @@ done
 # Several ranks: block Jacobi's and ASM's blocks are of our seq type (the local block of the MPI
 # matrix, and ASM's sub-matrices, which take its type), with AIJ's solver history; their factor is
 # PETSc's on the host backend and cusparse on a GPU (gpu section).
-sub_solver() { # type pc [args]: "<sub-matrix type> <factor package>" of ex2 on 2 ranks
-  local t=$1 pc=$2; shift 2
-  $MPIEXEC -n 2 bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -pc_type "$pc" -ksp_view "$@" 2>&1 |
-    awk '/package used to perform factorization:/ && !p {p = $NF} /linear system matrix/ {w = 1} w && /type:/ && !m {m = $NF} END {print m, p}'
-}
 if [[ " $RANKS " == *" 2 "* ]]; then
   for t in $TYPES; do
     for pc in bjacobi asm; do
@@ -326,7 +363,7 @@ if [ $has_gpu = 0 ] && [ -n "$TYPES" ]; then
 fi
 
 # Every viewer format of a parallel matrix prints what AIJ's prints (the type's name and our
-# ascii_info lines aside), on every rank count (issue 22: full ASCII views of mpi types failed).
+# ascii_info lines aside), on every rank count (full ASCII views of mpi types once failed).
 if [ -n "$TYPES" ]; then
   t=$(echo $TYPES | cut -d' ' -f1)
   strip() { grep -v "type: \|gpuformats" | sed -E 's/Mat_0x[0-9a-f]+/Mat_N/g'; } # MATLAB names carry the address
@@ -340,6 +377,9 @@ if [ -n "$TYPES" ]; then
   done
 fi
 
+fi # section tutorials
+
+if section conformance; then
 # The conformance suite (test/conformance/tutorials.txt): a dozen PETSc tutorials, each with every
 # type against AIJ (aijcusparse with CUDA vectors on a GPU), in $OUTDIR (some write files). Our
 # type must give the reference's solver history, run its products in the format (no fewer GFSpMV
@@ -390,6 +430,9 @@ if [ -n "$TYPES" ]; then
   [ $rc != 0 ] && echo "$out" | grep -q "less than allowed bound 1" && pass petsc.upload_threads_range_error || { fail petsc.upload_threads_range_error "rc=$rc"; echo "$out" | tail -5; }
 fi
 
+fi # section conformance
+
+if section python; then
 # --- python: petsc4py with the plugin (python/gpuformats; examples/python), the interpreter of the
 # environment `make python` builds (GPUFORMATS_PYTHON and GPUFORMATS_PYTHONPATH name another) ---
 PY=${GPUFORMATS_PYTHON:-$ROOT/build/python-venv/bin/python}
@@ -411,19 +454,27 @@ else
   fail python.petsc4py_imports "$PY cannot import petsc4py (make python builds it): $(tail -1 "$OUTDIR/python.import.log")"
 fi
 
+fi # section python
+
+if section bench; then
 # --- benchmark driver smoke run (host types, small suite) ---
 if [ -x bin/bench_spmv ] && [ -f bench/suites/small.txt ]; then
   run_checks bench.smoke bench/smoke.sh
 fi
 
-# --- gpu ---
-vec_copies() { # type [args]: "VecCUDACopyTo VecCUDACopyFrom" counts of a small ex2 solve
-  local t=$1; shift
-  ${MPIEXEC_NP:-} bin/petsc/ksp_ex2 -m 40 -n 37 -dll_append "$LIB" -mat_type "$t" -log_view "$@" 2>&1 | log_copies
-}
-if [ $has_gpu = 1 ]; then
+fi # section bench
+
+# --- gpu (where a CUDA device is present) ---
+[ $has_gpu = 0 ] && section gpu && skip gpu "no CUDA device on this machine: the GPU suite runs where one is"
+if gpu_section gpu; then
   run_checks gpu.formats bin/test/test_formats_cuda test/matrices
   run_checks gpu.upload bin/test/test_upload
+  run_checks gpu.oom bin/test/test_oom -types "$(echo $TYPES | tr ' ' ',')"
+  # Matrix-matrix products on the device (gf_product.cpp): AIJ's values, reuse with new values, each result type
+  run_checks gpu.products bin/test/test_products -types "$(echo $TYPES | tr ' ' ',')"
+fi # section gpu
+
+if gpu_section gpu-sanitizers; then
   # compute-sanitizer (memcheck, racecheck, synccheck) over the small cases of every format: the
   # multi-stream and child-kernel paths of SURAA included (its dynamic switch is flipped there).
   san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -1)
@@ -439,9 +490,9 @@ if [ $has_gpu = 1 ]; then
   else
     skip gpu.sanitizer "compute-sanitizer not found"
   fi
-  run_checks gpu.oom bin/test/test_oom -types "$(echo $TYPES | tr ' ' ',')"
-  # Matrix-matrix products on the device (gf_product.cpp): AIJ's values, reuse with new values, each result type
-  run_checks gpu.products bin/test/test_products -types "$(echo $TYPES | tr ' ' ',')"
+fi # section gpu-sanitizers
+
+if gpu_section gpu-gamg; then
   # GAMG with the Galerkin products on the device (GPU %F of MatPtAPNumeric), coarse operators of
   # each result type: AIJ's solver history, no more vector copies than aijcusparse (+4). PELLR
   # refuses GAMG's coarse operators of its format and classical's interpolation (as above): it runs
@@ -464,6 +515,9 @@ if [ $has_gpu = 1 ]; then
       done
     done
   done
+fi # section gpu-gamg
+
+if gpu_section gpu-mpi; then
   for np in 1 2; do
     run_checks "gpu.matmult.np$np" $MPIEXEC -n "$np" bin/test/test_matmult -dir test/matrices -quick
   done
@@ -488,6 +542,9 @@ if [ $has_gpu = 1 ]; then
   else
     skip gpu.halo_nccl "one GPU: the nccl path's checks need two"
   fi
+fi # section gpu-mpi
+
+if gpu_section gpu-solvers; then
   for t in $TYPES; do
     for np in 1 2; do
       compare_solver "gpu.ex14.$t.np$np" "$np" aijcusparse "$t" "-dm_vec_type cuda" $EX14
@@ -511,6 +568,11 @@ if [ $has_gpu = 1 ]; then
     # the CSR for the factor (its symbolic phase), not one per Newton step.
     n=$(bin/petsc/snes_ex14 -da_grid_x 10 -da_grid_y 10 -da_grid_z 10 -dll_append "$LIB" -mat_type "$t" -dm_vec_type cuda -log_view 2>&1 | awk '$1 == "SNESSolve" {ok = 1} $1 == "MatCUSPARSCopyTo" {n = $2} END {if (ok) print n + 0}')
     [ -n "$n" ] && [ "$n" -le 1 ] && pass "gpu.factor_one_upload.$t # MatCUSPARSCopyTo ${n:-0}" || fail "gpu.factor_one_upload.$t" "MatCUSPARSCopyTo $n"
+  done
+fi # section gpu-solvers
+
+if gpu_section gpu-trisolve; then
+  for t in $TYPES; do
     # Our level-scheduled exact solves (-mat_gpuformats_trisolve levelset, src/trisolve): aijcusparse's
     # histories for ILU(0), ILU(k), ICC(k), ex14's Newton steps, BiCG's transposed solves, every
     # schedule and block Jacobi's sub-blocks; -ksp_view names them; FP32 values converge and say so;
@@ -571,9 +633,8 @@ if [ $has_gpu = 1 ]; then
     ia=$(echo "$a1" | grep -o 'iterations [0-9]*'); is=$(echo "$s1" | grep -o 'iterations [0-9]*')
     echo "$a1" | grep -q "auto: the sweeps below" && [ -n "$ia" ] && [ "$ia" = "$is" ] && pass "gpu.trisolve.auto_sweeps.$t # $ia" || fail "gpu.trisolve.auto_sweeps.$t" "auto '$ia', sweeps '$is'"
   done
-else
-  skip gpu "no CUDA device on this machine: the GPU suite runs where one is"
-fi
+fi # section gpu-trisolve
+section_end
 
 [ $skipped != 0 ] && echo "# $skipped skipped"
 echo "$passed passed, $failed failed"
