@@ -115,7 +115,7 @@ void check_on(const std::vector<int64_t> &params, const std::string &tag, const 
   try {
     fb = evchyb_ops.build_host(A, params.data());
   } catch (const Error &e) {
-    check_refusal(evchyb_ops, e, name + ".build"); // EVC-HYB declares none: a throw fails
+    check_refusal(evchyb_ops, e, name + ".build", A, params.data()); // EVC-HYB declares none: a throw fails
     return;
   }
   const HostBlock          &b = static_cast<const HostBlock &>(*fb);
