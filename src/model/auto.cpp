@@ -92,7 +92,11 @@ std::unique_ptr<FormatBlock> build_auto_uploaded(const CsrView &A, DeviceCsr &d,
   GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the upload done: the choice's time is its own
   return choose_and_build(
     A, s, true, report, [&](int32_t strip, int32_t k) { return strips_of_device(d.rowptr.data(), d.colidx.data(), A.nrows, A.ncols, A.nnz, strip, k, stream); },
-    [&](const FormatOps &ops, const int64_t *params) { return ops.build_uploaded(A, d, params, stream); });
+    [&](const FormatOps &ops, const int64_t *params) {
+      // build_uploaded is required of a format (CONTRIBUTING.md); a missing one is a clear error, not a crash
+      if (!ops.build_uploaded) throw Error(ErrorKind::internal, std::string("gpuauto: the format ") + ops.root + " has no build_uploaded; every format must provide it");
+      return ops.build_uploaded(A, d, params, stream);
+    });
 }
 
 namespace {
