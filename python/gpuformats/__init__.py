@@ -17,7 +17,7 @@ import os
 import sys
 
 __all__ = ["GPUFormatsError", "TYPES", "library_path", "init", "is_type", "sync", "get_bytes",
-           "last_times", "halo_times", "statistics", "set_backend", "get_backend"]
+           "last_times", "halo_times", "statistics", "set_backend", "get_backend", "set_halo"]
 
 TYPES = ("evchyb", "pjds", "pellr", "suraa", "gpuauto")  # -mat_type names; seqaij<t> / mpiaij<t> below them
 _BACKENDS = ("auto", "host", "cuda")                      # MatGPUFormatsBackend, in its order
@@ -110,6 +110,7 @@ def _declare(lib):
         "MatGPUFormatsGetStatistics": [c.c_void_p, c.POINTER(c.c_char_p)],
         "MatGPUFormatsSetBackend": [c.c_void_p, c.c_int],
         "MatGPUFormatsGetBackend": [c.c_void_p, c.POINTER(c.c_int)],
+        "MatGPUFormatsSetHalo": [c.c_void_p, c.c_int],
         "PetscPushErrorHandler": [c.c_void_p, c.c_void_p],  # from libpetsc, through the plugin's link
         "PetscPopErrorHandler": [],
     }
@@ -248,3 +249,11 @@ def get_backend(A):
     b = ctypes.c_int()
     _call("MatGPUFormatsGetBackend", _ours(A, "get_backend"), ctypes.byref(b))
     return _BACKENDS[b.value]
+
+
+def set_halo(A, halo):
+    """How an mpi type's products gather the ghost values: 'auto', 'nccl', 'mpi' or 'vecscatter'
+    (-mat_gpuformats_halo; collective)."""
+    if halo not in _HALOS:
+        raise GPUFormatsError(f"gpuformats.set_halo: halo '{halo}' is not one of {', '.join(_HALOS)}")
+    _call("MatGPUFormatsSetHalo", _ours(A, "set_halo"), _HALOS.index(halo))

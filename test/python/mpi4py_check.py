@@ -34,6 +34,14 @@ B.mult(xb, yb)
 local = float(np.max(np.abs(ya.getArray(readonly=True) - yb.getArray(readonly=True)), initial=0.0))
 diff = world.allreduce(local, op=MPI.MAX)  # reduced by mpi4py itself
 lines.append(("mpi4py.product_matches_aij", diff <= 1e-13, f"max difference {diff}"))
+# the product's exchange chosen from Python: our own MPI pattern, the same product
+gpuformats.set_halo(B, "mpi")
+yb.set(0.0)
+B.mult(xb, yb)
+local = float(np.max(np.abs(ya.getArray(readonly=True) - yb.getArray(readonly=True)), initial=0.0))
+diff = world.allreduce(local, op=MPI.MAX)
+path = gpuformats.halo_times(B)["path"]
+lines.append(("mpi4py.set_halo_mpi", diff <= 1e-13 and path == "mpi", f"path {path}, max difference {diff}"))
 s = gpuformats.statistics(B)  # collective
 sizes = world.gather(s["local"]["rows"], root=0)
 lines.append(("mpi4py.statistics", s["type"] == "mpiaijevchyb" and "off_process" in s and s["off_process"]["built"] and "halo" in s,

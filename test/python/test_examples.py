@@ -66,7 +66,7 @@ if "2" in args.ranks.split():
         got = re.findall(r"^(ok|not ok) (\S+)", p.stdout, re.M)
         for status, name in got:
             check(f"python.{name}", status == "ok", p.stdout[-300:])
-        check("python.mpi4py.ran", p.returncode == 0 and len(got) == 4, (p.stdout + p.stderr)[-400:])
+        check("python.mpi4py.ran", p.returncode == 0 and len(got) == 5, (p.stdout + p.stderr)[-400:])
     else:
         print("ok python.mpi4py # SKIP mpi4py is not importable by " + sys.executable)
 
