@@ -461,6 +461,10 @@ if section bench; then
 if [ -x bin/bench_spmv ] && [ -f bench/suites/small.txt ]; then
   run_checks bench.smoke bench/smoke.sh
 fi
+# bench/RESULTS.md is what bench/results_md.py makes of the committed runs (regenerate it with a new run)
+if python3 bench/results_md.py >"$OUTDIR/RESULTS.md" 2>"$OUTDIR/results_md.log" && diff -q "$OUTDIR/RESULTS.md" bench/RESULTS.md >/dev/null; then
+  pass bench.results_md_current
+else fail bench.results_md_current "bench/RESULTS.md differs from python3 bench/results_md.py's output (or the script failed: $OUTDIR/results_md.log)"; fi
 
 fi # section bench
 
