@@ -233,6 +233,8 @@ PetscErrorCode GFLastTimes(const GFMat &gm, PetscReal *build_upload, PetscReal *
 PetscErrorCode GFStageSeconds(const GFStageTime &st, double *upload_s, double *device_s, PetscBool *measured);
 // What -mat_view and -info call a block's layout: its format's name, or the block layout's.
 std::string    GFLayoutName(const GFMat &gm, const GFBlock &blk);
+
+// --- gf_options.cpp: the matrix's options (MatSetFromOptions) ---
 PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptionsObject);
 
 // --- gf_type.cpp: vector access ---
@@ -298,7 +300,7 @@ const char      *seq_type_name(const FormatOps *ops);
 const char      *mpi_type_name(const FormatOps *ops);
 const char      *seq_alias_name(const FormatOps *ops); // the short names of earlier releases: seqevchyb
 const char      *mpi_alias_name(const FormatOps *ops);
-PetscErrorCode   GFComposeCommon(Mat B, PetscBool compose); // the MatGPUFormats*_C functions
+PetscErrorCode   GFComposeCommon(Mat B, PetscBool compose); // the MatGPUFormats*_C functions (gf_api.cpp)
 
 // Runs make (PETSc calls that make or assemble an internal matrix: the factorizations' view,
 // PBJacobi's block diagonal) with the options' viewers off: the user's -mat_view is not for it.

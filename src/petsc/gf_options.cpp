@@ -1,0 +1,102 @@
+// A gpuformats matrix's options (-mat_gpuformats_*, -mat_<fmt>_*, gpuauto's -mat_gpuauto_*), read
+// by MatSetFromOptions: what they change is dropped so that the next use rebuilds with them.
+#include "gf_mat.hpp"
+
+#include "select/block_layout.hpp"
+
+#include <string>
+#include <vector>
+
+namespace gpuformats {
+
+// gpuauto's model file and candidates (the strip size is its FormatOps parameter).
+static PetscErrorCode AutoOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptionsObject, PetscBool *changed)
+{
+  model::AutoSettings &as = *gm.autosel;
+  char                 path[PETSC_MAX_PATH_LEN];
+  char                *names[32];
+  PetscInt             n = 32;
+  PetscBool            set;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrncpy(path, as.model ? as.source.c_str() : "", sizeof(path)));
+  PetscCall(PetscOptionsString("-mat_gpuauto_model", "Model file to choose with (JSON written by bin/gpuformats_calibrate; default: share/gpuformats/models/<this GPU's name>.json beside the library, or in $GPUFORMATS_MODEL_DIR)", "MatSetFromOptions", path, path, sizeof(path), &set));
+  if (set && (!as.model || as.source != path)) {
+    PetscCheck(path[0], PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "-mat_gpuauto_model needs a file name (a model written by bin/gpuformats_calibrate)");
+    GF_TRY(PetscObjectComm((PetscObject)A), as.model = model::model_from_file(path));
+    as.source = path;
+    as.message.clear();
+    *changed = PETSC_TRUE;
+  }
+  PetscCall(PetscOptionsStringArray("-mat_gpuauto_candidates", "Candidates gpuauto may choose, comma-separated (default: all the model has: evchyb, pjds, pellr, suraa, cusparse_csr)", "MatSetFromOptions", names, &n, &set));
+  if (set) {
+    std::vector<std::string> list(names, names + n);
+    for (PetscInt i = 0; i < n; ++i) PetscCall(PetscFree(names[i]));
+    std::shared_ptr<const model::Model> m = as.model;
+    std::string                         src, msg;
+    if (!m) GF_TRY(PetscObjectComm((PetscObject)A), m = model::model_for_this_gpu(&src, &msg));
+    GF_TRY(PetscObjectComm((PetscObject)A), model::restrict_candidates(*m, list)); // an unknown name fails here, not at the first product
+    if (list != as.candidates) {
+      as.candidates = list;
+      *changed      = PETSC_TRUE;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptionsObject)
+{
+  char                 title[128], opt[128];
+  PetscBool            changed = PETSC_FALSE;
+  MatGPUFormatsBackend backend = gm.backend_option;
+  PetscInt             result  = gm.product_format ? 1 : 0; // -mat_gpuformats_product_result
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(title, sizeof(title), "%s matrix options (gpuformats: %s)", gm.ops->root, gm.ops->description));
+  PetscOptionsHeadBegin(PetscOptionsObject, title);
+  PetscCall(PetscOptionsEnum("-mat_gpuformats_backend", "Where products run: auto (cuda if a device is present), host (reference kernels), cuda", "MatGPUFormatsSetBackend", MatGPUFormatsBackends, (PetscEnum)backend, (PetscEnum *)&backend, NULL));
+  if (gm.mpi) {
+    MatGPUFormatsHalo halo    = gm.halo_option;
+    PetscBool         measure = gm.halo_measure;
+    PetscCall(PetscOptionsEnum("-mat_gpuformats_halo", "How products gather the ghost values: auto (GPU: nccl for halos of 2^20 values or more where NCCL serves every rank, else mpi; host backend: vecscatter), nccl (device to device, overlapped), mpi (our pattern over MPI, overlapped), vecscatter (PETSc's)", "MatSetFromOptions", MatGPUFormatsHalos, (PetscEnum)halo, (PetscEnum *)&halo, NULL));
+    PetscCall(PetscOptionsBool("-mat_gpuformats_halo_measure", "Time each product's halo and local product with CUDA events (the hidden fraction in -mat_view ::ascii_info)", "MatGPUFormatsGetHaloTimes", measure, &measure, NULL));
+    GFSetHalo(gm, halo, measure);
+  }
+  PetscCall(PetscOptionsEList("-mat_gpuformats_product_result", "Type of the result of a MatProduct computed on the GPU (MatMatMult, MatPtAP: GAMG's coarse operators): aijcusparse, or this matrix's format", "MatProductSetFromOptions", GFProductResults, 2, GFProductResults[result], &result, NULL));
+  gm.product_format = result == 1;
+  PetscCall(PetscOptionsEList("-mat_gpuformats_trisolve", "How the triangular solves of ILU(k) / ICC(k) in the natural ordering (PCILU, PCICC) run: exact (cuSPARSE's triangular solves, as aijcusparse), sweeps (Jacobi sweeps, products in this format), isai (incomplete sparse approximate inverses, 2 products), auto (the sweeps or the exact solves, whichever a measurement at the first numeric factorization predicts faster), levelset (level-scheduled exact solves of our own, the same answers as exact, measured slower than cuSPARSE's on the GPUs here; -pc_precision single keeps the factor's values in FP32)", "PCFactorSetMatSolverType", GFTrisolveModes, 5, GFTrisolveModes[gm.trisolve], &gm.trisolve, NULL));
+  PetscCall(PetscOptionsRangeInt("-mat_gpuformats_trisolve_sweeps", "Jacobi sweeps per triangle of -mat_gpuformats_trisolve sweeps and auto", "PCFactorSetMatSolverType", gm.trisolve_sweeps, &gm.trisolve_sweeps, NULL, 0, 1000));
+  const PetscInt block_mode = gm.block_mode;
+  PetscCall(PetscOptionsEList("-mat_gpuformats_block", "Block layout for a matrix with a block size (MatSetBlockSize, a DMDA's dof) from 2 to 8: auto (BELL, one column index per bs x bs block, where every block is dense; else this format), scalar (always this format), block (BELL, an error where not block-dense)", "MatSetBlockSize", select::kBlockModeNames, 3, select::kBlockModeNames[gm.block_mode], &gm.block_mode, NULL));
+  if (gm.block_mode != block_mode) changed = PETSC_TRUE;
+  PetscBool margin_set = PETSC_FALSE;
+  PetscCall(PetscOptionsReal("-mat_gpuformats_trisolve_auto_margin", "-mat_gpuformats_trisolve auto takes the sweeps where their predicted solve time is at most this times the exact solves' (0: never; default, shown as -1: 0.4 for ILU(0) / ICC(0), 0.3 with fill)", "PCFactorSetMatSolverType", gm.trisolve_auto_margin, &gm.trisolve_auto_margin, &margin_set));
+  PetscCheck(!margin_set || gm.trisolve_auto_margin >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_gpuformats_trisolve_auto_margin must be 0 or more (given %g): it bounds a ratio of times", (double)gm.trisolve_auto_margin);
+  PetscCall(PetscOptionsRangeInt("-mat_gpuformats_upload_threads", "Host threads that copy the AIJ arrays into pinned buffers for their upload to the GPU at a build or values-only refresh (1: cudaMemcpyAsync from pageable memory, as aijcusparse)", "MatSetFromOptions", gm.upload_threads, &gm.upload_threads, NULL, 1, kMaxUploadThreads));
+  if (gm.autosel) PetscCall(AutoOptions(A, gm, PetscOptionsObject, &changed));
+  for (int p = 0; p < gm.ops->nparams; ++p) {
+    const FormatParam &fp  = gm.ops->params[p];
+    PetscInt           val = (PetscInt)gm.params[p];
+    PetscBool          set;
+    PetscCall(PetscSNPrintf(opt, sizeof(opt), "-mat_%s_%s", gm.ops->root, fp.name));
+    if (fp.min_value == 0 && fp.max_value == 1) { // a switch (narrow_columns, permute, ...): true/false, 1/0
+      PetscBool on = val ? PETSC_TRUE : PETSC_FALSE;
+      PetscCall(PetscOptionsBool(opt, fp.help, "MatSetFromOptions", on, &on, &set));
+      val = on ? 1 : 0;
+    } else PetscCall(PetscOptionsRangeInt(opt, fp.help, "MatSetFromOptions", val, &val, &set, (PetscInt)fp.min_value, (PetscInt)fp.max_value));
+    if (set && val != gm.params[p]) {
+      gm.params[p] = val;
+      changed      = PETSC_TRUE;
+    }
+  }
+  PetscOptionsHeadEnd();
+  if (backend != gm.backend_option) PetscCall(MatGPUFormatsSetBackend(A, backend));
+  if (changed) { // a layout parameter changed: rebuild at the next sync
+    PetscCall(GFHostValues(A)); // from the layout it drops
+    gm.diag->reset();
+    gm.offd.reset();
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+} // namespace gpuformats
