@@ -317,9 +317,13 @@ PetscErrorCode GFInternalMatrix(Make &&make)
 
 // --- gf_factor.cpp ---
 PetscErrorCode GFRegisterFactors(const char *seq_type); // MATSOLVERCUSPARSE LU/Cholesky/ILU/ICC of a seq type
-// seq, cuda backend: GFMat::shadow with device values equal to A's current values (gathered from
-// the up-to-date format when A changed since the last gather).
+
+// --- gf_shadow.cpp: the cuSPARSE view of a seq type's block (GFMat::shadow) ---
+// cuda backend: S with device values equal to A's current values (gathered from the up-to-date
+// format when A changed since the last gather).
 PetscErrorCode GFShadowOnDevice(Mat A, Mat *S);
+// S with its host values current (they are A's arrays), for the phases that factor on the host.
+PetscErrorCode GFShadowOnHost(Mat A, Mat *S);
 
 // --- gf_product.cpp: MatProducts (MatMatMult, MatPtAP, ...) of the seq types on the device ---
 extern const char *const GFProductResults[]; // -mat_gpuformats_product_result: "aijcusparse", "format"
