@@ -6,6 +6,7 @@
 // Vectors come from the gpuformats matrix, so on a GPU machine the CUDA path is what is checked.
 #include <cstring>
 #include "common/check.hpp"
+#include "common/format_checks.hpp"
 #include "common/test_matrices.hpp"
 #include "formats/format.hpp"
 #include "model/auto.hpp"
@@ -547,30 +548,40 @@ static PetscErrorCode check_coo_needs_preallocation(const char *type)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// Whether PELLR's documented fill rule (pellr.hpp, default -mat_pellr_max_fill 3, permuted rows)
-// refuses a block of A on some rank: the longest row times the rows with entries above 3 x the
-// block's nonzeros, for the local block (owned columns) and the off-process block (the others).
-// Decided from A's rows here, not by the format, so a refusal of a matrix PELLR should hold fails.
-static PetscErrorCode pellr_refusal_expected(const char *type, Mat A, PetscBool *expected)
+// Whether a format's documented rule (refusal_expected, test/common/format_checks.hpp) refuses a
+// block of A on some rank, at its default parameters: the local block (owned columns) and the
+// off-process block (the others), each split from A's rows here. Decided by the test, not by the
+// format, so a refusal of a matrix the format should hold fails.
+static PetscErrorCode refusal_expected_somewhere(const char *type, Mat A, PetscBool *expected)
 {
-  PetscInt    rstart, rend, cstart, cend;
-  PetscInt64  width[2] = {0, 0}, stored[2] = {0, 0}, nnz[2] = {0, 0};
-  PetscBool   local = PETSC_FALSE;
+  const FormatOps *ops = find_format(type); // null for gpuauto (it falls back among candidates): no refusal
+  PetscInt         rstart, rend, cstart, cend;
+  PetscBool        local = PETSC_FALSE;
 
   PetscFunctionBegin;
   *expected = PETSC_FALSE;
-  if (std::string(type) != "pellr") PetscFunctionReturn(PETSC_SUCCESS);
+  if (!ops) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
   PetscCall(MatGetOwnershipRangeColumn(A, &cstart, &cend));
+  std::vector<int32_t> rowptr[2] = {{0}, {0}}, colidx[2];
   for (PetscInt i = rstart; i < rend; ++i) {
     const PetscInt *cols;
-    PetscInt        n, len[2] = {0, 0};
+    PetscInt        n;
     PetscCall(MatGetRow(A, i, &n, &cols, NULL));
-    for (PetscInt k = 0; k < n; ++k) ++len[cols[k] >= cstart && cols[k] < cend ? 0 : 1];
+    for (PetscInt k = 0; k < n; ++k) colidx[cols[k] >= cstart && cols[k] < cend ? 0 : 1].push_back((int32_t)cols[k]);
     PetscCall(MatRestoreRow(A, i, &n, &cols, NULL));
-    for (int b = 0; b < 2; ++b) width[b] = PetscMax(width[b], (PetscInt64)len[b]), stored[b] += len[b] > 0, nnz[b] += len[b];
+    for (int b = 0; b < 2; ++b) rowptr[b].push_back((int32_t)colidx[b].size());
   }
-  for (int b = 0; b < 2; ++b) local = local || width[b] * stored[b] > 3 * nnz[b] ? PETSC_TRUE : PETSC_FALSE;
+  const std::vector<int64_t> params = default_params(*ops);
+  for (int b = 0; b < 2; ++b) {
+    CsrView blk;
+    blk.nrows  = (int32_t)(rend - rstart);
+    blk.ncols  = (int32_t)A->cmap->N;
+    blk.nnz    = (int64_t)colidx[b].size();
+    blk.rowptr = rowptr[b].data();
+    blk.colidx = colidx[b].data();
+    if (refusal_expected(*ops, blk, params.data())) local = PETSC_TRUE;
+  }
   PetscCallMPI(MPIU_Allreduce(&local, expected, 1, MPI_C_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -594,7 +605,7 @@ static PetscErrorCode test_type(const char *type, const NamedMatrix &m)
     ierr = MatConvert(A, type, MAT_INITIAL_MATRIX, &B);
     PetscCall(PetscPopErrorHandler());
     PetscBool expected;
-    PetscCall(pellr_refusal_expected(type, A, &expected));
+    PetscCall(refusal_expected_somewhere(type, A, &expected));
     if (!ierr) PetscCall(report(expected ? PETSC_FALSE : PETSC_TRUE, name + ".refusal_as_documented")); // built what the rule refuses: fails
     if (ierr == PETSC_ERR_SUP) {
       PetscCall(PetscErrorMessage(ierr, NULL, &msg));

@@ -1,6 +1,7 @@
 """python/gpuformats against the plugin's C API and PETSc's own views, every type, and its error paths.
 Prints "ok"/"not ok" per check (test/run.sh counts them). One rank; the backend is the machine's
 (host without a GPU, cuda with one)."""
+import ctypes
 import os
 import re
 import shutil
@@ -134,7 +135,7 @@ check("api.error.not_a_mat", raises(lambda: gpuformats.sync("A"), E, "takes a pe
 check("api.error.destroyed", raises(lambda: gpuformats.sync(PETSc.Mat()), E, "not created"))
 check("api.error.backend_name", raises(lambda: gpuformats.set_backend(A, "gpu"), E, "not one of auto, host, cuda"))
 check("api.error.halo_name", raises(lambda: gpuformats.set_halo(A, "shm"), E, "not one of auto, nccl, mpi, vecscatter"))
-import ctypes  # noqa: E402  (the C function's own check, past the module's)
+# the C function's own check, past the module's
 check("api.error.petsc_message",
       raises(lambda: gpuformats._call("MatGPUFormatsGetHaloTimes", ctypes.c_void_p(aij.handle), None, None, None, None, None),
              PETSc.Error, "matrix type seqaij is not a gpuformats type"))
