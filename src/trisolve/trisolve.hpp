@@ -17,21 +17,20 @@
 //           K products with each strict triangle: K = 0 is Jacobi (x = D^-1 b); K >= the depth
 //           of a triangle's dependency graph is its exact solve (the Neumann series ends).
 // levelset  the exact solves themselves, level-scheduled (Anderson and Saad 1989; Naumov 2011):
-//           row i's level is 1 + the largest level of the rows it reads (L: j < i, U: j > i); rows
-//           sorted by level (by index within one) are stored in slices of 32 as ELL, column-major,
-//           so one warp reads a slice coalesced; U's diagonal beside its rows. Levels are found and
-//           sorted on the backend at construction. On the device one launch per triangle solves
-//           every level, as the sync-free solves do (Liu, Li, Hou and Vinter 2016): resident blocks
-//           take row blocks in level order by ticket (every block a row waits on is running), and a
-//           row waits on the values it reads themselves (a row not yet solved holds a NaN payload no
-//           arithmetic makes; level_solve.cuh). Schedule::levels launches a kernel per level
-//           instead, Schedule::graph those launches from a captured CUDA graph (the alternatives
-//           measured, tuning table in trisolve_cuda.cu). The values may be stored in FP32
-//           (arithmetic and vectors in FP64). apply_transpose solves (L U)^T x = b: U^T then L^T,
-//           the triangles of M^T built at its first call. The answer is the host reference's up to
-//           the order of each row's sum. Measured slower than cuSPARSE's SpSV on an H200 (1.6-2.8x
-//           per apply, trisolve_cuda.cu): the glue's default exact solves stay cuSPARSE's, and
-//           this mode is its option levelset.
+//           row i's level is 1 + the largest level of the rows it reads (L: j < i, U: j > i),
+//           found on the backend at construction. Schedule::tiles (the default) groups the rows
+//           in tiles of a band of levels by a chunk of rows (level_solve.cuh): one launch per
+//           triangle, a block solving a tile's levels one barrier apart in shared memory and
+//           reading other tiles' rows from global memory, fetched ahead. Schedule::sync_free
+//           stores the rows in level order as sliced ELL and solves them in one launch whose rows
+//           wait on the values they read (Liu, Li, Hou and Vinter 2016); Schedule::levels
+//           launches a kernel per level, Schedule::graph those launches from a captured CUDA
+//           graph (the schedules measured, tuning table in trisolve_cuda.cu). The values may be
+//           stored in FP32 (arithmetic and vectors in FP64). apply_transpose solves
+//           (L U)^T x = b: U^T then L^T, the triangles of M^T built at its first call. The answer
+//           is the host reference's up to the order of each row's sum. The glue's default exact
+//           solves stay cuSPARSE's (docs/factorizations.md: tiles are faster per apply on large
+//           3D and 2D grids, slower on small matrices, and their setup costs more).
 // isai      incomplete sparse approximate inverses (Anzt, Huckle, Braeckle and Dongarra 2018):
 //           LI ~ L^-1 on L's pattern with the diagonal, UI ~ U^-1 on U's; x = UI (LI b), 2 products.
 //           Row i of LI, J its columns (i last): (LI L)(i, j) = delta_ij for j in J, the |J| x |J|
@@ -54,15 +53,20 @@ namespace trisolve {
 
 enum class Mode { sweeps, isai, levelset };
 // How Mode::levelset's device solve is scheduled (the host runs level by level in every case).
-enum class Schedule { sync_free, levels, graph };
+enum class Schedule { sync_free, levels, graph, tiles };
 // Mode::levelset's options: the factor's values in FP32 (FP64 arithmetic), and the schedule.
 struct ExactOptions {
   bool     single   = false;
-  Schedule schedule = Schedule::sync_free;
+  Schedule schedule = Schedule::tiles;
   // sync_free: resident blocks per SM taking row blocks in turn (0: one block per row block; 1
   // measured best, trisolve_cuda.cu), and
   // the longest sleep between two polls of a row not yet solved (0: none)
+  // tiles: blocks per SM sharing its shared memory
   int blocks_per_sm = 1, backoff_ns = 0;
+  // tiles (level_solve.cuh): levels per band and chunk width in the triangle's reaches (0: chosen
+  // from the triangle's levels and reach), rows per tile at most, threads per block (256 or 512),
+  // staged slots per tile at most (0: what shared memory holds), the tiles' order band * kb + chunk * kc
+  int tile_levels = 0, tile_chunk = 0, tile_rows = 2048, tile_threads = 256, tile_slots = 0, tile_kb = 2, tile_kc = 1;
 };
 
 // The auto mode's choice between the approximate apply and the exact solves. The glue runs, at a

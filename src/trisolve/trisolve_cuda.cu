@@ -275,8 +275,9 @@ struct ExactImpl final : Common<Sys> {
   {
     const Sys sys = make_system<Sys>(stream);
     this->init(sys, M, Mode::levelset, be);
-    lower.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, false, true, opt.single);
-    upper.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, true, false, opt.single);
+    const level::TileShape *ts = tiles();
+    lower.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, false, true, opt.single, ts);
+    upper.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, true, false, opt.single, ts);
     y.resize(this->n);
     double pending;
     std::memcpy(&pending, &level::kPending, sizeof pending);
@@ -287,6 +288,14 @@ struct ExactImpl final : Common<Sys> {
     }
     sys.sync();
     this->bytes = lower.bytes() + upper.bytes();
+  }
+
+  level::TileShape        shape;
+  const level::TileShape *tiles()
+  {
+    if (opt.schedule != Schedule::tiles) return nullptr;
+    shape.levels = opt.tile_levels, shape.chunk = opt.tile_chunk, shape.rows = opt.tile_rows, shape.kb = opt.tile_kb, shape.kc = opt.tile_kc;
+    return &shape;
   }
 
   void set_values(const double *m, cudaStream_t stream) override
@@ -367,18 +376,33 @@ struct ExactImpl final : Common<Sys> {
     thrust::for_each(sys.policy(), it0, it0 + n, RowOfPosition{this->m_rowptr.data(), row_of.data()});
     thrust::gather(sys.policy(), tpos.data(), tpos.data() + nz, row_of.data(), tcol.data());
     thrust::for_each(sys.policy(), it0, it0 + n, level::DiagonalPosition{trow.data(), tcol.data(), tdiag.data()});
-    tlower.build(sys, n, trow.data(), tcol.data(), tdiag.data(), tpos.data(), false, false, opt.single);
-    tupper.build(sys, n, trow.data(), tcol.data(), tdiag.data(), tpos.data(), true, true, opt.single);
+    const level::TileShape *ts = opt.schedule == Schedule::tiles ? &shape : nullptr;
+    tlower.build(sys, n, trow.data(), tcol.data(), tdiag.data(), tpos.data(), false, false, opt.single, ts);
+    tupper.build(sys, n, trow.data(), tcol.data(), tdiag.data(), tpos.data(), true, true, opt.single, ts);
   }
 
+  std::string schedule_text() const
+  {
+    switch (opt.schedule) {
+    case Schedule::sync_free: return "one sync-free launch per triangle";
+    case Schedule::levels: return "one launch per level";
+    case Schedule::graph: return "one launch per level, from a CUDA graph";
+    case Schedule::tiles: return "one launch per triangle, tiles of levels solved in shared memory";
+    }
+    return "";
+  }
   double  flops() const override { return 2.0 * (double)(lower.nnz + upper.nnz) + (double)this->n; }
   int32_t levels(bool up) const override { return (up ? upper : lower).levels(); }
   void    describe(std::vector<LayoutStat> &out) const override
   {
-    out.push_back({"triangular apply", std::string("levelset: level-scheduled exact solves, ") + (opt.schedule == Schedule::sync_free ? "one sync-free launch per triangle" : opt.schedule == Schedule::levels ? "one launch per level" : "one launch per level, from a CUDA graph") + ", factor values in " + (opt.single ? "FP32 (the diagonal, arithmetic and vectors in FP64)" : "FP64")});
+    out.push_back({"triangular apply", std::string("levelset: level-scheduled exact solves, ") + schedule_text() + ", factor values in " + (opt.single ? "FP32 (the diagonal, arithmetic and vectors in FP64)" : "FP64")});
     out.push_back({"L (unit lower)", std::to_string(lower.nnz) + " nonzeros, " + std::to_string(lower.levels()) + " levels"});
     out.push_back({"U (upper)", std::to_string(upper.nnz) + " nonzeros and the diagonal, " + std::to_string(upper.levels()) + " levels"});
-    out.push_back({"apply bytes", std::to_string(this->bytes) + " (sliced ELL in level order, padding " + std::to_string(lower.slots + upper.slots - lower.nnz - upper.nnz) + " slots)"});
+    if (opt.schedule == Schedule::tiles) {
+      out.push_back({"L tiles", std::to_string(lower.ntiles) + " of " + std::to_string(lower.band) + " levels and at most " + std::to_string(lower.rows_cap) + " rows, " + std::to_string(lower.nsegs) + " levels in all, chunks of " + std::to_string(lower.width) + " rows, " + std::to_string(lower.nhalo) + " reads across tiles"});
+      out.push_back({"U tiles", std::to_string(upper.ntiles) + " of " + std::to_string(upper.band) + " levels and at most " + std::to_string(upper.rows_cap) + " rows, " + std::to_string(upper.nsegs) + " levels in all, chunks of " + std::to_string(upper.width) + " rows, " + std::to_string(upper.nhalo) + " reads across tiles"});
+    }
+    out.push_back({"apply bytes", std::to_string(this->bytes) + (opt.schedule == Schedule::tiles ? " (ELL by tile level" : " (sliced ELL in level order") + ", padding " + std::to_string(lower.slots + upper.slots - lower.nnz - upper.nnz) + " slots)"});
   }
 };
 

@@ -296,9 +296,14 @@ void test_matrix(const std::string &name, const CsrMatrix &A0, const std::vector
   for (Backend be : backends) {
     const std::string bn = be == Backend::host ? "host" : "cuda";
     // exact: every schedule (the host runs levels either way) and precision, against the host solves
-    for (int v = 0; v < 4; ++v) {
-      const trisolve::ExactOptions o{v == 3, v == 1 ? trisolve::Schedule::levels : v == 2 ? trisolve::Schedule::graph : trisolve::Schedule::sync_free};
-      const std::string            tag = bn + (v == 0 ? ".fp64" : v == 1 ? ".fp64_levels" : v == 2 ? ".fp64_graph" : ".fp32") + "." + name;
+    // tiles: the default shape, and a small one (2 levels, chunks of one reach, 7 rows, 5 staged
+    // slots, the order by band + chunk) that cuts every matrix into many tiles read across and
+    // leaves most tiles' slots in global memory; with FP32 values too
+    for (int v = 0; v < 7; ++v) {
+      trisolve::ExactOptions o{v == 3 || v == 6, v == 1 ? trisolve::Schedule::levels : v == 2 ? trisolve::Schedule::graph : v >= 4 ? trisolve::Schedule::tiles : trisolve::Schedule::sync_free};
+      if (v >= 5) o.tile_levels = 2, o.tile_chunk = 1, o.tile_rows = 7, o.tile_slots = 5, o.tile_kb = 1, o.tile_kc = 1;
+      static const char *const     names[] = {".fp64_syncfree", ".fp64_levels", ".fp64_graph", ".fp32_syncfree", ".fp64_tiles", ".fp64_small_tiles", ".fp32_small_tiles"};
+      const std::string            tag = bn + names[v] + "." + name;
       try {
         trisolve::TriangularApply T(M.view(), Mode::levelset, 0, *formats[0], be, nullptr, o);
         const std::vector<double> x = run_apply(T, be, M.values, b), xt = run_apply(T, be, M.values, b, false, nullptr, true);
