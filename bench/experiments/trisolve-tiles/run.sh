@@ -86,7 +86,7 @@ if [[ " $phases " == *" cases "* ]]; then
 fi
 if [[ " $phases " == *" 3 "* ]]; then
   sh=${TRI_SHAPE:-0:0:256:1}
-  for cs in "ex45_$N|bin/petsc/ksp_ex45 $g" "ex14_$N|bin/petsc/snes_ex14 $g"; do
+  for cs in "tts_ex45_$N|bin/petsc/ksp_ex45 $g" "tts_ex14_$N|bin/petsc/snes_ex14 $g"; do # tts_: not the cases' names
     c=${cs%%|*} cmd=${cs#*|}
     run "$c" aijcusparse 60 "$cmd" aijcusparse
     run "$c" cusparse 60 "$cmd" evchyb
