@@ -9,7 +9,6 @@
 #include <petscdevice_cuda.h>
 
 #include <algorithm>
-#include <cstdarg>
 #include <cstdio>
 #include <string>
 
@@ -128,55 +127,6 @@ static PetscErrorCode InfoStage(Mat aij, const GFMat &gm, const GFBlock &blk, co
   if (measured)
     PetscCall(PetscInfo(aij, "gpuformats: %s %s of %d x %d, %" PetscInt64_FMT " nonzeros: %.3f ms from call to return; %.3f ms upload (%.1f GB/s, %" PetscInt_FMT " host threads) + %.3f ms device\n", GFLayoutName(gm, blk).c_str(), what, csr.nrows, csr.ncols, (PetscInt64)csr.nnz, 1e3 * host_s, 1e3 * up, up > 0 ? upload_bytes / up / 1e9 : 0.0, gm.upload_threads, 1e3 * dev));
   else PetscCall(PetscInfo(aij, "gpuformats: %s %s of %d x %d, %" PetscInt64_FMT " nonzeros: %.3f ms from call to return (no device times)\n", GFLayoutName(gm, blk).c_str(), what, csr.nrows, csr.ncols, (PetscInt64)csr.nnz, 1e3 * host_s));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-// gpuauto's choice in words: the predictions, the choice and the DP's partition (-info, -mat_view).
-static std::string AutoPredictions(const model::AutoReport &r)
-{
-  std::string out;
-  char        buf[96];
-  for (size_t i = 0; i < r.names.size(); ++i) {
-    std::snprintf(buf, sizeof buf, "%s%s %.1f", i ? ", " : "", r.names[i].c_str(), 1e6 * r.predicted[i]);
-    out += buf;
-  }
-  return out;
-}
-
-static std::string AutoChoice(const model::AutoReport &r)
-{
-  char   buf[256];
-  double csr = -1;
-  for (size_t i = 0; i < r.names.size(); ++i)
-    if (r.names[i] == model::kCusparseCsr) csr = r.predicted[i];
-  if (csr > 0 && r.chosen != model::kCusparseCsr) std::snprintf(buf, sizeof buf, "chose %s (predicted %.1f us, %.2fx cusparse_csr's %.1f us); the choice took %.3f ms", r.chosen.c_str(), 1e6 * r.chosen_predicted, csr / std::max(r.chosen_predicted, 1e-30), 1e6 * csr, 1e3 * r.choice_seconds);
-  else std::snprintf(buf, sizeof buf, "chose %s (predicted %.1f us); the choice took %.3f ms", r.chosen.c_str(), 1e6 * r.chosen_predicted, 1e3 * r.choice_seconds);
-  return buf;
-}
-
-static std::string AutoPartition(const model::AutoReport &r)
-{
-  if (r.strips.empty()) return "no strips (no rows)";
-  const select::Partition &p = r.partition;
-  if (!p.partitioned()) return "one block: no split of the " + std::to_string(r.strips.size()) + " strip(s) into formats is predicted faster";
-  std::string out = "the DP predicts ";
-  char        buf[160];
-  for (size_t b = 0; b < p.blocks.size(); ++b) {
-    const select::Block &k = p.blocks[b];
-    std::snprintf(buf, sizeof buf, "%sstrips %d-%d %s", b ? ", " : "", k.first_strip, k.last_strip, r.names[k.format].c_str());
-    out += buf;
-  }
-  std::snprintf(buf, sizeof buf, " at %.1f us against %.1f us for one format (%.3fx); one format is built", 1e6 * p.time, 1e6 * p.single.time, p.single.time / std::max(p.time, 1e-30));
-  return out + buf;
-}
-
-static PetscErrorCode InfoAuto(Mat aij, const GFBlock &blk)
-{
-  PetscFunctionBegin;
-  if (!blk.auto_report) PetscFunctionReturn(PETSC_SUCCESS);
-  const model::AutoReport &r = *blk.auto_report;
-  PetscCall(PetscInfo(aij, "gpuformats: gpuauto %s; predicted us: %s; model %s\n", AutoChoice(r).c_str(), AutoPredictions(r).c_str(), r.model_source.c_str()));
-  for (const std::string &why : r.refused) PetscCall(PetscInfo(aij, "gpuformats: gpuauto: refused %s\n", why.c_str()));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -324,7 +274,7 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
       blk.layout_reason = layout.reason;
       blk.built_ops     = layout.block ? nullptr : built;
       blk.auto_report   = std::move(report);
-      PetscCall(InfoAuto(aij, blk));
+      PetscCall(GFAutoInfo(aij, blk));
       PetscCall(InfoStage(aij, gm, blk, "build", csr, t1 - t0, blk.last_build, csr_bytes(csr.nnz, csr.nrows)));
       blk.fmt     = std::move(fmt);
       blk.backend = backend;
@@ -557,66 +507,31 @@ PetscErrorCode GFLastTimes(const GFMat &gm, PetscReal *build_upload, PetscReal *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// One line of a block's view: on every rank when `all` (inside PetscViewerASCIIPushSynchronized,
-// flushed by the caller), else on the viewer's first rank only.
-static PetscErrorCode ViewLine(PetscViewer viewer, PetscBool all, const char *fmt, ...)
-{
-  va_list ap, ap2;
-
-  PetscFunctionBegin;
-  va_start(ap, fmt);
-  va_copy(ap2, ap);
-  std::string line((size_t)std::max(std::vsnprintf(nullptr, 0, fmt, ap), 0) + 1, '\0');
-  std::vsnprintf(line.data(), line.size(), fmt, ap2);
-  va_end(ap2);
-  va_end(ap);
-  if (all) PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "%s", line.c_str()));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, "%s", line.c_str()));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode AutoView(const model::AutoReport &r, const char *label, PetscViewer viewer, PetscBool all)
-{
-  int64_t rows = 0, nnz = 0, sectors = 0, footprint = 0, lanes = 0, warps = 0;
-  int32_t max_row = 0;
-
-  PetscFunctionBegin;
-  for (const model::Strip &st : r.strips) rows += st.f.rows, nnz += st.f.nnz, sectors += st.x_sectors, footprint += st.x_footprint, lanes += st.lane_slots, warps += st.suraa_warps, max_row = std::max(max_row, st.f.max_row);
-  PetscCall(ViewLine(viewer, all, "%s: gpuauto: model %s (%s)\n", label, r.model_source.c_str(), r.model_gpu.c_str()));
-  if (!r.model_message.empty()) PetscCall(ViewLine(viewer, all, "%s: gpuauto: %s\n", label, r.model_message.c_str()));
-  PetscCall(ViewLine(viewer, all, "%s: gpuauto: features (%s): %zu strip(s) of %d rows; %" PetscInt64_FMT " rows, %" PetscInt64_FMT " nonzeros, longest row %d, %" PetscInt64_FMT " sectors of x read by its row groups (1 in %d groups counted), %" PetscInt64_FMT " distinct per strip (1 in %d sectors counted); SURAA's %" PetscInt64_FMT " lane slots in %" PetscInt64_FMT " warps\n", label, r.features_on_device ? "from the uploaded CSR, on the device" : "host", r.strips.size(), r.strip_rows, (PetscInt64)rows, (PetscInt64)nnz, max_row, (PetscInt64)sectors, r.sector_stride, (PetscInt64)footprint, model::footprint_stride(r.sector_stride), (PetscInt64)lanes, (PetscInt64)warps));
-  PetscCall(ViewLine(viewer, all, "%s: gpuauto: predicted us per product: %s\n", label, AutoPredictions(r).c_str()));
-  PetscCall(ViewLine(viewer, all, "%s: gpuauto: %s\n", label, AutoChoice(r).c_str()));
-  for (const std::string &why : r.refused) PetscCall(ViewLine(viewer, all, "%s: gpuauto: refused %s\n", label, why.c_str()));
-  PetscCall(ViewLine(viewer, all, "%s: gpuauto: partition: %s\n", label, AutoPartition(r).c_str()));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *label, PetscViewer viewer, PetscBool all_ranks)
 {
   PetscFunctionBegin;
   if (!blk.fmt) {
-    PetscCall(ViewLine(viewer, all_ranks, "%s: %s layout not built (built at the first use after assembly; bound to the CPU)\n", label, gm.ops->root));
+    PetscCall(GFViewLine(viewer, all_ranks, "%s: %s layout not built (built at the first use after assembly; bound to the CPU)\n", label, gm.ops->root));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   const FormatBlock &f         = *blk.fmt;
   const double       csr_b     = csr_bytes(f.nnz, f.nrows);
   const std::string  name      = GFLayoutName(gm, blk);
-  PetscCall(ViewLine(viewer, all_ranks, "%s: %s on %s, %d x %d, %" PetscInt64_FMT " nonzeros, %" PetscInt64_FMT " stored slots (%.1f%% padding)\n", label, name.c_str(), blk.backend == Backend::cuda ? "cuda" : "host", f.nrows, f.ncols, (PetscInt64)f.nnz, (PetscInt64)f.nslots,
+  PetscCall(GFViewLine(viewer, all_ranks, "%s: %s on %s, %d x %d, %" PetscInt64_FMT " nonzeros, %" PetscInt64_FMT " stored slots (%.1f%% padding)\n", label, name.c_str(), blk.backend == Backend::cuda ? "cuda" : "host", f.nrows, f.ncols, (PetscInt64)f.nnz, (PetscInt64)f.nslots,
                                    f.nslots ? 100.0 * (double)(f.nslots - f.nnz) / (double)f.nslots : 0.0));
-  if (!blk.layout_reason.empty()) PetscCall(ViewLine(viewer, all_ranks, "%s: %s (-mat_gpuformats_block %s)\n", label, blk.layout_reason.c_str(), select::kBlockModeNames[gm.block_mode]));
-  PetscCall(ViewLine(viewer, all_ranks, "%s: %zu bytes read per product (%.3fx CSR), %zu bytes slot map for values-only refresh; %" PetscInt_FMT " builds, %" PetscInt_FMT " values-only refreshes, %" PetscInt_FMT " in-place edits, %" PetscInt_FMT " products\n", label, f.bytes(), csr_b > 0 ? (double)f.bytes() / csr_b : 0.0, f.map_bytes(), blk.builds, blk.refreshes, blk.edits, blk.products));
+  if (!blk.layout_reason.empty()) PetscCall(GFViewLine(viewer, all_ranks, "%s: %s (-mat_gpuformats_block %s)\n", label, blk.layout_reason.c_str(), select::kBlockModeNames[gm.block_mode]));
+  PetscCall(GFViewLine(viewer, all_ranks, "%s: %zu bytes read per product (%.3fx CSR), %zu bytes slot map for values-only refresh; %" PetscInt_FMT " builds, %" PetscInt_FMT " values-only refreshes, %" PetscInt_FMT " in-place edits, %" PetscInt_FMT " products\n", label, f.bytes(), csr_b > 0 ? (double)f.bytes() / csr_b : 0.0, f.map_bytes(), blk.builds, blk.refreshes, blk.edits, blk.products));
   if (blk.backend == Backend::cuda) {
     char build[96], refresh[96];
     PetscCall(StageText(blk.last_build, build, sizeof(build)));
     PetscCall(StageText(blk.last_refresh, refresh, sizeof(refresh)));
-    PetscCall(ViewLine(viewer, all_ranks, "%s: last build %s; last values-only refresh %s (CUDA events; uploads staged by %" PetscInt_FMT " host threads)\n", label, build, refresh, gm.upload_threads));
-  } else PetscCall(ViewLine(viewer, all_ranks, "%s: last build and values-only refresh: upload and device times not measured (host backend)\n", label));
-  if (blk.transposed) PetscCall(ViewLine(viewer, all_ranks, "%s: transposed layout (A's CSC for cuSPARSE, made by the first transposed product): %zu bytes on the device; %" PetscInt_FMT " transposed products\n", label, blk.transposed->bytes(), blk.transposed_products));
-  if (blk.auto_report) PetscCall(AutoView(*blk.auto_report, label, viewer, all_ranks));
+    PetscCall(GFViewLine(viewer, all_ranks, "%s: last build %s; last values-only refresh %s (CUDA events; uploads staged by %" PetscInt_FMT " host threads)\n", label, build, refresh, gm.upload_threads));
+  } else PetscCall(GFViewLine(viewer, all_ranks, "%s: last build and values-only refresh: upload and device times not measured (host backend)\n", label));
+  if (blk.transposed) PetscCall(GFViewLine(viewer, all_ranks, "%s: transposed layout (A's CSC for cuSPARSE, made by the first transposed product): %zu bytes on the device; %" PetscInt_FMT " transposed products\n", label, blk.transposed->bytes(), blk.transposed_products));
+  if (blk.auto_report) PetscCall(GFAutoView(*blk.auto_report, label, viewer, all_ranks));
   std::vector<LayoutStat> stats;
   f.describe(stats);
-  for (const LayoutStat &st : stats) PetscCall(ViewLine(viewer, all_ranks, "%s:   %s: %s\n", label, st.key.c_str(), st.value.c_str()));
+  for (const LayoutStat &st : stats) PetscCall(GFViewLine(viewer, all_ranks, "%s:   %s: %s\n", label, st.key.c_str(), st.value.c_str()));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -624,7 +539,7 @@ PetscErrorCode GFShadowView(const GFShadow &sh, const GFBlock &blk, const char *
 {
   PetscFunctionBegin;
   if (!sh.S || !sh.on_device || !blk.fmt) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(ViewLine(viewer, all_ranks, "%s: cuSPARSE view for factorizations: %.0f bytes on the device (a CSR)\n", label, csr_bytes(blk.fmt->nnz, blk.fmt->nrows)));
+  PetscCall(GFViewLine(viewer, all_ranks, "%s: cuSPARSE view for factorizations: %.0f bytes on the device (a CSR)\n", label, csr_bytes(blk.fmt->nnz, blk.fmt->nrows)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

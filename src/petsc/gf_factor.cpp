@@ -33,8 +33,6 @@
 
 #include "trisolve/trisolve.hpp"
 
-#include <petsc/private/kspimpl.h>
-#include <petsc/private/pcimpl.h>
 #include <petscdevice_cuda.h>
 
 #include <algorithm>
@@ -295,72 +293,6 @@ PetscErrorCode TriView(Mat B, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// auto's measurement (trisolve::AutoProbe), both applies built: kAutoIterations of right-
-// preconditioned GMRES from the probe with each, the apply as a shell PC, timed (synchronised). The
-// solver's own events are paused, so -log_view's counts stay the application's.
-struct AutoShell {
-  Mat     B;
-  SolveFn solve;
-};
-PetscErrorCode AutoShellApply(PC pc, Vec x, Vec y)
-{
-  AutoShell *s;
-
-  PetscFunctionBegin;
-  PetscCall(PCShellGetContext(pc, &s));
-  PetscCall(s->solve(s->B, x, y));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode AutoMeasure(Mat B, Mat A, SolveFn exact, trisolve::AutoProbe &p)
-{
-  Vec         b, x;
-  KSP         ksp;
-  PC          pc;
-  PetscReal   nb, nr;
-  PetscInt    its;
-  PetscScalar *v;
-  AutoShell   shell{B, NULL};
-
-  PetscFunctionBegin;
-  PetscCall(MatCreateVecs(A, &x, &b));
-  const std::vector<double> probe = trisolve::probe_vector((int32_t)A->rmap->n);
-  PetscCall(VecCUDAGetArrayWrite(b, &v));
-  PetscCallCUDA(cudaMemcpy(v, probe.data(), sizeof(double) * probe.size(), cudaMemcpyHostToDevice));
-  PetscCall(VecCUDARestoreArrayWrite(b, &v));
-  PetscCall(VecNorm(b, NORM_2, &nb));
-  PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
-  PetscCall(KSPSetType(ksp, KSPGMRES));
-  PetscCall(KSPGMRESSetRestart(ksp, trisolve::kAutoIterations));
-  PetscCall(KSPSetPCSide(ksp, PC_RIGHT));
-  PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
-  PetscCall(KSPSetTolerances(ksp, 0.0, 0.0, PETSC_DETERMINE, trisolve::kAutoIterations));
-  PetscCall(KSPSetOperators(ksp, A, A));
-  PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PCSetType(pc, PCSHELL));
-  PetscCall(PCShellSetContext(pc, &shell));
-  PetscCall(PCShellSetApply(pc, AutoShellApply));
-  for (PetscLogEvent e : {KSP_SetUp, KSP_Solve, PC_Apply, MAT_Mult}) PetscCall(PetscLogEventDeactivatePush(e));
-  for (int which = 0; which < 2; ++which) {
-    shell.solve = which ? TriSolve : exact;
-    PetscCallCUDA(cudaDeviceSynchronize());
-    const auto t0 = std::chrono::steady_clock::now();
-    PetscCall(KSPSolve(ksp, b, x));
-    PetscCallCUDA(cudaDeviceSynchronize());
-    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    PetscCall(KSPGetIterationNumber(ksp, &its));
-    PetscCall(KSPGetResidualNorm(ksp, &nr));
-    const double rate = its > 0 && nb > 0 ? std::pow((double)(nr / nb), 1.0 / (double)its) : (nr == 0 ? 0.0 : NAN);
-    (which ? p.rate_approx : p.rate_exact) = rate;
-    (which ? p.t_approx : p.t_exact)       = its > 0 ? t / (double)its : NAN;
-  }
-  for (PetscLogEvent e : {KSP_SetUp, KSP_Solve, PC_Apply, MAT_Mult}) PetscCall(PetscLogEventDeactivatePop(e));
-  PetscCall(KSPDestroy(&ksp));
-  PetscCall(VecDestroy(&b));
-  PetscCall(VecDestroy(&x));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 // The numeric phase: A's current values (from the format, device to device) into M (k > 0:
 // scattered into ILU(k)'s pattern, zeros at the fill), cuSPARSE's ILU(0) of M in place (ILU(k) of A), the operators from M and their probe residual; the solves become the operators'
 // products. auto: the first numeric phase also runs the package's own (cuSPARSE's factor and solve
@@ -417,7 +349,7 @@ PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *info)
   }
   if (t.autom && !t.decided && pivot < 0) {
     const auto ta = std::chrono::steady_clock::now();
-    PetscCall(AutoMeasure(B, A, exact_solve, t.probe));
+    PetscCall(GFTrisolveAutoMeasure(B, A, exact_solve, TriSolve, t.probe));
     t.auto_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ta).count();
     t.ratio   = trisolve::predicted_time_ratio(t.probe);
     t.exact   = !(t.ratio <= t.margin);

@@ -315,8 +315,26 @@ PetscErrorCode GFInternalMatrix(Make &&make)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// --- gf_autoreport.cpp ---
+// -info: gpuauto's choice for a block just built (nothing where the block has no report).
+PetscErrorCode GFAutoInfo(Mat aij, const GFBlock &blk);
+// -mat_view ::ascii_info: gpuauto's features, predictions, choice and partition for a block.
+PetscErrorCode GFAutoView(const model::AutoReport &r, const char *label, PetscViewer viewer, PetscBool all);
+// One line of a block's view: on every rank when `all` (inside PetscViewerASCIIPushSynchronized,
+// flushed by the caller), else on the viewer's first rank only.
+PetscErrorCode GFViewLine(PetscViewer viewer, PetscBool all, const char *fmt, ...) PETSC_ATTRIBUTE_FORMAT(3, 4);
+
 // --- gf_factor.cpp ---
 PetscErrorCode GFRegisterFactors(const char *seq_type); // MATSOLVERCUSPARSE LU/Cholesky/ILU/ICC of a seq type
+
+// --- gf_probe.cpp ---
+namespace trisolve {
+struct AutoProbe;
+}
+// -mat_gpuformats_trisolve auto's measurement of the factor B of A: trisolve::kAutoIterations of
+// right-preconditioned GMRES from trisolve::probe_vector with each solve (exact, then approx) as
+// the preconditioner; p gets each one's residual reduction and time per iteration.
+PetscErrorCode GFTrisolveAutoMeasure(Mat B, Mat A, PetscErrorCode (*exact)(Mat, Vec, Vec), PetscErrorCode (*approx)(Mat, Vec, Vec), trisolve::AutoProbe &p);
 
 // --- gf_shadow.cpp: the cuSPARSE view of a seq type's block (GFMat::shadow) ---
 // cuda backend: S with device values equal to A's current values (gathered from the up-to-date
