@@ -141,6 +141,7 @@ run_checks unit.transpose_build bin/test/test_transpose_build test/matrices
 run_checks unit.evchyb_kernel bin/test/test_evchyb_kernel test/matrices
 run_checks unit.suraa_g3 bin/test/test_suraa_g3 test/matrices
 run_checks unit.select bin/test/test_select
+run_checks unit.layout bin/test/test_layout
 run_checks unit.model bin/test/test_model
 run_checks unit.auto bin/test/test_auto test/matrices
 run_checks unit.model_features bin/test/test_model_features test/matrices

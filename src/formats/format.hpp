@@ -98,8 +98,8 @@ struct FormatOps {
   // message names the formats that fit: kFitsHint); the others build every matrix.
   bool may_refuse = false;
   // build_cuda after its upload: from A already on the device in d (upload_csr of A; the builder
-  // may take d's arrays). gpuauto reads its features from that upload before it picks the format,
-  // so the choice costs no second upload (model/auto.hpp).
+  // may take d's arrays). Required: every device build uploads once, in layout/layout.hpp, and
+  // builds from that upload (gpuauto reads its features from it before it picks the format).
   std::unique_ptr<FormatBlock> (*build_uploaded)(const CsrView &A, DeviceCsr &d, const int64_t *params, cudaStream_t stream) = nullptr;
 };
 // Words every refusal's message carries (tests hold refusals to it).

@@ -2,9 +2,8 @@
 #include "gf_mat.hpp"
 
 #include "core/row_stats.hpp"
-#include "formats/bell/bell.hpp"
 #include "formats/slot_map.hpp"
-#include "select/block_layout.hpp"
+#include "layout/layout.hpp"
 
 #include <petscdevice_cuda.h>
 
@@ -109,7 +108,7 @@ static PetscErrorCode StageText(const GFStageTime &st, char *buf, size_t len)
 // What -mat_view and -info call a block's layout: its format's name, or the block layout's.
 std::string GFLayoutName(const GFMat &gm, const GFBlock &blk)
 {
-  if (blk.block_bs) return "bell (block layout, bs " + std::to_string(blk.block_bs) + ")";
+  if (blk.block_bs) return std::string(blk.built_ops ? blk.built_ops->root : "block") + " (block layout, bs " + std::to_string(blk.block_bs) + ")";
   if (blk.auto_report) return blk.auto_report->chosen + " (chosen by gpuauto)";
   return gm.ops->root;
 }
@@ -213,10 +212,7 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
     PetscCall(PetscLogEventBegin(MAT_GPUFormatsBuild, aij, 0, 0, 0));
     blk.reset(); // free the old layout first: the new one may need the memory
     blk.last_build.round = gm.syncs;
-    std::unique_ptr<FormatBlock> fmt;
-    std::unique_ptr<model::AutoReport> report;
-    const FormatOps             *built = gm.ops;
-    select::BlockDecision        layout;
+    layout::Layout               built;
     cudaStream_t                 s = nullptr;
     PetscLogDouble               t0, t1;
     bool                         diag_found = false;
@@ -232,51 +228,32 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
     ok = run_layer(
       [&] {
         // the row block size serves both blocks of an MPI matrix (PETSc gives the off-process one column block size 1)
-        const int32_t           bs   = (int32_t)aij->rmap->bs;
-        const select::BlockMode mode = (select::BlockMode)gm.block_mode;
-        layout                       = select::choose_block_layout(csr, bs, mode);
+        layout::Request rq{gm.ops, gm.params.data(), nullptr, (int32_t)aij->rmap->bs, (select::BlockMode)gm.block_mode};
+        model::AutoSettings as;
+        if (gm.autosel) {
+          as            = *gm.autosel;
+          as.strip_rows = (int32_t)gm.params[model::kAutoParamStripRows];
+          rq.autosel    = &as;
+        }
         if (backend == Backend::cuda) {
           ensure_streams(blk, gm.ops->extra_streams);
           blk.last_build.timer.create();
-        }
-        const UploadContext up{(int)gm.upload_threads, &blk.last_build.timer};
-        if (layout.block) try { // the builder checks every block (select/block_layout.hpp)
-            if (backend == Backend::cuda) fmt = bell::make_block_cuda(csr, bs, {}, s, up);
-            else fmt = bell::make_block_host(csr, bs);
-          } catch (const Error &e) {
-            if (e.kind != ErrorKind::unsupported) throw;
-            layout = select::refused_block_layout(e, bs, mode);
-            if (backend == Backend::cuda) blk.last_build.timer.forget(); // time the scalar build alone
-          }
-        if (!layout.block && gm.autosel) { // gpuauto: the model's choice (model/auto.hpp)
-          model::AutoSettings as = *gm.autosel;
-          as.strip_rows          = (int32_t)gm.params[model::kAutoParamStripRows];
-          report                 = std::make_unique<model::AutoReport>();
-          if (backend == Backend::cuda) {
-            DeviceCsr d = upload_csr(csr, s, up);
-            diag_on_device(d);
-            fmt = model::build_auto_uploaded(csr, d, as, s, report.get());
-          } else fmt = model::build_auto_host(csr, as, report.get());
-          built                  = model::candidate_ops(report->chosen);
-        } else if (!layout.block && backend == Backend::cuda && gm.ops->build_uploaded) {
-          DeviceCsr d = upload_csr(csr, s, up);
-          diag_on_device(d);
-          fmt = gm.ops->build_uploaded(csr, d, gm.params.data(), s);
-        } else if (!layout.block) fmt = backend == Backend::cuda ? gm.ops->build_cuda(csr, gm.params.data(), s, up) : gm.ops->build_host(csr, gm.params.data());
-        if (backend == Backend::cuda) blk.last_build.timer.finish(s);
+          built = layout::build_cuda(csr, rq, s, UploadContext{(int)gm.upload_threads, &blk.last_build.timer}, diag_on_device);
+          blk.last_build.timer.finish(s);
+        } else built = layout::build_host(csr, rq);
       },
       err);
     PetscCall(PetscTime(&t1));
     PetscCall(PetscLogEventEnd(MAT_GPUFormatsBuild, aij, 0, 0, 0));
     if (ok) {
-      PetscCheck(fmt, comm, PETSC_ERR_LIB, "gpuformats: format %s returned no layout", gm.ops->root);
-      blk.block_bs      = layout.block ? layout.bs : 0;
-      blk.layout_reason = layout.reason;
-      blk.built_ops     = layout.block ? nullptr : built;
-      blk.auto_report   = std::move(report);
+      PetscCheck(built.fmt && built.ops, comm, PETSC_ERR_LIB, "gpuformats: format %s returned no layout", gm.ops->root);
+      blk.block_bs      = built.block_bs;
+      blk.layout_reason = built.reason;
+      blk.built_ops     = built.ops;
+      blk.auto_report   = std::move(built.report);
       PetscCall(GFAutoInfo(aij, blk));
       PetscCall(InfoStage(aij, gm, blk, "build", csr, t1 - t0, blk.last_build, csr_bytes(csr.nnz, csr.nrows)));
-      blk.fmt     = std::move(fmt);
+      blk.fmt     = std::move(built.fmt);
       blk.backend = backend;
       blk.nzstate = nzstate;
       blk.src     = ((PetscObject)aij)->id;
@@ -387,7 +364,7 @@ PetscErrorCode GFBlockSpMV(const GFMat &gm, GFBlock &blk, PetscScalar alpha, con
     PetscCall(PetscLogFlops(flops));
   } else {
     cudaStream_t streams[16];
-    const int    extra = blk.built_ops ? blk.built_ops->extra_streams : 0; // BELL: one stream
+    const int    extra = blk.built_ops ? blk.built_ops->extra_streams : 0;
     PetscCheck(extra < 16, PETSC_COMM_SELF, PETSC_ERR_SUP, "gpuformats: at most 15 extra streams per format");
     PetscCall(current_stream(&streams[0]));
     for (int i = 0; i < extra; ++i) streams[i + 1] = blk.extra_streams[i];

@@ -59,7 +59,7 @@ struct GFBlock {
   PetscObjectId                src      = 0;  // the AIJ block it was built from (MPIAIJ replaces its blocks)
   int32_t                      block_bs = 0;  // > 0: fmt is BELL with this block size (select/block_layout.hpp)
   std::string                  layout_reason; // why block or scalar, for -mat_view ::ascii_info
-  const FormatOps             *built_ops = nullptr; // the layout's format (gpuauto: the one it chose; BELL: null)
+  const FormatOps             *built_ops = nullptr; // what built the layout (layout/layout.hpp: gpuauto's choice, BELL's for the block layout)
   std::unique_ptr<model::AutoReport> auto_report;  // gpuauto: what the choice saw, for the view
   bool                         caller_step = false; // layout made current inside a Mat call that raises the state once more on return (same values)
   DeviceBuffer<double>         staging;       // host CSR values uploaded for a refresh

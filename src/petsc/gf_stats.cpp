@@ -28,7 +28,7 @@ PetscErrorCode BlockJson(const GFMat &gm, const GFBlock &blk, nlohmann::json &ou
   if (!blk.fmt) PetscFunctionReturn(PETSC_SUCCESS);
   const FormatBlock &f = *blk.fmt;
   out["layout"]        = GFLayoutName(gm, blk);
-  out["format"]        = blk.block_bs ? "bell" : (blk.built_ops ? blk.built_ops->root : gm.ops->root);
+  out["format"]        = blk.built_ops ? blk.built_ops->root : gm.ops->root;
   out["backend"]       = blk.backend == Backend::cuda ? "cuda" : "host";
   out["rows"]          = f.nrows;
   out["cols"]          = f.ncols;

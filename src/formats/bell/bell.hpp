@@ -154,9 +154,9 @@ constexpr int32_t kLanesPerWarp = 32;
 GPUFORMATS_HD int32_t lanes_per_slice(int32_t slice, int32_t bs) { return (slice * bs + kLanesPerWarp - 1) / kLanesPerWarp * kLanesPerWarp; }
 
 // A BELL block on either backend (FormatBlock's values are the nslots*bs*bs values, nslots counts
-// them; the generic refresh and diagonal work through slot_of_csr). Not registered as a format: the
-// glue (petsc/gf_block.cpp) takes bs from the matrix's block size and decides, per matrix block,
-// between this layout and its format's scalar one with select/block_layout.hpp
+// them; the generic refresh and diagonal work through slot_of_csr). Not registered as a type:
+// layout/layout.hpp takes bs from the matrix's block size and decides, per matrix block, between
+// this layout and its format's scalar one with select/block_layout.hpp
 // (-mat_gpuformats_block auto|scalar|block).
 class Block : public FormatBlock {
 public:
@@ -173,6 +173,12 @@ public:
 // upload_csr, the device builder on `stream`, which it synchronises). Both throw as build_host.
 std::unique_ptr<Block> make_block_host(const CsrView &A, int32_t bs, const Options &opt = {});
 std::unique_ptr<Block> make_block_cuda(const CsrView &A, int32_t bs, const Options &opt, cudaStream_t stream, const UploadContext &up = {});
+// make_block_cuda from A already uploaded in d (read, not taken: a refused build leaves d whole).
+std::unique_ptr<Block> make_block_uploaded(const CsrView &A, const DeviceCsr &d, int32_t bs, const Options &opt, cudaStream_t stream);
+
+// BELL as a layout (layout/layout.hpp builds it where a block size and the pattern ask for it):
+// its one parameter is the block size. Not registered as a type.
+extern const FormatOps ops;
 
 } // namespace bell
 } // namespace gpuformats

@@ -83,17 +83,21 @@ public:
 
 } // namespace
 
-std::unique_ptr<Block> make_block_cuda(const CsrView &A, int32_t bs, const Options &opt, cudaStream_t stream, const UploadContext &up)
+std::unique_ptr<Block> make_block_uploaded(const CsrView &A, const DeviceCsr &d, int32_t bs, const Options &opt, cudaStream_t stream)
 {
-  plan(A.nrows, A.ncols, A.nnz, bs, opt); // bad arguments fail before any upload
+  plan(A.nrows, A.ncols, A.nnz, bs, opt);
   auto blk = std::make_unique<CudaBlock>();
-  {
-    DeviceCsr d = upload_csr(A, stream, up);
-    build_arrays(CudaSystem{stream}, d.rowptr.data(), d.colidx.data(), d.values.data(), A.nrows, A.ncols, A.nnz, bs, opt, blk->a);
-  } // the uploaded CSR is freed here (build_arrays synchronised the stream)
+  build_arrays(CudaSystem{stream}, d.rowptr.data(), d.colidx.data(), d.values.data(), A.nrows, A.ncols, A.nnz, bs, opt, blk->a); // synchronises
   blk->geometry = blk->a;
   blk->set_layout(Backend::cuda, A, blk->a.values.data(), (int64_t)blk->a.values.size(), blk->a.slot_of_csr.data());
   return blk;
+}
+
+std::unique_ptr<Block> make_block_cuda(const CsrView &A, int32_t bs, const Options &opt, cudaStream_t stream, const UploadContext &up)
+{
+  plan(A.nrows, A.ncols, A.nnz, bs, opt); // bad arguments fail before any upload
+  const DeviceCsr d = upload_csr(A, stream, up);
+  return make_block_uploaded(A, d, bs, opt, stream); // the uploaded CSR is freed on return
 }
 
 } // namespace bell

@@ -265,5 +265,24 @@ std::unique_ptr<Block> make_block_host(const CsrView &A, int32_t bs, const Optio
   return blk;
 }
 
+namespace {
+const FormatParam kOpsParams[] = {{"block_size", "rows and columns of a block (the matrix's block size)", 2, 2, 8}};
+std::unique_ptr<FormatBlock> ops_host(const CsrView &A, const int64_t *params) { return make_block_host(A, (int32_t)checked_param(ops, params, 0)); }
+std::unique_ptr<FormatBlock> ops_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up) { return make_block_cuda(A, (int32_t)checked_param(ops, params, 0), {}, stream, up); }
+std::unique_ptr<FormatBlock> ops_uploaded(const CsrView &A, DeviceCsr &d, const int64_t *params, cudaStream_t stream) { return make_block_uploaded(A, d, (int32_t)checked_param(ops, params, 0), {}, stream); }
+} // namespace
+
+const FormatOps ops = {
+  "bell",
+  "BELL: block ELL, one column index per dense bs x bs block, for matrices with a block size (a DMDA's dof)",
+  kOpsParams,
+  1,
+  0,
+  ops_host,
+  ops_cuda,
+  true,
+  ops_uploaded,
+};
+
 } // namespace bell
 } // namespace gpuformats

@@ -1,0 +1,50 @@
+// One block's layout, decided and built in one place below the glue: the format of the matrix's
+// type, BELL where a block size and the pattern ask for it, or gpuauto's choice.
+//
+//   CsrView A, Request {ops, params, autosel, block size, block mode}
+//     |
+//     +-- select::choose_block_layout (block size, mode, a cheap pattern check)
+//     |     block: bell::ops with the block size ------------------+  refused (not block-dense):
+//     |                                                             |  select::refused_block_layout
+//     +-- scalar, gpuauto (autosel): model::build_auto_* ----------+--> Layout {fmt, ops, block_bs,
+//     +-- scalar: the type's ops --------------------------------- +            reason, report}
+//
+// On the device the CSR is uploaded once, here: every candidate builds from that upload
+// (FormatOps::build_uploaded, which every layout has), a refused BELL build included, and the
+// caller sees the upload first (the glue finds the diagonal's positions in it). The caller names
+// no format: Layout::ops is what built the block (bell::ops for the block layout, gpuauto's
+// choice for gpuauto), the one that knows its parameters and streams.
+#pragma once
+#include "../formats/format.hpp"
+#include "../model/auto.hpp"
+#include "../select/block_layout.hpp"
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace gpuformats::layout {
+
+struct Request {
+  const FormatOps           *ops;                  // the type's format (gpuauto's ops for gpuauto)
+  const int64_t             *params;               // its parameters, in ops->params order
+  const model::AutoSettings *autosel = nullptr;    // gpuauto: the model's settings
+  int32_t                    block_size = 1;       // the matrix's (row) block size
+  select::BlockMode          block_mode = select::BlockMode::automatic;
+};
+
+struct Layout {
+  std::unique_ptr<FormatBlock>       fmt;
+  const FormatOps                   *ops      = nullptr; // what built fmt
+  int32_t                            block_bs = 0;       // > 0: the block layout (BELL) with this block size
+  std::string                        reason;             // why block or scalar (-mat_view ::ascii_info)
+  std::unique_ptr<model::AutoReport> report;             // gpuauto's choice
+};
+
+// Host backend. Throws Error as the builders do (a refusal of the type's own format included).
+Layout build_host(const CsrView &A, const Request &rq);
+// cuda backend: A uploaded once (up: staging and timer), uploaded(d) called with it before any
+// builder reads it, builders on `stream`. Error(internal) for a layout without build_uploaded.
+Layout build_cuda(const CsrView &A, const Request &rq, cudaStream_t stream, const UploadContext &up, const std::function<void(const DeviceCsr &)> &uploaded);
+
+} // namespace gpuformats::layout
