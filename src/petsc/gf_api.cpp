@@ -43,10 +43,10 @@ PetscErrorCode GFSetBackend_Private(Mat A, MatGPUFormatsBackend b)
   GFMat &gm = gf(A);
 
   PetscFunctionBegin;
-  if (b == gm.backend_option) PetscFunctionReturn(PETSC_SUCCESS);
+  if (b == gm.opt.backend_option) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(b != MAT_GPUFORMATS_BACKEND_CUDA || cuda_device_present(), PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "gpuformats: -mat_gpuformats_backend cuda needs a CUDA device and none is visible; use auto or host");
   PetscCall(GFHostValues(A)); // from the layout it drops
-  gm.backend_option = b;
+  gm.opt.backend_option = b;
   gm.diag->reset();
   gm.offd.reset();
   PetscCall(MatSetVecType(A, resolve_backend(gm) == Backend::cuda ? VECCUDA : VECSTANDARD));
@@ -56,7 +56,7 @@ PetscErrorCode GFSetBackend_Private(Mat A, MatGPUFormatsBackend b)
 PetscErrorCode GFGetBackend_Private(Mat A, MatGPUFormatsBackend *b)
 {
   PetscFunctionBegin;
-  *b = gf(A).backend_option;
+  *b = gf(A).opt.backend_option;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -305,7 +305,7 @@ PetscErrorCode MatGPUFormatsSetHalo(Mat A, MatGPUFormatsHalo halo)
   PetscCall(MatGPUFormatsIsType(A, &ours));
   PetscCheck(ours, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "MatGPUFormatsSetHalo: matrix type %s is not a gpuformats type (e.g. %s, %s)", ((PetscObject)A)->type_name ? ((PetscObject)A)->type_name : "(not set)", MATEVCHYB, MATPJDS);
   PetscCheck(halo >= MAT_GPUFORMATS_HALO_AUTO && halo <= MAT_GPUFORMATS_HALO_VECSCATTER, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "MatGPUFormatsSetHalo: unknown halo %d", (int)halo);
-  gpuformats::GFSetHalo(gpuformats::gf(A), halo, gpuformats::gf(A).halo_measure);
+  gpuformats::GFSetHalo(gpuformats::gf(A), halo, gpuformats::gf(A).opt.halo_measure);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

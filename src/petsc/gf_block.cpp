@@ -25,7 +25,7 @@ bool cuda_device_present()
 
 Backend resolve_backend(const GFMat &gm)
 {
-  switch (gm.backend_option) {
+  switch (gm.opt.backend_option) {
   case MAT_GPUFORMATS_BACKEND_HOST:
     return Backend::host;
   case MAT_GPUFORMATS_BACKEND_CUDA:
@@ -124,7 +124,7 @@ static PetscErrorCode InfoStage(Mat aij, const GFMat &gm, const GFBlock &blk, co
   if (!info) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(GFStageSeconds(st, &up, &dev, &measured));
   if (measured)
-    PetscCall(PetscInfo(aij, "gpuformats: %s %s of %d x %d, %" PetscInt64_FMT " nonzeros: %.3f ms from call to return; %.3f ms upload (%.1f GB/s, %" PetscInt_FMT " host threads) + %.3f ms device\n", GFLayoutName(gm, blk).c_str(), what, csr.nrows, csr.ncols, (PetscInt64)csr.nnz, 1e3 * host_s, 1e3 * up, up > 0 ? upload_bytes / up / 1e9 : 0.0, gm.upload_threads, 1e3 * dev));
+    PetscCall(PetscInfo(aij, "gpuformats: %s %s of %d x %d, %" PetscInt64_FMT " nonzeros: %.3f ms from call to return; %.3f ms upload (%.1f GB/s, %" PetscInt_FMT " host threads) + %.3f ms device\n", GFLayoutName(gm, blk).c_str(), what, csr.nrows, csr.ncols, (PetscInt64)csr.nnz, 1e3 * host_s, 1e3 * up, up > 0 ? upload_bytes / up / 1e9 : 0.0, gm.opt.upload_threads, 1e3 * dev));
   else PetscCall(PetscInfo(aij, "gpuformats: %s %s of %d x %d, %" PetscInt64_FMT " nonzeros: %.3f ms from call to return (no device times)\n", GFLayoutName(gm, blk).c_str(), what, csr.nrows, csr.ncols, (PetscInt64)csr.nnz, 1e3 * host_s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -228,17 +228,17 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
     ok = run_layer(
       [&] {
         // the row block size serves both blocks of an MPI matrix (PETSc gives the off-process one column block size 1)
-        layout::Request rq{gm.ops, gm.params.data(), nullptr, (int32_t)aij->rmap->bs, (select::BlockMode)gm.block_mode};
+        layout::Request rq{gm.ops, gm.opt.params.data(), nullptr, (int32_t)aij->rmap->bs, (select::BlockMode)gm.opt.block_mode};
         model::AutoSettings as;
-        if (gm.autosel) {
-          as            = *gm.autosel;
-          as.strip_rows = (int32_t)gm.params[model::kAutoParamStripRows];
+        if (gm.opt.autosel) {
+          as            = *gm.opt.autosel;
+          as.strip_rows = (int32_t)gm.opt.params[model::kAutoParamStripRows];
           rq.autosel    = &as;
         }
         if (backend == Backend::cuda) {
           ensure_streams(blk, gm.ops->extra_streams);
           blk.last_build.timer.create();
-          built = layout::build_cuda(csr, rq, s, UploadContext{(int)gm.upload_threads, &blk.last_build.timer}, diag_on_device);
+          built = layout::build_cuda(csr, rq, s, UploadContext{(int)gm.opt.upload_threads, &blk.last_build.timer}, diag_on_device);
           blk.last_build.timer.finish(s);
         } else built = layout::build_host(csr, rq);
       },
@@ -275,7 +275,7 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
       [&] {
         if (backend == Backend::cuda) {
           blk.last_refresh.timer.create();
-          refresh_values_cuda(*blk.fmt, csr.values, blk.staging, s, UploadContext{(int)gm.upload_threads, &blk.last_refresh.timer});
+          refresh_values_cuda(*blk.fmt, csr.values, blk.staging, s, UploadContext{(int)gm.opt.upload_threads, &blk.last_refresh.timer});
           blk.last_refresh.timer.finish(s);
         } else refresh_values_host(*blk.fmt, csr.values);
       },
@@ -405,7 +405,7 @@ PetscErrorCode GFBlockTransposeReady(const GFMat &gm, GFBlock &blk, Mat aij, GFL
     [&] {
       if (fresh) {
         blk.transposed.reset(); // the old one's memory first
-        blk.transposed = TransposedBlock::build(csr, *blk.fmt, s, (int)gm.upload_threads);
+        blk.transposed = TransposedBlock::build(csr, *blk.fmt, s, (int)gm.opt.upload_threads);
       } else blk.transposed->refresh(*blk.fmt, s);
     },
     err);
@@ -496,13 +496,13 @@ PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *labe
   const std::string  name      = GFLayoutName(gm, blk);
   PetscCall(GFViewLine(viewer, all_ranks, "%s: %s on %s, %d x %d, %" PetscInt64_FMT " nonzeros, %" PetscInt64_FMT " stored slots (%.1f%% padding)\n", label, name.c_str(), blk.backend == Backend::cuda ? "cuda" : "host", f.nrows, f.ncols, (PetscInt64)f.nnz, (PetscInt64)f.nslots,
                                    f.nslots ? 100.0 * (double)(f.nslots - f.nnz) / (double)f.nslots : 0.0));
-  if (!blk.layout_reason.empty()) PetscCall(GFViewLine(viewer, all_ranks, "%s: %s (-mat_gpuformats_block %s)\n", label, blk.layout_reason.c_str(), select::kBlockModeNames[gm.block_mode]));
+  if (!blk.layout_reason.empty()) PetscCall(GFViewLine(viewer, all_ranks, "%s: %s (-mat_gpuformats_block %s)\n", label, blk.layout_reason.c_str(), select::kBlockModeNames[gm.opt.block_mode]));
   PetscCall(GFViewLine(viewer, all_ranks, "%s: %zu bytes read per product (%.3fx CSR), %zu bytes slot map for values-only refresh; %" PetscInt_FMT " builds, %" PetscInt_FMT " values-only refreshes, %" PetscInt_FMT " in-place edits, %" PetscInt_FMT " products\n", label, f.bytes(), csr_b > 0 ? (double)f.bytes() / csr_b : 0.0, f.map_bytes(), blk.builds, blk.refreshes, blk.edits, blk.products));
   if (blk.backend == Backend::cuda) {
     char build[96], refresh[96];
     PetscCall(StageText(blk.last_build, build, sizeof(build)));
     PetscCall(StageText(blk.last_refresh, refresh, sizeof(refresh)));
-    PetscCall(GFViewLine(viewer, all_ranks, "%s: last build %s; last values-only refresh %s (CUDA events; uploads staged by %" PetscInt_FMT " host threads)\n", label, build, refresh, gm.upload_threads));
+    PetscCall(GFViewLine(viewer, all_ranks, "%s: last build %s; last values-only refresh %s (CUDA events; uploads staged by %" PetscInt_FMT " host threads)\n", label, build, refresh, gm.opt.upload_threads));
   } else PetscCall(GFViewLine(viewer, all_ranks, "%s: last build and values-only refresh: upload and device times not measured (host backend)\n", label));
   if (blk.transposed) PetscCall(GFViewLine(viewer, all_ranks, "%s: transposed layout (A's CSC for cuSPARSE, made by the first transposed product): %zu bytes on the device; %" PetscInt_FMT " transposed products\n", label, blk.transposed->bytes(), blk.transposed_products));
   if (blk.auto_report) PetscCall(GFAutoView(*blk.auto_report, label, viewer, all_ranks));

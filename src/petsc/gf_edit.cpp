@@ -411,20 +411,14 @@ PetscErrorCode MatCreateSubMatrices_GF(Mat A, PetscInt n, const IS isrow[], cons
 PetscErrorCode GFInherit(Mat from, Mat to)
 {
   PetscFunctionBegin;
-  GFMat &f = gf(from), &t = gf(to);
-  if (f.ops == t.ops) t.params = f.params;
-  if (f.ops == t.ops && f.autosel) t.autosel = std::make_shared<model::AutoSettings>(*f.autosel);
-  t.upload_threads = f.upload_threads;
-  GFSetHalo(t, f.halo_option, f.halo_measure);
-  t.product_format = f.product_format;
-  t.trisolve        = f.trisolve;
-  t.trisolve_sweeps = f.trisolve_sweeps;
-  t.trisolve_auto_margin = f.trisolve_auto_margin;
-  t.block_mode           = f.block_mode;
-  if (t.backend_option != f.backend_option) {
-    t.backend_option = f.backend_option;
-    PetscCall(MatSetVecType(to, resolve_backend(t) == Backend::cuda ? VECCUDA : VECSTANDARD));
-  }
+  GFMat          &f = gf(from), &t = gf(to);
+  const GFOptions was = t.opt;
+  t.opt             = f.opt; // all of them, but: the format's parameters and gpuauto's settings belong to a format
+  if (f.ops != t.ops) t.opt.params = was.params, t.opt.autosel = was.autosel;
+  else if (f.opt.autosel) t.opt.autosel = std::make_shared<model::AutoSettings>(*f.opt.autosel); // not shared
+  t.opt.halo_option = was.halo_option, t.opt.halo_measure = was.halo_measure;
+  GFSetHalo(t, f.opt.halo_option, f.opt.halo_measure);
+  if (t.opt.backend_option != was.backend_option) PetscCall(MatSetVecType(to, resolve_backend(t) == Backend::cuda ? VECCUDA : VECSTANDARD));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

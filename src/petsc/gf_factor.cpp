@@ -414,16 +414,16 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
   exact.single   = precision == PETSC_PRECISION_SINGLE;
   exact.schedule = schedule == 3 ? trisolve::Schedule::graph : schedule == 2 ? trisolve::Schedule::levels : schedule == 1 ? trisolve::Schedule::sync_free : trisolve::Schedule::tiles;
   exact.tile_levels = (int)tile_levels, exact.tile_chunk = (int)tile_chunk, exact.tile_rows = (int)tile_rows, exact.tile_threads = (int)tile_threads, exact.tile_kb = (int)tile_kb, exact.tile_kc = (int)tile_kc;
-  if (exact.single && gf(A).trisolve != kTrisolveLevelset) PetscCall(PetscInfo(A, "gpuformats: -pc_precision single applies to -mat_gpuformats_trisolve levelset; the %s apply keeps FP64\n", GFTrisolveModes[gf(A).trisolve]));
+  if (exact.single && gf(A).opt.trisolve != kTrisolveLevelset) PetscCall(PetscInfo(A, "gpuformats: -pc_precision single applies to -mat_gpuformats_trisolve levelset; the %s apply keeps FP64\n", GFTrisolveModes[gf(A).opt.trisolve]));
   auto t = std::make_unique<TriState>();
   PetscCall(MatGetNonzeroState(A, &t->nzstate));
   const CsrView view{(int32_t)A->rmap->n, (int32_t)A->cmap->n, (int64_t)ai[A->rmap->n], ai, aj, nullptr};
   GF_TRY(PETSC_COMM_SELF, ([&] { // parenthesised: the braces hold commas
-    const trisolve::Mode  mode = gf(A).trisolve == kTrisolveLevelset ? trisolve::Mode::levelset : gf(A).trisolve == 2 ? trisolve::Mode::isai : trisolve::Mode::sweeps; // sweeps for auto
+    const trisolve::Mode  mode = gf(A).opt.trisolve == kTrisolveLevelset ? trisolve::Mode::levelset : gf(A).opt.trisolve == 2 ? trisolve::Mode::isai : trisolve::Mode::sweeps; // sweeps for auto
     trisolve::FillPattern fill;
     if (levels > 0) fill = trisolve::iluk_pattern(view, levels);
     const CsrView pattern = levels > 0 ? CsrView{view.nrows, view.ncols, fill.nnz(), fill.rowptr.data(), fill.colidx.data(), nullptr} : view;
-    t->apply = std::make_unique<trisolve::TriangularApply>(pattern, mode, (int)gf(A).trisolve_sweeps, gf(A).diag->built_ops && !gf(A).diag->block_bs ? *gf(A).diag->built_ops : *gf(A).ops, Backend::cuda, stream, exact);
+    t->apply = std::make_unique<trisolve::TriangularApply>(pattern, mode, (int)gf(A).opt.trisolve_sweeps, gf(A).diag->built_ops && !gf(A).diag->block_bs ? *gf(A).diag->built_ops : *gf(A).ops, Backend::cuda, stream, exact);
     t->ilu   = std::make_unique<trisolve::Ilu0Cuda>(t->apply->nrows(), t->apply->nnz(), t->apply->rowptr(), t->apply->colidx(), stream);
     t->m.resize(std::max<int64_t>(t->apply->nnz(), 1));
     if (levels > 0) {
@@ -435,9 +435,9 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
   t->a_nnz    = view.nnz;
   t->levels   = levels;
   t->icc      = icc;
-  t->autom    = gf(A).trisolve == 3;
-  t->single   = exact.single && gf(A).trisolve == kTrisolveLevelset;
-  t->margin   = gf(A).trisolve_auto_margin >= 0 ? (double)gf(A).trisolve_auto_margin : trisolve::auto_margin(levels);
+  t->autom    = gf(A).opt.trisolve == 3;
+  t->single   = exact.single && gf(A).opt.trisolve == kTrisolveLevelset;
+  t->margin   = gf(A).opt.trisolve_auto_margin >= 0 ? (double)gf(A).opt.trisolve_auto_margin : trisolve::auto_margin(levels);
   f.tri       = t.release();
   if (icc) B->ops->choleskyfactornumeric = TriNumeric;
   else B->ops->lufactornumeric = TriNumeric;
@@ -495,7 +495,7 @@ PetscErrorCode EndSymbolic(Mat B, Mat A, GFFactor &f, const MatFactorInfo *info,
   }
   delete f.tri;
   f.tri = nullptr;
-  if (gf(A).trisolve == 0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (gf(A).opt.trisolve == 0) PetscFunctionReturn(PETSC_SUCCESS);
   if (incomplete && natural) PetscCall(TriSymbolic(B, A, f, cholesky, (int)info->levels));
   else PetscCall(PetscInfo(A, "gpuformats: -mat_gpuformats_trisolve applies to ILU(k) and ICC(k) in the natural ordering on the device; this %s keeps cuSPARSE's triangular solves\n", incomplete ? "factorization (another ordering, or factored on the host)" : "complete factorization"));
   PetscFunctionReturn(PETSC_SUCCESS);

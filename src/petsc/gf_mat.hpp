@@ -141,11 +141,33 @@ struct GFShadow {
   bool             on_device = false; // S's device CSR exists
 };
 
+// A matrix's options, one value: read by GFMatSetFromOptions (gf_options.cpp), set by the
+// MatGPUFormats* functions, inherited by the matrices made from it (GFInherit), shown by the views.
+struct GFOptions {
+  std::vector<int64_t> params; // -mat_<fmt>_<param>, in FormatOps::params order
+  MatGPUFormatsBackend backend_option = MAT_GPUFORMATS_BACKEND_AUTO; // -mat_gpuformats_backend
+  PetscInt             upload_threads = default_upload_threads();    // -mat_gpuformats_upload_threads
+  // mpi: -mat_gpuformats_halo, -mat_gpuformats_halo_measure (CUDA events per product); set through
+  // GFSetHalo, which makes the next product choose the exchange again
+  MatGPUFormatsHalo halo_option  = MAT_GPUFORMATS_HALO_AUTO;
+  PetscBool         halo_measure = PETSC_FALSE;
+  bool              product_format = false; // -mat_gpuformats_product_result: device MatProducts give a matrix of this format (else aijcusparse)
+  // -mat_gpuformats_trisolve, -mat_gpuformats_trisolve_sweeps, -mat_gpuformats_trisolve_auto_margin:
+  // how the triangular solves of ILU(k) / ICC(k) in the natural ordering run (gf_factor.cpp, src/trisolve): 0 exact
+  // (cuSPARSE's), 1 sweeps, 2 isai, 3 auto (sweeps where their predicted solve time is at most the
+  // margin times the exact solves'), 4 (kTrisolveLevelset) our level-scheduled exact solves
+  PetscInt  trisolve = 0, trisolve_sweeps = 3;
+  PetscReal trisolve_auto_margin = -1; // < 0: trisolve::auto_margin(k) of the factor's levels
+  // -mat_gpuformats_block auto|scalar|block (select::BlockMode): each block's bs x bs blocks
+  // (the row block size, MatSetBlockSize) in BELL, one column index per block, where block-dense
+  PetscInt block_mode = 0;
+  // gpuauto: -mat_gpuauto_model, -mat_gpuauto_candidates; null for the other types
+  std::shared_ptr<model::AutoSettings> autosel;
+};
+
 struct GFMat {
   const FormatOps     *ops = nullptr;
-  std::vector<int64_t> params;
-  MatGPUFormatsBackend backend_option = MAT_GPUFORMATS_BACKEND_AUTO;
-  PetscInt             upload_threads = default_upload_threads(); // -mat_gpuformats_upload_threads
+  GFOptions            opt;
   bool                 mpi            = false; // mpi<fmt>: diag + offd + halo; seq<fmt>: diag only
   bool                 adopted        = false; // seq<fmt> that is an mpi<fmt>'s local block: the parent edits the shared diag block
   std::shared_ptr<GFBlock> diag = std::make_shared<GFBlock>(); // shared with an mpi<fmt>'s adopted A_d
@@ -159,8 +181,6 @@ struct GFMat {
   PetscObjectState halo_nzstate = -1;
   // The forward product's exchange (-mat_gpuformats_halo): dhalo for nccl / mpi, null where the
   // VecScatter above runs it; chosen collectively with the scatter (gf_mpi.cpp), halo_why says why.
-  MatGPUFormatsHalo     halo_option  = MAT_GPUFORMATS_HALO_AUTO;
-  PetscBool             halo_measure = PETSC_FALSE; // -mat_gpuformats_halo_measure: CUDA events per product
   std::unique_ptr<Halo> dhalo;
   MatGPUFormatsHalo     halo_used = MAT_GPUFORMATS_HALO_VECSCATTER;
   bool                  halo_prepared = false; // GFMPIPrepareHalo ran (first final assembly)
@@ -176,18 +196,6 @@ struct GFMat {
   // first (gf_values.cpp, GFWrapHostPaths), and SeqAIJ's value accessors before ours
   struct _MatOps host_ops{};
   void          *seqaij_ops = nullptr; // Mat_SeqAIJOps, as SeqAIJ left it
-  bool  product_format = false; // -mat_gpuformats_product_result: device MatProducts give a matrix of this format (else aijcusparse)
-  // -mat_gpuformats_trisolve, -mat_gpuformats_trisolve_sweeps, -mat_gpuformats_trisolve_auto_margin:
-  // how the triangular solves of ILU(k) / ICC(k) in the natural ordering run (gf_factor.cpp, src/trisolve): 0 exact
-  // (cuSPARSE's), 1 sweeps, 2 isai, 3 auto (sweeps where their predicted solve time is at most the
-  // margin times the exact solves'), 4 (kTrisolveLevelset) our level-scheduled exact solves
-  PetscInt  trisolve = 0, trisolve_sweeps = 3;
-  PetscReal trisolve_auto_margin = -1; // < 0: trisolve::auto_margin(k) of the factor's levels
-  // -mat_gpuformats_block auto|scalar|block (select::BlockMode): each block's bs x bs blocks
-  // (the row block size, MatSetBlockSize) in BELL, one column index per block, where block-dense
-  PetscInt block_mode = 0;
-  // gpuauto (ops == &model::gpuauto_ops): -mat_gpuauto_model, -mat_gpuauto_candidates; null for the other types
-  std::shared_ptr<model::AutoSettings> autosel;
   std::string stats_json; // MatGPUFormatsGetStatistics()'s last answer, which the matrix owns (gf_stats.cpp)
 };
 

@@ -122,7 +122,7 @@ static PetscErrorCode ChooseHalo(Mat A, GFMat &gm, Backend backend)
     gm.halo_why = "one rank: no ghosts";
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  switch (gm.halo_option) {
+  switch (gm.opt.halo_option) {
   case MAT_GPUFORMATS_HALO_VECSCATTER:
     gm.halo_why = "asked for (-mat_gpuformats_halo vecscatter)";
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -157,7 +157,7 @@ static PetscErrorCode ChooseHalo(Mat A, GFMat &gm, Backend backend)
   run_layer([&] { h = std::make_unique<Halo>(std::move(pattern), path, backend == Backend::cuda, use_gpu_aware_mpi); }, e);
   PetscCall(CollectiveCheck(comm, e, [] {}));
   GF_TRY(comm, h->connect(comm)); // collective; a failure is every rank's
-  h->measure(gm.halo_measure);
+  h->measure(gm.opt.halo_measure);
   gm.dhalo     = std::move(h);
   gm.halo_used = path == HaloPath::nccl ? MAT_GPUFORMATS_HALO_NCCL : MAT_GPUFORMATS_HALO_MPI;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -165,9 +165,9 @@ static PetscErrorCode ChooseHalo(Mat A, GFMat &gm, Backend backend)
 
 void GFSetHalo(GFMat &gm, MatGPUFormatsHalo halo, PetscBool measure)
 {
-  if (gm.halo_option != halo) gm.halo_nzstate = -1; // EnsureHalo chooses again
-  gm.halo_option  = halo;
-  gm.halo_measure = measure;
+  if (gm.opt.halo_option != halo) gm.halo_nzstate = -1; // EnsureHalo chooses again
+  gm.opt.halo_option  = halo;
+  gm.opt.halo_measure = measure;
   if (gm.dhalo) gm.dhalo->measure(measure);
 }
 
@@ -186,8 +186,8 @@ PetscErrorCode GFMPIPrepareHalo(Mat A)
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   PetscCall(PetscStrcmp(A->defaultvectype, VECCUDA, &cuda_vecs));
   if (size == 1 || A->boundtocpu || !cuda_vecs || resolve_backend(gm) != Backend::cuda) PetscFunctionReturn(PETSC_SUCCESS);
-  if (gm.halo_option != MAT_GPUFORMATS_HALO_AUTO && gm.halo_option != MAT_GPUFORMATS_HALO_NCCL) PetscFunctionReturn(PETSC_SUCCESS);
-  if (gm.halo_option == MAT_GPUFORMATS_HALO_AUTO) {
+  if (gm.opt.halo_option != MAT_GPUFORMATS_HALO_AUTO && gm.opt.halo_option != MAT_GPUFORMATS_HALO_NCCL) PetscFunctionReturn(PETSC_SUCCESS);
+  if (gm.opt.halo_option == MAT_GPUFORMATS_HALO_AUTO) {
     PetscInt64 largest;
     PetscCall(LargestHalo(A, &largest));
     if (largest < kNcclMinGhosts) PetscFunctionReturn(PETSC_SUCCESS); // auto takes mpi: no NCCL
@@ -394,7 +394,7 @@ static PetscErrorCode HaloView(GFMat &gm, PetscMPIInt rank, PetscViewer viewer)
 {
   PetscFunctionBegin;
   if (gm.halo_why.empty()) {
-    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] gpuformats halo: %s asked for; chosen at the first product\n", rank, MatGPUFormatsHalos[gm.halo_option]));
+    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] gpuformats halo: %s asked for; chosen at the first product\n", rank, MatGPUFormatsHalos[gm.opt.halo_option]));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] gpuformats halo: %s (%s)\n", rank, MatGPUFormatsHalos[gm.halo_used], gm.halo_why.c_str()));

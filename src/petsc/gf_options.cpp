@@ -12,7 +12,7 @@ namespace gpuformats {
 // gpuauto's model file and candidates (the strip size is its FormatOps parameter).
 static PetscErrorCode AutoOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptionsObject, PetscBool *changed)
 {
-  model::AutoSettings &as = *gm.autosel;
+  model::AutoSettings &as = *gm.opt.autosel;
   char                 path[PETSC_MAX_PATH_LEN];
   char                *names[32];
   PetscInt             n = 32;
@@ -48,35 +48,35 @@ PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptio
 {
   char                 title[128], opt[128];
   PetscBool            changed = PETSC_FALSE;
-  MatGPUFormatsBackend backend = gm.backend_option;
-  PetscInt             result  = gm.product_format ? 1 : 0; // -mat_gpuformats_product_result
+  MatGPUFormatsBackend backend = gm.opt.backend_option;
+  PetscInt             result  = gm.opt.product_format ? 1 : 0; // -mat_gpuformats_product_result
 
   PetscFunctionBegin;
   PetscCall(PetscSNPrintf(title, sizeof(title), "%s matrix options (gpuformats: %s)", gm.ops->root, gm.ops->description));
   PetscOptionsHeadBegin(PetscOptionsObject, title);
   PetscCall(PetscOptionsEnum("-mat_gpuformats_backend", "Where products run: auto (cuda if a device is present), host (reference kernels), cuda", "MatGPUFormatsSetBackend", MatGPUFormatsBackends, (PetscEnum)backend, (PetscEnum *)&backend, NULL));
   if (gm.mpi) {
-    MatGPUFormatsHalo halo    = gm.halo_option;
-    PetscBool         measure = gm.halo_measure;
+    MatGPUFormatsHalo halo    = gm.opt.halo_option;
+    PetscBool         measure = gm.opt.halo_measure;
     PetscCall(PetscOptionsEnum("-mat_gpuformats_halo", "How products gather the ghost values: auto (GPU: nccl for halos of 2^20 values or more where NCCL serves every rank, else mpi; host backend: vecscatter), nccl (device to device, overlapped), mpi (our pattern over MPI, overlapped), vecscatter (PETSc's)", "MatSetFromOptions", MatGPUFormatsHalos, (PetscEnum)halo, (PetscEnum *)&halo, NULL));
     PetscCall(PetscOptionsBool("-mat_gpuformats_halo_measure", "Time each product's halo and local product with CUDA events (the hidden fraction in -mat_view ::ascii_info)", "MatGPUFormatsGetHaloTimes", measure, &measure, NULL));
     GFSetHalo(gm, halo, measure);
   }
   PetscCall(PetscOptionsEList("-mat_gpuformats_product_result", "Type of the result of a MatProduct computed on the GPU (MatMatMult, MatPtAP: GAMG's coarse operators): aijcusparse, or this matrix's format", "MatProductSetFromOptions", GFProductResults, 2, GFProductResults[result], &result, NULL));
-  gm.product_format = result == 1;
-  PetscCall(PetscOptionsEList("-mat_gpuformats_trisolve", "How the triangular solves of ILU(k) / ICC(k) in the natural ordering (PCILU, PCICC) run: exact (cuSPARSE's triangular solves, as aijcusparse), sweeps (Jacobi sweeps, products in this format), isai (incomplete sparse approximate inverses, 2 products), auto (the sweeps or the exact solves, whichever a measurement at the first numeric factorization predicts faster), levelset (level-scheduled exact solves of our own, the same answers as exact, measured slower than cuSPARSE's on the GPUs here; -pc_precision single keeps the factor's values in FP32)", "PCFactorSetMatSolverType", GFTrisolveModes, 5, GFTrisolveModes[gm.trisolve], &gm.trisolve, NULL));
-  PetscCall(PetscOptionsRangeInt("-mat_gpuformats_trisolve_sweeps", "Jacobi sweeps per triangle of -mat_gpuformats_trisolve sweeps and auto", "PCFactorSetMatSolverType", gm.trisolve_sweeps, &gm.trisolve_sweeps, NULL, 0, 1000));
-  const PetscInt block_mode = gm.block_mode;
-  PetscCall(PetscOptionsEList("-mat_gpuformats_block", "Block layout for a matrix with a block size (MatSetBlockSize, a DMDA's dof) from 2 to 8: auto (BELL, one column index per bs x bs block, where every block is dense; else this format), scalar (always this format), block (BELL, an error where not block-dense)", "MatSetBlockSize", select::kBlockModeNames, 3, select::kBlockModeNames[gm.block_mode], &gm.block_mode, NULL));
-  if (gm.block_mode != block_mode) changed = PETSC_TRUE;
+  gm.opt.product_format = result == 1;
+  PetscCall(PetscOptionsEList("-mat_gpuformats_trisolve", "How the triangular solves of ILU(k) / ICC(k) in the natural ordering (PCILU, PCICC) run: exact (cuSPARSE's triangular solves, as aijcusparse), sweeps (Jacobi sweeps, products in this format), isai (incomplete sparse approximate inverses, 2 products), auto (the sweeps or the exact solves, whichever a measurement at the first numeric factorization predicts faster), levelset (exact solves of our own, the same answers as exact, 1.1-2.0x faster per apply than cuSPARSE's on the cases measured but with a dearer setup, so not the default; -pc_precision single keeps the factor's values in FP32)", "PCFactorSetMatSolverType", GFTrisolveModes, 5, GFTrisolveModes[gm.opt.trisolve], &gm.opt.trisolve, NULL));
+  PetscCall(PetscOptionsRangeInt("-mat_gpuformats_trisolve_sweeps", "Jacobi sweeps per triangle of -mat_gpuformats_trisolve sweeps and auto", "PCFactorSetMatSolverType", gm.opt.trisolve_sweeps, &gm.opt.trisolve_sweeps, NULL, 0, 1000));
+  const PetscInt block_mode = gm.opt.block_mode;
+  PetscCall(PetscOptionsEList("-mat_gpuformats_block", "Block layout for a matrix with a block size (MatSetBlockSize, a DMDA's dof) from 2 to 8: auto (BELL, one column index per bs x bs block, where every block is dense; else this format), scalar (always this format), block (BELL, an error where not block-dense)", "MatSetBlockSize", select::kBlockModeNames, 3, select::kBlockModeNames[gm.opt.block_mode], &gm.opt.block_mode, NULL));
+  if (gm.opt.block_mode != block_mode) changed = PETSC_TRUE;
   PetscBool margin_set = PETSC_FALSE;
-  PetscCall(PetscOptionsReal("-mat_gpuformats_trisolve_auto_margin", "-mat_gpuformats_trisolve auto takes the sweeps where their predicted solve time is at most this times the exact solves' (0: never; default, shown as -1: 0.4 for ILU(0) / ICC(0), 0.3 with fill)", "PCFactorSetMatSolverType", gm.trisolve_auto_margin, &gm.trisolve_auto_margin, &margin_set));
-  PetscCheck(!margin_set || gm.trisolve_auto_margin >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_gpuformats_trisolve_auto_margin must be 0 or more (given %g): it bounds a ratio of times", (double)gm.trisolve_auto_margin);
-  PetscCall(PetscOptionsRangeInt("-mat_gpuformats_upload_threads", "Host threads that copy the AIJ arrays into pinned buffers for their upload to the GPU at a build or values-only refresh (1: cudaMemcpyAsync from pageable memory, as aijcusparse)", "MatSetFromOptions", gm.upload_threads, &gm.upload_threads, NULL, 1, kMaxUploadThreads));
-  if (gm.autosel) PetscCall(AutoOptions(A, gm, PetscOptionsObject, &changed));
+  PetscCall(PetscOptionsReal("-mat_gpuformats_trisolve_auto_margin", "-mat_gpuformats_trisolve auto takes the sweeps where their predicted solve time is at most this times the exact solves' (0: never; default, shown as -1: 0.4 for ILU(0) / ICC(0), 0.3 with fill)", "PCFactorSetMatSolverType", gm.opt.trisolve_auto_margin, &gm.opt.trisolve_auto_margin, &margin_set));
+  PetscCheck(!margin_set || gm.opt.trisolve_auto_margin >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_gpuformats_trisolve_auto_margin must be 0 or more (given %g): it bounds a ratio of times", (double)gm.opt.trisolve_auto_margin);
+  PetscCall(PetscOptionsRangeInt("-mat_gpuformats_upload_threads", "Host threads that copy the AIJ arrays into pinned buffers for their upload to the GPU at a build or values-only refresh (1: cudaMemcpyAsync from pageable memory, as aijcusparse)", "MatSetFromOptions", gm.opt.upload_threads, &gm.opt.upload_threads, NULL, 1, kMaxUploadThreads));
+  if (gm.opt.autosel) PetscCall(AutoOptions(A, gm, PetscOptionsObject, &changed));
   for (int p = 0; p < gm.ops->nparams; ++p) {
     const FormatParam &fp  = gm.ops->params[p];
-    PetscInt           val = (PetscInt)gm.params[p];
+    PetscInt           val = (PetscInt)gm.opt.params[p];
     PetscBool          set;
     PetscCall(PetscSNPrintf(opt, sizeof(opt), "-mat_%s_%s", gm.ops->root, fp.name));
     if (fp.min_value == 0 && fp.max_value == 1) { // a switch (narrow_columns, permute, ...): true/false, 1/0
@@ -84,13 +84,13 @@ PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptio
       PetscCall(PetscOptionsBool(opt, fp.help, "MatSetFromOptions", on, &on, &set));
       val = on ? 1 : 0;
     } else PetscCall(PetscOptionsRangeInt(opt, fp.help, "MatSetFromOptions", val, &val, &set, (PetscInt)fp.min_value, (PetscInt)fp.max_value));
-    if (set && val != gm.params[p]) {
-      gm.params[p] = val;
+    if (set && val != gm.opt.params[p]) {
+      gm.opt.params[p] = val;
       changed      = PETSC_TRUE;
     }
   }
   PetscOptionsHeadEnd();
-  if (backend != gm.backend_option) PetscCall(MatGPUFormatsSetBackend(A, backend));
+  if (backend != gm.opt.backend_option) PetscCall(MatGPUFormatsSetBackend(A, backend));
   if (changed) { // a layout parameter changed: rebuild at the next sync
     PetscCall(GFHostValues(A)); // from the layout it drops
     gm.diag->reset();

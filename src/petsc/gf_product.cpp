@@ -299,7 +299,7 @@ PetscErrorCode ProductSymbolic_GF(Mat C)
   g             = new GFProduct;
   p->data       = g;
   p->destroy    = DestroyProduct;
-  g->format     = gf(parent).product_format;
+  g->format     = gf(parent).opt.product_format;
   for (int i = 0; i < n; ++i) PetscCall(MakeOperand(*g, i, X[i]));
 
   // cuSPARSE's product of the device operands, set up by aijcusparse's own MatProductSetFromOptions
@@ -337,7 +337,7 @@ PetscErrorCode ProductSymbolic_GF(Mat C)
     PetscCall(SetBlockSizes(C));
     PetscCall(MatSetType(C, seq_type_name(gf(parent).ops)));
     PetscCall(GFInherit(parent, C));
-    gf(C).product_format = gf(parent).product_format;
+    gf(C).opt.product_format = gf(parent).opt.product_format;
     PetscCall(MatGetRowIJ(inner, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
     PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpuformats: no CSR structure of the cuSPARSE product");
     g->nz = ia[m];

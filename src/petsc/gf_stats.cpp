@@ -59,7 +59,7 @@ PetscErrorCode GFGetStatistics_Private(Mat A, const char **json)
   PetscFunctionBegin;
   PetscCall(GFSyncNow(A)); // as -mat_view ::ascii_info: built now if an assembly left it pending
   out["type"]    = ((PetscObject)A)->type_name;
-  out["backend"] = MatGPUFormatsBackends[gm.backend_option];
+  out["backend"] = MatGPUFormatsBackends[gm.opt.backend_option];
   PetscCall(BlockJson(gm, *gm.diag, out["local"]));
   if (gm.mpi) {
     PetscCall(BlockJson(gm, gm.offd, out["off_process"]));

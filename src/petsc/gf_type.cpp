@@ -328,8 +328,8 @@ PetscErrorCode GFInstall(Mat B, const FormatOps *ops, PetscBool mpi, GFConvertFn
   GFMat *gm = new GFMat;
   gm->ops   = ops;
   gm->mpi   = mpi;
-  gm->params = default_params(*ops);
-  if (ops == &model::gpuauto_ops) gm->autosel = std::make_shared<model::AutoSettings>();
+  gm->opt.params = default_params(*ops);
+  if (ops == &model::gpuauto_ops) gm->opt.autosel = std::make_shared<model::AutoSettings>();
   gm->aij  = GFOps{B->ops->assemblyend, B->ops->mult, B->ops->multadd, B->ops->getdiagonal, B->ops->destroy, B->ops->setfromoptions, B->ops->view, B->ops->duplicate, B->ops->multtranspose, B->ops->multtransposeadd,
                    B->ops->scale, B->ops->shift, B->ops->diagonalset, B->ops->diagonalscale, B->ops->axpy, B->ops->zeroentries, B->ops->createsubmatrix, B->ops->createsubmatrices};
   B->spptr = gm;
