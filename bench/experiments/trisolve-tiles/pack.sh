@@ -8,5 +8,5 @@ rm -rf build/ov-tiles && mkdir -p build/ov-tiles
 strip --strip-unneeded -o build/ov-tiles/lib.so lib/libgpuformats.so && xz -6 -c build/ov-tiles/lib.so >build/ov-tiles/libgpuformats.so.xz
 strip --strip-unneeded -o build/ov-tiles/t bin/test/test_trisolve && xz -6 -c build/ov-tiles/t >build/ov-tiles/test_trisolve.xz
 rm build/ov-tiles/lib.so build/ov-tiles/t
-echo "$(git rev-parse --short HEAD)+$(git diff --stat | tail -1 | tr -d ' ')" >build/ov-tiles/commit
+echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo -dirty)" >build/ov-tiles/commit
 ls -la build/ov-tiles
