@@ -1,6 +1,6 @@
 // Mode::levelset's triangles (trisolve.hpp): one triangle of a CSR pattern, its rows in level order,
-// stored as sliced ELL, built and solved on a Thrust system (core/thrust_system.cuh): the host in
-// CI, the GPU otherwise, the same code. The device solve's two schedules are below.
+// stored as sliced ELL (or in tiles: Schedule::tiles, further below), built and solved on a Thrust
+// system (core/thrust_system.cuh): the host in CI, the GPU otherwise, the same code.
 //
 //   T (5 rows, lower)   levels   level order   slices of 32 (column-major: slot = base + j*32 + lane)
 //   r0: .               0        r0 r2         lane:  0   1   2   3   4
@@ -404,20 +404,10 @@ struct TileSlots {
   }
 };
 
-struct TileSize {
-  const int32_t *tile_ptr;
-  const int32_t *tile_seg;
-  const int64_t *seg_slot;
-  __host__ __device__ int64_t operator()(int32_t t) const { return tile_ptr[t + 1] - tile_ptr[t]; }
-};
 struct TileSlotCount {
   const int32_t *tile_seg;
   const int64_t *seg_slot;
   __host__ __device__ int64_t operator()(int32_t t) const { return seg_slot[tile_seg[t + 1]] - seg_slot[tile_seg[t]]; }
-};
-struct TileSegCount {
-  const int32_t *tile_seg;
-  __host__ __device__ int32_t operator()(int32_t t) const { return tile_seg[t + 1] - tile_seg[t]; }
 };
 
 struct External {
@@ -931,9 +921,9 @@ struct Triangle {
     if (!unit) diag.resize(n), dval.resize(n);
     thrust::for_each(sys.policy(), it0, it0 + n, TileSlots{perm.data(), colidx, pos, dpos, posof.data(), tid.data(), sid.data(), tile_ptr.data(), seg_ptr.data(), seg_slot.data(), s, cols.data(), src.data(), unit ? nullptr : diag.data()});
     nnz = thrust::count_if(sys.policy(), src.data(), src.data() + slots, Stored{});
-    build_halo(sys, tid.data(), sid.data());
+    build_halo(sys, tid.data());
     const auto t0 = thrust::make_counting_iterator<int32_t>(0);
-    rows_cap  = (int32_t)thrust::transform_reduce(sys.policy(), t0, t0 + ntiles, TileSize{tile_ptr.data(), tile_seg.data(), seg_slot.data()}, int64_t(0), thrust::maximum<int64_t>());
+    rows_cap  = (int32_t)thrust::transform_reduce(sys.policy(), t0, t0 + ntiles, Span{tile_ptr.data()}, int64_t(0), thrust::maximum<int64_t>());
     max_slots = thrust::transform_reduce(sys.policy(), t0, t0 + ntiles, TileSlotCount{tile_seg.data(), seg_slot.data()}, int64_t(0), thrust::maximum<int64_t>());
     if (single) v32.resize(slots);
     else v64.resize(slots);
@@ -943,7 +933,7 @@ struct Triangle {
   // The tiles' halos (TileSolve): the external slots (cols >= 0, a row j) by (tile, j), the first
   // of each pair a halo row (its first reader's segment the least: slots are in segment order);
   // halo rows by (tile, segment, j); then each external slot's column the tile's index of its row.
-  void build_halo(const Sys &sys, const int32_t *tid, const int32_t *sid)
+  void build_halo(const Sys &sys, const int32_t *tid)
   {
     const auto    q0 = thrust::make_counting_iterator<int32_t>(0);
     const int64_t ne = thrust::count_if(sys.policy(), cols.data(), cols.data() + slots, External{});
@@ -972,7 +962,6 @@ struct Triangle {
     thrust::for_each(sys.policy(), q0, q0 + (int32_t)ne, HaloColumn{sslot.data(), grp.data(), place.data(), seg_slot.data(), seg_ptr.data(), tid, tile_halo.data(), nsegs, cols.data()});
     halo_cap = (int32_t)thrust::transform_reduce(sys.policy(), t0, t0 + ntiles, Span{tile_halo.data()}, int64_t(0), thrust::maximum<int64_t>());
     thrust::for_each(sys.policy(), q0, q0 + (int32_t)slots, ZIndex{seg_slot.data(), nsegs, seg_ptr.data(), tid, tile_halo.data(), halo_rows.data(), cols.data()});
-    (void)sid;
   }
 
   void set_values(const Sys &sys, const double *m)
