@@ -295,8 +295,8 @@ __global__ void __launch_bounds__(kBlock) level_kernel(int32_t begin, int32_t en
 // plane in the natural ordering), and a tile is the rows of one (band, chunk), at most rows_cap of
 // them (a larger one is cut in level order). A block takes tiles by ticket, stages the tile's
 // right-hand side, diagonal and slots in shared memory, and solves its levels (segments) one
-// __syncthreads apart: a read of a row of the tile comes from shared memory, of another tile from
-// global memory, polled as the sync-free solve polls. A dependency never points to a later tile:
+// barrier apart: a read of a row of the tile comes from shared memory, of another tile from its
+// halo (TileSolve), polled where still unsolved. A dependency never points to a later tile:
 // it goes to a lower or equal band and chunk, and tiles are numbered by band * kb + chunk * kc
 // (then chunk), which grows along every dependency; kb : kc (skew) orders the tiles by when their
 // rows can start: a chunk's rows wait for the previous chunk's one round trip each band.
@@ -425,43 +425,35 @@ struct Span {
   const int32_t *ptr;
   __host__ __device__ int64_t operator()(int32_t t) const { return ptr[t + 1] - ptr[t]; }
 };
-// Segment of slot q: the last g with seg_slot[g] <= q.
-__host__ __device__ inline int32_t segment_of(const int64_t *seg_slot, int32_t nsegs, int64_t q)
-{
-  int32_t lo = 0, hi = nsegs; // seg_slot[lo] <= q < seg_slot[hi]
-  while (hi - lo > 1) {
-    const int32_t mid = lo + (hi - lo) / 2;
-    if (seg_slot[mid] <= q) lo = mid;
-    else hi = mid;
+// The segment of each of segment g's slots (padding included).
+struct SlotSegments {
+  const int64_t *seg_slot;
+  int32_t       *slot_seg;
+  __host__ __device__ void operator()(int32_t g) const
+  {
+    for (int64_t q = seg_slot[g]; q < seg_slot[g + 1]; ++q) slot_seg[q] = g;
   }
-  return lo;
-}
+};
 // External slot e's key: its tile, then its row j.
 struct HaloKey {
-  const int32_t *eslot, *cols;
-  const int64_t *seg_slot;
-  const int32_t *seg_ptr, *tile_id;
-  int32_t        nsegs;
+  const int32_t *eslot, *cols, *slot_seg, *seg_ptr, *tile_id;
   uint64_t      *key;
   __host__ __device__ void operator()(int32_t e) const
   {
-    const int32_t q = eslot[e], g = segment_of(seg_slot, nsegs, q);
-    key[e]          = ((uint64_t)tile_id[seg_ptr[g]] << 32) | (uint32_t)cols[q];
+    const int32_t q = eslot[e];
+    key[e]          = ((uint64_t)tile_id[seg_ptr[slot_seg[q]]] << 32) | (uint32_t)cols[q];
   }
 };
 // A halo row's key: tile, local segment of its first reader, j.
 struct HaloEntry {
   const uint64_t *skey;
-  const int32_t  *sslot, *first, *grp;
-  const int64_t  *seg_slot;
-  const int32_t  *tile_seg;
-  int32_t         nsegs;
+  const int32_t  *sslot, *first, *grp, *slot_seg, *tile_seg;
   uint64_t       *hkey;
   __host__ __device__ void operator()(int32_t e) const
   {
     if (!first[e]) return;
     const uint64_t t = skey[e] >> 32, j = skey[e] & 0xffffffffull;
-    const int32_t  g = segment_of(seg_slot, nsegs, sslot[e]);
+    const int32_t  g = slot_seg[sslot[e]];
     hkey[grp[e]]     = (t << 37) | ((uint64_t)(g - tile_seg[t]) << 31) | j;
   }
 };
@@ -492,31 +484,26 @@ struct HaloStart {
     out[x] = (int32_t)lo;
   }
 };
-// External slot (sorted e): its column becomes its row's index in the tile's halo.
+// A slot's column as an index into the tile's Z (TileSolve::Stage): a halo row h at 2h + (j & 1)
+// (its value's half of the fetched pair), padding at 2H (a zero), the tile's row lk at 2H + 2 + lk.
+// HaloColumn: an external slot (sorted e, its column still the row j) to its halo row's index;
+// ZIndex then the others (padding -1, the tile's row lk as -(lk + 2)).
 struct HaloColumn {
-  const int32_t *sslot, *grp, *place;
-  const int64_t *seg_slot;
-  const int32_t *seg_ptr, *tile_id, *tile_halo;
-  int32_t        nsegs;
+  const int32_t *sslot, *grp, *place, *slot_seg, *seg_ptr, *tile_id, *tile_halo;
   int32_t       *cols;
   __host__ __device__ void operator()(int32_t e) const
   {
-    const int32_t q = sslot[e], g = segment_of(seg_slot, nsegs, q), t = tile_id[seg_ptr[g]];
-    cols[q]         = place[grp[e]] - tile_halo[t];
+    const int32_t q = sslot[e], t = tile_id[seg_ptr[slot_seg[q]]];
+    cols[q]         = 2 * (place[grp[e]] - tile_halo[t]) + (cols[q] & 1);
   }
 };
-
-// Slot q's column as an index into the tile's Z (TileSolve::Stage): a halo row h at 2h + (j & 1)
-// (its value's half of the fetched pair), padding at 2H (a zero), the tile's row lk at 2H + 2 + lk.
 struct ZIndex {
-  const int64_t *seg_slot;
-  int32_t        nsegs;
-  const int32_t *seg_ptr, *tile_id, *tile_halo, *halo_rows;
+  const int32_t *slot_seg, *seg_ptr, *tile_id, *tile_halo;
   int32_t       *cols;
   __host__ __device__ void operator()(int32_t q) const
   {
-    const int32_t g = segment_of(seg_slot, nsegs, q), t = tile_id[seg_ptr[g]], H = tile_halo[t + 1] - tile_halo[t], c = cols[q];
-    cols[q]         = c == -1 ? 2 * H : c <= -2 ? 2 * H + 2 + (-c - 2) : 2 * c + (halo_rows[tile_halo[t] + c] & 1);
+    const int32_t t = tile_id[seg_ptr[slot_seg[q]]], H = tile_halo[t + 1] - tile_halo[t], c = cols[q];
+    if (c < 0) cols[q] = c == -1 ? 2 * H : 2 * H + 2 + (-c - 2);
   }
 };
 
@@ -635,24 +622,27 @@ struct TileSolve {
     tile_commit();
   }
 
-  // Row k (position) of segment g (local index).
-  template <bool Wait>
-  __host__ __device__ void row(int32_t g, int32_t k, const Stage &st, bool staged) const
+  // Local segment g of the staged tile: its first position b, rows, first slot qs, width w.
+  struct Segment {
+    int32_t b, rows, w;
+    int64_t qs;
+  };
+  __host__ __device__ static Segment segment(int32_t g, const Stage &st)
   {
     const int32_t b = st.seg[g], rows = st.seg[g + 1] - b;
-    const int64_t qs = st.sq[g];
-    row<Wait>(k, st, staged, b, rows, qs, (int32_t)(st.sq[g + 1] - qs) / rows);
+    return {b, rows, (int32_t)(st.sq[g + 1] - st.sq[g]) / rows, st.sq[g]};
   }
-  // The same, segment g's start b, rows, first slot qs and width w given.
+
+  // Row k (position) of segment sg.
   template <bool Wait>
-  __host__ __device__ void row(int32_t k, const Stage &st, bool staged, int32_t b, int32_t rows, int64_t qs, int32_t w) const
+  __host__ __device__ void row(int32_t k, const Stage &st, bool staged, const Segment &sg) const
   {
     if (staged) {
-      const int32_t off = (int32_t)(qs - st.sq[0]) + (k - b);
-      row_from<Wait>(k, st, st.cs + off, st.vs + off, rows, w);
+      const int32_t off = (int32_t)(sg.qs - st.sq[0]) + (k - sg.b);
+      row_from<Wait>(k, st, st.cs + off, st.vs + off, sg.rows, sg.w);
     } else {
-      const int64_t q = qs + (k - b);
-      row_from<Wait>(k, st, cols + q, vals + q, rows, w);
+      const int64_t q = sg.qs + (k - sg.b);
+      row_from<Wait>(k, st, cols + q, vals + q, sg.rows, sg.w);
     }
   }
   // Row k from its slots C[e * rows], Vv[e * rows], e < w: C indexes Z (Stage).
@@ -674,7 +664,13 @@ struct TileSolve {
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
         if constexpr (Wait) xc[u] = st.xh[c[u]];
-        else xc[u] = c[u] < pad ? out[st.hr[c[u] >> 1]] : st.xh[c[u]];
+        else {
+#ifndef __CUDA_ARCH__
+          // the host reads the row itself; the index must name its half of the device's fetched pair
+          if (c[u] < pad && (c[u] & 1) != (st.hr[c[u] >> 1] & 1)) throw Error(ErrorKind::internal, "trisolve: a tile's halo index names the wrong half of row " + std::to_string(st.hr[c[u] >> 1]) + "'s pair");
+#endif
+          xc[u] = c[u] < pad ? out[st.hr[c[u] >> 1]] : st.xh[c[u]];
+        }
       }
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
@@ -784,10 +780,8 @@ __global__ void __launch_bounds__(Threads + 32) tile_kernel(TileSolve<V> a, uint
             a.prof[kProf * tile + 3 + g] = now;
           }
         }
-        const int32_t b = st.seg[g], e = st.seg[g + 1];
-        const int64_t qs = st.sq[g];
-        const int32_t w  = (int32_t)(st.sq[g + 1] - qs) / (e - b);
-        for (int32_t k = b + threadIdx.x; k < e; k += Threads) a.template row<true>(k, st, staged, b, e - b, qs, w);
+        const auto sg = a.segment(g, st);
+        for (int32_t k = sg.b + threadIdx.x; k < sg.b + sg.rows; k += Threads) a.template row<true>(k, st, staged, sg);
       }
       tile_wait_prior<0>();
       asm volatile("bar.sync 1, %0;" ::"n"(Threads) : "memory");
@@ -932,16 +926,18 @@ struct Triangle {
 
   // The tiles' halos (TileSolve): the external slots (cols >= 0, a row j) by (tile, j), the first
   // of each pair a halo row (its first reader's segment the least: slots are in segment order);
-  // halo rows by (tile, segment, j); then each external slot's column the tile's index of its row.
+  // halo rows by (tile, segment, j); then every slot's column its index into the tile's Z.
   void build_halo(const Sys &sys, const int32_t *tid)
   {
     const auto    q0 = thrust::make_counting_iterator<int32_t>(0);
     const int64_t ne = thrust::count_if(sys.policy(), cols.data(), cols.data() + slots, External{});
     tile_halo.resize(ntiles + 1), seg_halo.resize(nsegs + 1);
+    auto slot_seg = sys.template temp<int32_t>(slots);
+    thrust::for_each(sys.policy(), q0, q0 + nsegs, SlotSegments{seg_slot.data(), slot_seg.data()});
     auto eslot = sys.template temp<int32_t>(ne), sslot = sys.template temp<int32_t>(ne), grp = sys.template temp<int32_t>(ne), first = sys.template temp<int32_t>(ne);
     auto key = sys.template temp<uint64_t>(ne), skey = sys.template temp<uint64_t>(ne);
     thrust::copy_if(sys.policy(), q0, q0 + slots, cols.data(), eslot.data(), External{});
-    thrust::for_each(sys.policy(), q0, q0 + (int32_t)ne, HaloKey{eslot.data(), cols.data(), seg_slot.data(), seg_ptr.data(), tid, nsegs, key.data()});
+    thrust::for_each(sys.policy(), q0, q0 + (int32_t)ne, HaloKey{eslot.data(), cols.data(), slot_seg.data(), seg_ptr.data(), tid, key.data()});
     if (ne > 0) sys.sort_pairs(key.data(), skey.data(), eslot.data(), sslot.data(), (int32_t)ne, std::max(1, bits_for64(((uint64_t)ntiles << 32) | 0xffffffffull)));
     thrust::for_each(sys.policy(), q0, q0 + (int32_t)ne, FirstOf{skey.data(), first.data()});
     thrust::inclusive_scan(sys.policy(), first.data(), first.data() + ne, grp.data());
@@ -950,7 +946,7 @@ struct Triangle {
     // halo rows: (tile, local segment of the first reader, j), sorted
     auto hkey = sys.template temp<uint64_t>(nhalo), shkey = sys.template temp<uint64_t>(nhalo);
     auto hid = sys.template temp<int32_t>(nhalo), order = sys.template temp<int32_t>(nhalo), place = sys.template temp<int32_t>(nhalo);
-    thrust::for_each(sys.policy(), q0, q0 + (int32_t)ne, HaloEntry{skey.data(), sslot.data(), first.data(), grp.data(), seg_slot.data(), tile_seg.data(), nsegs, hkey.data()});
+    thrust::for_each(sys.policy(), q0, q0 + (int32_t)ne, HaloEntry{skey.data(), sslot.data(), first.data(), grp.data(), slot_seg.data(), tile_seg.data(), hkey.data()});
     thrust::sequence(sys.policy(), hid.data(), hid.data() + nhalo);
     if (nhalo > 0) sys.sort_pairs(hkey.data(), shkey.data(), hid.data(), order.data(), (int32_t)nhalo, std::max(1, bits_for64(((uint64_t)ntiles << 37) | ((uint64_t)kTileSegs << 31))));
     thrust::scatter(sys.policy(), q0, q0 + (int32_t)nhalo, order.data(), place.data());
@@ -959,9 +955,9 @@ struct Triangle {
     const auto t0 = thrust::make_counting_iterator<int32_t>(0);
     thrust::for_each(sys.policy(), t0, t0 + ntiles + 1, HaloStart{shkey.data(), nhalo, tile_seg.data(), ntiles, nsegs, -1, tile_halo.data()});
     thrust::for_each(sys.policy(), t0, t0 + nsegs + 1, HaloStart{shkey.data(), nhalo, tile_seg.data(), ntiles, nsegs, 0, seg_halo.data(), tid, seg_ptr.data()});
-    thrust::for_each(sys.policy(), q0, q0 + (int32_t)ne, HaloColumn{sslot.data(), grp.data(), place.data(), seg_slot.data(), seg_ptr.data(), tid, tile_halo.data(), nsegs, cols.data()});
+    thrust::for_each(sys.policy(), q0, q0 + (int32_t)ne, HaloColumn{sslot.data(), grp.data(), place.data(), slot_seg.data(), seg_ptr.data(), tid, tile_halo.data(), cols.data()});
     halo_cap = (int32_t)thrust::transform_reduce(sys.policy(), t0, t0 + ntiles, Span{tile_halo.data()}, int64_t(0), thrust::maximum<int64_t>());
-    thrust::for_each(sys.policy(), q0, q0 + (int32_t)slots, ZIndex{seg_slot.data(), nsegs, seg_ptr.data(), tid, tile_halo.data(), halo_rows.data(), cols.data()});
+    thrust::for_each(sys.policy(), q0, q0 + (int32_t)slots, ZIndex{slot_seg.data(), seg_ptr.data(), tid, tile_halo.data(), cols.data()});
   }
 
   void set_values(const Sys &sys, const double *m)
@@ -1027,8 +1023,10 @@ struct Triangle {
         a.place((uint32_t)t, st);
         const bool    staged = a.stage((uint32_t)t, st, 0, 1);
         const int32_t segs   = tile_seg[t + 1] - tile_seg[t];
-        for (int32_t g = 0; g < segs; ++g)
-          for (int32_t k = st.seg[g + 1] - 1; k >= st.seg[g]; --k) a.template row<false>(g, k, st, staged);
+        for (int32_t g = 0; g < segs; ++g) {
+          const auto sg = a.segment(g, st);
+          for (int32_t k = sg.b + sg.rows - 1; k >= sg.b; --k) a.template row<false>(k, st, staged, sg);
+        }
       }
     } else {
       const int threads = o.tile_threads >= 512 ? 512 : 256;
@@ -1057,7 +1055,8 @@ struct Triangle {
       }
       a.slots_cap = launch.slots_cap;
       a.backoff_ns = (uint32_t)o.backoff_ns;
-      // GPUFORMATS_TILE_PROFILE=prefix: the 8th solve of each triangle writes prefix.<ntiles>.<n>.bin
+      // GPUFORMATS_TILE_PROFILE=prefix: the 8th solve of each triangle writes
+      // prefix.<ntiles>.<grid>.<L|U>.bin (bench/experiments/trisolve-tiles/profile.py reads it)
       static const char *profile = std::getenv("GPUFORMATS_TILE_PROFILE");
       DeviceBuffer<uint64_t> prof;
       if (profile && *profile && ++launch.calls == 8) {
