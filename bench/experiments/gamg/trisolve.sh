@@ -27,15 +27,9 @@ timeout 120 bin/test/test_trisolve test/matrices >"$OUT/gpu-test_trisolve.log" 2
 echo "test_trisolve exit $?: $(grep -c '^ok ' "$OUT/gpu-test_trisolve.log") ok, $(grep -c '^not ok' "$OUT/gpu-test_trisolve.log") not ok; cuda checks: $(grep -c '^ok .*cuda' "$OUT/gpu-test_trisolve.log")"
 grep '^not ok' "$OUT/gpu-test_trisolve.log" | head
 
-run() { # case name timeout cmd type extra...
-  local c=$1 name=$2 tmo=$3 cmd=$4 t=$5; shift 5
-  local dll=() dmt=$t
-  [ "$t" != aijcusparse ] && dll=(-dll_append "$L") && dmt=aij$t
-  [ $((deadline - SECONDS)) -lt "$tmo" ] && tmo=$((deadline - SECONDS))
-  if [ "$tmo" -lt 15 ]; then echo "# $c.$name: out of time"; return; fi
-  # shellcheck disable=SC2086
-  timeout "$tmo" $cmd "${dll[@]}" -mat_type "$t" -dm_mat_type "$dmt" $V -ksp_converged_reason -ksp_view "$@" -log_view </dev/null >"$D/$c.$name.log" 2>&1
-  echo "$c.$name exit $?: $(grep -m1 -o 'iterations [0-9]*' "$D/$c.$name.log") | $(awk '$1 ~ /^(KSPSolve|SNESSolve|MatSolve|MatMult|MatLUFactorNum|VecCUDACopyTo|VecCUDACopyFrom)$/ {printf "%s %s %s | ", $1, $2, $4}' "$D/$c.$name.log")"
+run() { # case name timeout cmd type extra... (run_case: env.sh)
+  run_case "$@" || return 0
+  echo "$1.$2 exit $RC: $(grep -m1 -o 'iterations [0-9]*' "$LOG") | $(awk '$1 ~ /^(KSPSolve|SNESSolve|MatSolve|MatMult|MatLUFactorNum|VecCUDACopyTo|VecCUDACopyFrom)$/ {printf "%s %s %s | ", $1, $2, $4}' "$LOG")"
 }
 modes() { # case timeout cmd
   local c=$1 tmo=$2 cmd=$3

@@ -43,15 +43,9 @@ if [ -z "${S22_SKIP_TESTS:-}" ]; then
   echo "glue auto_sweeps: $(grep -o 'iterations [0-9]*' "$G/auto_sweeps.log") $(grep -o 'auto: the sweeps below' "$G/auto_sweeps.log") | sweeps1 $(grep -o 'iterations [0-9]*' "$G/sweeps1.log")"
 fi
 
-run() { # case name timeout cmd type extra...
-  local c=$1 name=$2 tmo=$3 cmd=$4 t=$5; shift 5
-  local dll=() dmt=$t
-  [ "$t" != aijcusparse ] && dll=(-dll_append "$L") && dmt=aij$t
-  [ $((deadline - SECONDS)) -lt "$tmo" ] && tmo=$((deadline - SECONDS))
-  if [ "$tmo" -lt 10 ]; then echo "# $c.$name: out of time"; return; fi
-  # shellcheck disable=SC2086
-  timeout "$tmo" $cmd "${dll[@]}" -mat_type "$t" -dm_mat_type "$dmt" $V -ksp_converged_reason -ksp_view "$@" -log_view </dev/null >"$D/$c.$name.log" 2>&1
-  echo "$c.$name exit $?: $(grep -o 'iterations [0-9]*' "$D/$c.$name.log" | awk '{s += $2} END {print "its", s}') $(grep -m1 -o 'probe residual: .*= [^ ]*' "$D/$c.$name.log" | sed 's/.*= /probe /') $(grep -m1 -o 'auto: [a-zA-Z]* [a-z]*' "$D/$c.$name.log") $(grep -m1 '^ksp_matrix:' "$D/$c.$name.log" | cut -d' ' -f8-11) | $(awk '$1 ~ /^(KSPSolve|SNESSolve|MatSolve|MatMult)$/ {printf "%s %s %s | ", $1, $2, $4}' "$D/$c.$name.log")"
+run() { # case name timeout cmd type extra... (run_case: gamg/env.sh, with 10 s the least worth a run)
+  RUN_MIN_S=10 run_case "$@" || return 0
+  echo "$1.$2 exit $RC: $(grep -o 'iterations [0-9]*' "$LOG" | awk '{s += $2} END {print "its", s}') $(grep -m1 -o 'probe residual: .*= [^ ]*' "$LOG" | sed 's/.*= /probe /') $(grep -m1 -o 'auto: [a-zA-Z]* [a-z]*' "$LOG") $(grep -m1 '^ksp_matrix:' "$LOG" | cut -d' ' -f8-11) | $(awk '$1 ~ /^(KSPSolve|SNESSolve|MatSolve|MatMult)$/ {printf "%s %s %s | ", $1, $2, $4}' "$LOG")"
 }
 modes() { # case timeout cmd [mode list]
   local c=$1 tmo=$2 cmd=$3 list=${4:-"aijcusparse exact sweeps1 sweeps2 sweeps3 isai auto"}

@@ -34,15 +34,9 @@ if [[ " $phases " == *" 1 "* ]]; then
   grep '^not ok' "$D/test_trisolve.txt" | head
 fi
 
-run() { # case name timeout cmd type extra...
-  local c=$1 name=$2 tmo=$3 cmd=$4 t=$5; shift 5
-  local dll=() dmt=$t
-  [ "$t" != aijcusparse ] && dll=(-dll_append "$L") && dmt=aij$t
-  [ $((deadline - SECONDS)) -lt "$tmo" ] && tmo=$((deadline - SECONDS))
-  if [ "$tmo" -lt 15 ]; then echo "# $c.$name: out of time"; return; fi
-  # shellcheck disable=SC2086
-  timeout "$tmo" $cmd "${dll[@]}" -mat_type "$t" -dm_mat_type "$dmt" $V -ksp_converged_reason -ksp_view "$@" -log_view </dev/null >"$D/$c.$name.log" 2>&1
-  echo "$c.$name exit $?: $(grep -m1 -o 'iterations [0-9]*' "$D/$c.$name.log") | $(awk '$1 ~ /^(KSPSolve|SNESSolve|PCSetUp|MatSolve|MatMult)$/ {printf "%s %s %s | ", $1, $2, $4}' "$D/$c.$name.log")$(grep -m1 -o 'apply cost: [0-9.]* products' "$D/$c.$name.log")"
+run() { # case name timeout cmd type extra... (run_case: gamg/env.sh)
+  run_case "$@" || return 0
+  echo "$1.$2 exit $RC: $(grep -m1 -o 'iterations [0-9]*' "$LOG") | $(awk '$1 ~ /^(KSPSolve|SNESSolve|PCSetUp|MatSolve|MatMult)$/ {printf "%s %s %s | ", $1, $2, $4}' "$LOG")$(grep -m1 -o 'apply cost: [0-9.]* products' "$LOG")"
 }
 variants() { # case timeout cmd [names...]: aijcusparse and evchyb's triangular solves
   local c=$1 tmo=$2 cmd=$3; shift 3
