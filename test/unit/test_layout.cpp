@@ -4,6 +4,7 @@
 // dropped into the scalar layout with the builder's reason (auto) or the refusal (block); the
 // scalar mode; gpuauto's choice with its report, and the block layout before it; every layout with
 // the device's one-upload builder (build_uploaded). Host only.
+#include "common/block_matrices.hpp"
 #include "common/check.hpp"
 #include "common/test_matrices.hpp"
 #include "formats/bell/bell.hpp"
@@ -18,20 +19,6 @@ using namespace gpuformats;
 using gftest::check;
 
 namespace {
-
-// Each entry of A as a dense bs x bs block (values distinct per entry and position).
-CsrMatrix blocked(const CsrMatrix &A, int32_t bs)
-{
-  CsrMatrix B;
-  B.nrows = A.nrows * bs, B.ncols = A.ncols * bs;
-  for (int32_t i = 0; i < A.nrows; ++i)
-    for (int32_t a = 0; a < bs; ++a) {
-      for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k)
-        for (int32_t b = 0; b < bs; ++b) B.colidx.push_back(A.colidx[k] * bs + b), B.values.push_back(1.0 + 0.01 * k + 0.1 * a - 0.05 * b);
-      B.rowptr.push_back((int32_t)B.colidx.size());
-    }
-  return B;
-}
 
 // A without its entry k (no longer block-dense).
 CsrMatrix drop(const CsrMatrix &A, int64_t k)
@@ -73,7 +60,7 @@ int main()
       check(product_error(L, grid) <= 1e-13, "layout.scalar_product." + root);
     }
     for (int32_t bs = 2; bs <= 4; ++bs) {
-      const CsrMatrix   B   = blocked(grid, bs);
+      const CsrMatrix   B   = gftest::random_blocks(40, 40, bs, 5, 0, 100 + bs);
       const std::string tag = root + ".bs" + std::to_string(bs);
       for (auto mode : {select::BlockMode::automatic, select::BlockMode::block}) {
         const layout::Layout L = layout::build_host(B.view(), {&ops, params.data(), nullptr, bs, mode});
@@ -84,9 +71,9 @@ int main()
         const layout::Layout L = layout::build_host(B.view(), {&ops, params.data(), nullptr, bs, select::BlockMode::scalar});
         check(L.ops == &ops && L.block_bs == 0, "layout.scalar_mode." + tag);
       }
-      // one entry dropped: the rows' lengths break the cheap check, or (an entry whose row keeps
-      // its length is not droppable) the builder refuses; auto takes the scalar layout and says why
-      const CsrMatrix      C = drop(B, B.rowptr[bs] + 1);
+      // one entry dropped (the second of the first row holding any: a row of at least bs entries),
+      // so its block row's lengths differ; auto takes the scalar layout and says why
+      const CsrMatrix      C = drop(B, 1);
       const layout::Layout L = layout::build_host(C.view(), {&ops, params.data(), nullptr, bs, select::BlockMode::automatic});
       check(L.ops == &ops && L.block_bs == 0 && !L.reason.empty(), "layout.not_block_dense." + tag, L.reason);
       check(product_error(L, C) <= 1e-13, "layout.not_block_dense_product." + tag);
@@ -107,7 +94,7 @@ int main()
     const layout::Layout       L      = layout::build_host(grid.view(), {&model::gpuauto_ops, params.data(), &as});
     check(L.report && L.ops && L.ops == model::candidate_ops(L.report->chosen) && L.block_bs == 0, "layout.gpuauto", L.report ? L.report->chosen : "no report");
     check(product_error(L, grid) <= 1e-13, "layout.gpuauto_product");
-    const CsrMatrix      B  = blocked(grid, 3);
+    const CsrMatrix      B  = gftest::random_blocks(40, 40, 3, 5, 0, 7);
     const layout::Layout LB = layout::build_host(B.view(), {&model::gpuauto_ops, params.data(), &as, 3, select::BlockMode::automatic});
     check(LB.ops == &bell::ops && LB.block_bs == 3 && !LB.report, "layout.gpuauto_block_first");
   }
