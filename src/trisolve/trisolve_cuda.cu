@@ -266,6 +266,7 @@ struct ExactImpl final : Common<Sys> {
   template <class T>
   using buf = typename Sys::template buffer<T>;
   ExactOptions                    opt;
+  const level::TileShape          shape;
   level::Triangle<Sys>            lower, upper;      // L (unit), U
   mutable level::Triangle<Sys>    tlower, tupper;    // U^T, L^T (unit)
   mutable buf<double>             y;                 // the first triangle's result: pending between applies
@@ -280,7 +281,7 @@ struct ExactImpl final : Common<Sys> {
   mutable Graph                   graphs[2];         // apply, apply_transpose
   mutable DeviceBuffer<double>    bx[2];             // the graphs' right-hand side and result
 
-  ExactImpl(const CsrView &M, Backend be, cudaStream_t stream, ExactOptions o) : opt(o)
+  ExactImpl(const CsrView &M, Backend be, cudaStream_t stream, ExactOptions o) : opt(o), shape{o.tile_levels, o.tile_chunk, o.tile_rows, o.tile_kb, o.tile_kc}
   {
     const Sys sys = make_system<Sys>(stream);
     this->init(sys, M, Mode::levelset, be);
@@ -299,13 +300,8 @@ struct ExactImpl final : Common<Sys> {
     this->bytes = lower.bytes() + upper.bytes();
   }
 
-  level::TileShape        shape;
-  const level::TileShape *tiles()
-  {
-    if (opt.schedule != Schedule::tiles) return nullptr;
-    shape.levels = opt.tile_levels, shape.chunk = opt.tile_chunk, shape.rows = opt.tile_rows, shape.kb = opt.tile_kb, shape.kc = opt.tile_kc;
-    return &shape;
-  }
+  // Schedule::tiles's shape for the triangles (and their transposes); null for the other schedules
+  const level::TileShape *tiles() const { return opt.schedule == Schedule::tiles ? &shape : nullptr; }
 
   void set_values(const double *m, cudaStream_t stream) override
   {
@@ -385,7 +381,7 @@ struct ExactImpl final : Common<Sys> {
     thrust::for_each(sys.policy(), it0, it0 + n, RowOfPosition{this->m_rowptr.data(), row_of.data()});
     thrust::gather(sys.policy(), tpos.data(), tpos.data() + nz, row_of.data(), tcol.data());
     thrust::for_each(sys.policy(), it0, it0 + n, level::DiagonalPosition{trow.data(), tcol.data(), tdiag.data()});
-    const level::TileShape *ts = opt.schedule == Schedule::tiles ? &shape : nullptr;
+    const level::TileShape *ts = tiles();
     tlower.build(sys, n, trow.data(), tcol.data(), tdiag.data(), tpos.data(), false, false, opt.single, ts);
     tupper.build(sys, n, trow.data(), tcol.data(), tdiag.data(), tpos.data(), true, true, opt.single, ts);
   }
