@@ -634,21 +634,26 @@ PetscErrorCode view_info(Mat B, std::string *out)
 
 // The layout a gpuformats matrix took, read from its view text (view_info): each built block
 // prints one "... stored slots (...)" line, whose layout name is "bell (block layout, bs N)" for
-// the block layout; "block" when every block is, "scalar" when none is, else "mixed". reason: the
+// the block layout and "dia (stencil layout)" for the stencil layout; "block" or "stencil" when
+// every block is, "scalar" when none is either, else "mixed". reason: the
 // first "(-mat_gpuformats_block ...)" line, past its label.
 void layout_of(const std::string &text, std::string *layout, std::string *reason)
 {
   std::stringstream in(text);
-  int               blocks = 0, block_layout = 0;
+  int               blocks = 0, block_layout = 0, stencil_layout = 0;
   reason->clear();
   for (std::string line; std::getline(in, line);) {
     if (line.find(" stored slots (") != std::string::npos) {
       ++blocks;
       if (line.find("(block layout, bs ") != std::string::npos) ++block_layout;
+      if (line.find("(stencil layout)") != std::string::npos) ++stencil_layout;
     }
     if (reason->empty() && line.find("(-mat_gpuformats_block ") != std::string::npos) *reason = trim(line.substr(line.find(": ") == std::string::npos ? 0 : line.find(": ") + 2));
   }
-  *layout = blocks == 0 ? "unknown" : block_layout == 0 ? "scalar" : block_layout == blocks ? "block" : "mixed";
+  if (blocks == 0) *layout = "unknown";
+  else if (block_layout == blocks) *layout = "block";
+  else if (stencil_layout == blocks) *layout = "stencil";
+  else *layout = block_layout + stencil_layout == 0 ? "scalar" : "mixed";
 }
 
 // What gpuauto chose, from its view text: every block it built prints
@@ -1224,7 +1229,7 @@ void print_result(const Settings &S, const HostMatrix &M, const TypeEntry &T, co
   if (std::isfinite(R.setup_device_s) || std::isfinite(R.refresh_device_s))
     PetscPrintf(PETSC_COMM_WORLD, "  %-22s device part: setup %.3f ms (%.2f SpMVs) after a %.3f ms upload; refresh %.3f ms (%.2f SpMVs) after a %.3f ms upload\n", "", R.setup_device_s * 1e3, R.setup_device_s / R.spmv_median_s, R.setup_upload_s * 1e3, R.refresh_device_s * 1e3,
                 R.refresh_device_s / R.spmv_median_s, R.refresh_upload_s * 1e3);
-  if (M.block_size > 1 && !R.layout.empty()) PetscPrintf(PETSC_COMM_WORLD, "  %-22s layout: %s (%s)\n", "", R.layout.c_str(), R.layout_reason.c_str());
+  if ((M.block_size > 1 || R.layout == "stencil" || R.layout == "mixed") && !R.layout.empty()) PetscPrintf(PETSC_COMM_WORLD, "  %-22s layout: %s (%s)\n", "", R.layout.c_str(), R.layout_reason.c_str());
   if (is_gpuauto(T, R)) PetscPrintf(PETSC_COMM_WORLD, "  %-22s gpuauto chose: %s\n", "", R.gpuauto_choice.empty() ? "? (no \"gpuauto: chose\" line in its view)" : R.gpuauto_choice.c_str());
   if (S.transpose && T.type != "cusparse")
     PetscPrintf(PETSC_COMM_WORLD, "  %-22s MatMultTranspose: %.1f us (%.2f SpMVs), first %.3f ms, relerr %.1e\n", "", R.t_median_s * 1e6, R.t_median_s / R.spmv_median_s, R.t_first_s * 1e3, R.relerr_t);

@@ -149,6 +149,7 @@ run_checks unit.trisolve bin/test/test_trisolve test/matrices
 run_checks unit.bell bin/test/test_bell test/matrices
 run_checks unit.bell_build bin/test/test_bell_build test/matrices
 run_checks unit.bell_variants bin/test/test_bell_variants
+run_checks unit.dia_build bin/test/test_dia_build test/matrices
 
 fi # section unit
 

@@ -1,7 +1,9 @@
-// The layout decision (layout.hpp): the block layout first, then gpuauto or the type's format.
+// The layout decision (layout.hpp): the block layout first, then the stencil layout, then gpuauto
+// or the type's format.
 #include "layout.hpp"
 
 #include "../formats/bell/bell.hpp"
+#include "../formats/dia/dia.hpp"
 
 namespace gpuformats::layout {
 
@@ -23,30 +25,62 @@ std::unique_ptr<FormatBlock> try_block(select::BlockDecision &d, const Request &
   }
 }
 
-Layout finish(std::unique_ptr<FormatBlock> fmt, const select::BlockDecision &d, const FormatOps *ops, std::unique_ptr<model::AutoReport> report)
+// The stencil layout's build: DIA where the decision says stencil, the decision revised where it
+// refuses (auto: the type's layout with the builder's reason; on: the refusal is thrown).
+template <class Build>
+std::unique_ptr<FormatBlock> try_stencil(select::StencilDecision &d, const Request &rq, Build &&build)
+{
+  if (!d.stencil) return nullptr;
+  try {
+    const std::vector<int64_t> def = default_params(dia::ops);
+    return build(rq.stencil_params ? rq.stencil_params : def.data());
+  } catch (const Error &e) {
+    if (e.kind != ErrorKind::unsupported) throw;
+    d = select::refused_stencil_layout(e, rq.stencil_mode);
+    return nullptr;
+  }
+}
+
+select::StencilDecision stencil_decision(const CsrView &A, const Request &rq, const select::BlockDecision &b)
+{
+  if (b.block) return {};
+  const dia::Limits lim = dia::read_params(rq.stencil_params ? rq.stencil_params : default_params(dia::ops).data());
+  return select::choose_stencil_layout(A, rq.stencil_mode, lim.max_diags, lim.max_pad_pct);
+}
+
+Layout finish(std::unique_ptr<FormatBlock> fmt, const select::BlockDecision &d, const select::StencilDecision &st, const FormatOps *ops, const Request &rq, std::unique_ptr<model::AutoReport> report)
 {
   Layout L;
-  L.fmt      = std::move(fmt);
-  L.ops      = ops;
-  L.block_bs = d.block ? d.bs : 0;
-  L.reason   = d.reason;
-  L.report   = std::move(report);
+  L.fmt         = std::move(fmt);
+  L.ops         = ops;
+  L.block_bs    = d.block ? d.bs : 0;
+  L.reason      = d.block || st.reason.empty() ? d.reason : d.reason + "; " + st.reason;
+  L.derived_ops = report ? ops : rq.ops;
+  if (d.block) L.name = std::string(ops->root) + " (block layout, bs " + std::to_string(d.bs) + ")";
+  else if (ops == &dia::ops) L.name = std::string(ops->root) + " (stencil layout)";
+  else if (report) L.name = report->chosen + " (chosen by gpuauto)";
+  else L.name = ops->root;
+  L.report = std::move(report);
   return L;
 }
 
 } // namespace
 
+const FormatOps &stencil_ops() { return dia::ops; }
+
 Layout build_host(const CsrView &A, const Request &rq)
 {
   select::BlockDecision d = select::choose_block_layout(A, rq.block_size, rq.block_mode);
-  if (auto fmt = try_block(d, rq, [&](const int64_t *p) { return bell::ops.build_host(A, p); })) return finish(std::move(fmt), d, &bell::ops, nullptr);
+  if (auto fmt = try_block(d, rq, [&](const int64_t *p) { return bell::ops.build_host(A, p); })) return finish(std::move(fmt), d, {}, &bell::ops, rq, nullptr);
+  select::StencilDecision st = stencil_decision(A, rq, d);
+  if (auto fmt = try_stencil(st, rq, [&](const int64_t *p) { return dia::ops.build_host(A, p); })) return finish(std::move(fmt), d, st, &dia::ops, rq, nullptr);
   if (rq.autosel) {
     auto report = std::make_unique<model::AutoReport>();
     auto fmt    = model::build_auto_host(A, *rq.autosel, report.get());
     const FormatOps *chosen = model::candidate_ops(report->chosen); // before report moves
-    return finish(std::move(fmt), d, chosen, std::move(report));
+    return finish(std::move(fmt), d, st, chosen, rq, std::move(report));
   }
-  return finish(rq.ops->build_host(A, rq.params), d, rq.ops, nullptr);
+  return finish(rq.ops->build_host(A, rq.params), d, st, rq.ops, rq, nullptr);
 }
 
 Layout build_cuda(const CsrView &A, const Request &rq, cudaStream_t stream, const UploadContext &up, const std::function<void(const DeviceCsr &)> &uploaded)
@@ -55,14 +89,16 @@ Layout build_cuda(const CsrView &A, const Request &rq, cudaStream_t stream, cons
   if (!rq.autosel && !rq.ops->build_uploaded) throw Error(ErrorKind::internal, std::string("layout: format ") + rq.ops->root + " has no build_uploaded");
   DeviceCsr dev = upload_csr(A, stream, up);
   if (uploaded) uploaded(dev);
-  if (auto fmt = try_block(d, rq, [&](const int64_t *p) { return bell::ops.build_uploaded(A, dev, p, stream); })) return finish(std::move(fmt), d, &bell::ops, nullptr);
+  if (auto fmt = try_block(d, rq, [&](const int64_t *p) { return bell::ops.build_uploaded(A, dev, p, stream); })) return finish(std::move(fmt), d, {}, &bell::ops, rq, nullptr);
+  select::StencilDecision st = stencil_decision(A, rq, d);
+  if (auto fmt = try_stencil(st, rq, [&](const int64_t *p) { return dia::ops.build_uploaded(A, dev, p, stream); })) return finish(std::move(fmt), d, st, &dia::ops, rq, nullptr);
   if (rq.autosel) {
     auto report = std::make_unique<model::AutoReport>();
     auto fmt    = model::build_auto_uploaded(A, dev, *rq.autosel, stream, report.get());
     const FormatOps *chosen = model::candidate_ops(report->chosen); // before report moves
-    return finish(std::move(fmt), d, chosen, std::move(report));
+    return finish(std::move(fmt), d, st, chosen, rq, std::move(report));
   }
-  return finish(rq.ops->build_uploaded(A, dev, rq.params, stream), d, rq.ops, nullptr);
+  return finish(rq.ops->build_uploaded(A, dev, rq.params, stream), d, st, rq.ops, rq, nullptr);
 }
 
 } // namespace gpuformats::layout

@@ -1,13 +1,18 @@
 // One block's layout, decided and built in one place below the glue: the format of the matrix's
-// type, BELL where a block size and the pattern ask for it, or gpuauto's choice.
+// type, BELL where a block size and the pattern ask for it, DIA where the pattern is a stencil, or
+// gpuauto's choice.
 //
-//   CsrView A, Request {ops, params, autosel, block size, block mode}
+//   CsrView A, Request {ops, params, autosel, block size, block mode, stencil mode}
 //     |
 //     +-- select::choose_block_layout (block size, mode, a cheap pattern check)
 //     |     block: bell::ops with the block size ------------------+  refused (not block-dense):
 //     |                                                             |  select::refused_block_layout
-//     +-- scalar, gpuauto (autosel): model::build_auto_* ----------+--> Layout {fmt, ops, block_bs,
-//     +-- scalar: the type's ops --------------------------------- +            reason, report}
+//     +-- select::choose_stencil_layout (mode, row lengths)        |
+//     |     stencil: dia::ops ---------------------------------------+  refused (an entry off the
+//     |                                                             |  offsets): refused_stencil_layout
+//     +-- gpuauto (autosel): model::build_auto_* ------------------+--> Layout {fmt, ops, block_bs,
+//     +-- the type's ops ----------------------------------------- +      name, reason, report,
+//                                                                          derived_ops}
 //
 // On the device the CSR is uploaded once, here: every candidate builds from that upload
 // (FormatOps::build_uploaded, which every layout has), a refused BELL build included, and the
@@ -18,6 +23,7 @@
 #include "../formats/format.hpp"
 #include "../model/auto.hpp"
 #include "../select/block_layout.hpp"
+#include "../select/stencil_layout.hpp"
 
 #include <functional>
 #include <memory>
@@ -31,14 +37,24 @@ struct Request {
   const model::AutoSettings *autosel = nullptr;    // gpuauto: the model's settings
   int32_t                    block_size = 1;       // the matrix's (row) block size
   select::BlockMode          block_mode = select::BlockMode::automatic;
+  select::StencilMode        stencil_mode = select::StencilMode::automatic;
+  const int64_t             *stencil_params = nullptr; // the stencil layout's, in stencil_ops().params order; null: defaults
 };
+
+// The stencil layout's format: its parameters are options of every type (-mat_<root>_<name>),
+// passed back as Request::stencil_params.
+const FormatOps &stencil_ops();
 
 struct Layout {
   std::unique_ptr<FormatBlock>       fmt;
   const FormatOps                   *ops      = nullptr; // what built fmt
   int32_t                            block_bs = 0;       // > 0: the block layout (BELL) with this block size
-  std::string                        reason;             // why block or scalar (-mat_view ::ascii_info)
+  std::string                        name;               // what -mat_view and -info call it
+  std::string                        reason;             // why block, stencil or scalar (-mat_view ::ascii_info)
   std::unique_ptr<model::AutoReport> report;             // gpuauto's choice
+  // The format a matrix derived from this block's (a factor's triangles) takes: the type's, or
+  // gpuauto's choice; never a layout that holds this pattern only (BELL, DIA).
+  const FormatOps *derived_ops = nullptr;
 };
 
 // Host backend. Throws Error as the builders do (a refusal of the type's own format included).

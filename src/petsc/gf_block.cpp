@@ -54,8 +54,10 @@ void GFBlock::reset()
   pattern_build = -1;
   axpy_peer     = -1;
   block_bs      = 0;
+  layout_name.clear();
   layout_reason.clear();
-  built_ops = nullptr;
+  built_ops   = nullptr;
+  derived_ops = nullptr;
   auto_report.reset();
   last_build.timer.forget();
   last_refresh.timer.forget();
@@ -106,12 +108,7 @@ static PetscErrorCode StageText(const GFStageTime &st, char *buf, size_t len)
 }
 
 // What -mat_view and -info call a block's layout: its format's name, or the block layout's.
-std::string GFLayoutName(const GFMat &gm, const GFBlock &blk)
-{
-  if (blk.block_bs) return std::string(blk.built_ops ? blk.built_ops->root : "block") + " (block layout, bs " + std::to_string(blk.block_bs) + ")";
-  if (blk.auto_report) return blk.auto_report->chosen + " (chosen by gpuauto)";
-  return gm.ops->root;
-}
+std::string GFLayoutName(const GFMat &gm, const GFBlock &blk) { return blk.layout_name.empty() ? gm.ops->root : blk.layout_name; }
 
 // -info: where a build's or refresh's time goes (reading its device times waits for it).
 static PetscErrorCode InfoStage(Mat aij, const GFMat &gm, const GFBlock &blk, const char *what, const CsrView &csr, PetscLogDouble host_s, const GFStageTime &st, double upload_bytes)
@@ -228,7 +225,7 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
     ok = run_layer(
       [&] {
         // the row block size serves both blocks of an MPI matrix (PETSc gives the off-process one column block size 1)
-        layout::Request rq{gm.ops, gm.opt.params.data(), nullptr, (int32_t)aij->rmap->bs, (select::BlockMode)gm.opt.block_mode};
+        layout::Request rq{gm.ops, gm.opt.params.data(), nullptr, (int32_t)aij->rmap->bs, (select::BlockMode)gm.opt.block_mode, (select::StencilMode)gm.opt.stencil_mode, gm.opt.stencil_params.data()};
         model::AutoSettings as;
         if (gm.opt.autosel) {
           as            = *gm.opt.autosel;
@@ -248,8 +245,10 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
     if (ok) {
       PetscCheck(built.fmt && built.ops, comm, PETSC_ERR_LIB, "gpuformats: format %s returned no layout", gm.ops->root);
       blk.block_bs      = built.block_bs;
+      blk.layout_name   = built.name;
       blk.layout_reason = built.reason;
       blk.built_ops     = built.ops;
+      blk.derived_ops   = built.derived_ops;
       blk.auto_report   = std::move(built.report);
       PetscCall(GFAutoInfo(aij, blk));
       PetscCall(InfoStage(aij, gm, blk, "build", csr, t1 - t0, blk.last_build, csr_bytes(csr.nnz, csr.nrows)));
@@ -496,7 +495,7 @@ PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *labe
   const std::string  name      = GFLayoutName(gm, blk);
   PetscCall(GFViewLine(viewer, all_ranks, "%s: %s on %s, %d x %d, %" PetscInt64_FMT " nonzeros, %" PetscInt64_FMT " stored slots (%.1f%% padding)\n", label, name.c_str(), blk.backend == Backend::cuda ? "cuda" : "host", f.nrows, f.ncols, (PetscInt64)f.nnz, (PetscInt64)f.nslots,
                                    f.nslots ? 100.0 * (double)(f.nslots - f.nnz) / (double)f.nslots : 0.0));
-  if (!blk.layout_reason.empty()) PetscCall(GFViewLine(viewer, all_ranks, "%s: %s (-mat_gpuformats_block %s)\n", label, blk.layout_reason.c_str(), select::kBlockModeNames[gm.opt.block_mode]));
+  if (!blk.layout_reason.empty()) PetscCall(GFViewLine(viewer, all_ranks, "%s: %s (-mat_gpuformats_block %s, -mat_gpuformats_stencil %s)\n", label, blk.layout_reason.c_str(), select::kBlockModeNames[gm.opt.block_mode], select::kStencilModeNames[gm.opt.stencil_mode]));
   PetscCall(GFViewLine(viewer, all_ranks, "%s: %zu bytes read per product (%.3fx CSR), %zu bytes slot map for values-only refresh; %" PetscInt_FMT " builds, %" PetscInt_FMT " values-only refreshes, %" PetscInt_FMT " in-place edits, %" PetscInt_FMT " products\n", label, f.bytes(), csr_b > 0 ? (double)f.bytes() / csr_b : 0.0, f.map_bytes(), blk.builds, blk.refreshes, blk.edits, blk.products));
   if (blk.backend == Backend::cuda) {
     char build[96], refresh[96];

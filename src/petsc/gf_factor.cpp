@@ -423,7 +423,7 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
     trisolve::FillPattern fill;
     if (levels > 0) fill = trisolve::iluk_pattern(view, levels);
     const CsrView pattern = levels > 0 ? CsrView{view.nrows, view.ncols, fill.nnz(), fill.rowptr.data(), fill.colidx.data(), nullptr} : view;
-    t->apply = std::make_unique<trisolve::TriangularApply>(pattern, mode, (int)gf(A).opt.trisolve_sweeps, gf(A).diag->built_ops && !gf(A).diag->block_bs ? *gf(A).diag->built_ops : *gf(A).ops, Backend::cuda, stream, exact);
+    t->apply = std::make_unique<trisolve::TriangularApply>(pattern, mode, (int)gf(A).opt.trisolve_sweeps, gf(A).diag->derived_ops ? *gf(A).diag->derived_ops : *gf(A).ops, Backend::cuda, stream, exact);
     t->ilu   = std::make_unique<trisolve::Ilu0Cuda>(t->apply->nrows(), t->apply->nnz(), t->apply->rowptr(), t->apply->colidx(), stream);
     t->m.resize(std::max<int64_t>(t->apply->nnz(), 1));
     if (levels > 0) {

@@ -58,8 +58,10 @@ struct GFBlock {
   PetscObjectState             nzstate  = -1;
   PetscObjectId                src      = 0;  // the AIJ block it was built from (MPIAIJ replaces its blocks)
   int32_t                      block_bs = 0;  // > 0: fmt is BELL with this block size (select/block_layout.hpp)
-  std::string                  layout_reason; // why block or scalar, for -mat_view ::ascii_info
-  const FormatOps             *built_ops = nullptr; // what built the layout (layout/layout.hpp: gpuauto's choice, BELL's for the block layout)
+  std::string                  layout_name;   // layout::Layout::name, for -mat_view and -info
+  std::string                  layout_reason; // why block, stencil or scalar, for -mat_view ::ascii_info
+  const FormatOps             *built_ops = nullptr; // what built the layout (layout/layout.hpp: gpuauto's choice, BELL's for the block layout, DIA's for a stencil)
+  const FormatOps             *derived_ops = nullptr; // the format a factor's triangles take (layout::Layout::derived_ops)
   std::unique_ptr<model::AutoReport> auto_report;  // gpuauto: what the choice saw, for the view
   bool                         caller_step = false; // layout made current inside a Mat call that raises the state once more on return (same values)
   DeviceBuffer<double>         staging;       // host CSR values uploaded for a refresh
@@ -145,6 +147,7 @@ struct GFShadow {
 // MatGPUFormats* functions, inherited by the matrices made from it (GFInherit), shown by the views.
 struct GFOptions {
   std::vector<int64_t> params; // -mat_<fmt>_<param>, in FormatOps::params order
+  std::vector<int64_t> stencil_params; // the stencil layout's (layout::stencil_ops()): -mat_<its root>_<param>
   MatGPUFormatsBackend backend_option = MAT_GPUFORMATS_BACKEND_AUTO; // -mat_gpuformats_backend
   PetscInt             upload_threads = default_upload_threads();    // -mat_gpuformats_upload_threads
   // mpi: -mat_gpuformats_halo, -mat_gpuformats_halo_measure (CUDA events per product); set through
@@ -161,6 +164,9 @@ struct GFOptions {
   // -mat_gpuformats_block auto|scalar|block (select::BlockMode): each block's bs x bs blocks
   // (the row block size, MatSetBlockSize) in BELL, one column index per block, where block-dense
   PetscInt block_mode = 0;
+  // -mat_gpuformats_stencil auto|off|on (select::StencilMode): a block whose rows share a few column
+  // offsets (a DMDA's stencil) in DIA, one value array per offset and no column index
+  PetscInt stencil_mode = 0;
   // gpuauto: -mat_gpuauto_model, -mat_gpuauto_candidates; null for the other types
   std::shared_ptr<model::AutoSettings> autosel;
 };

@@ -2,7 +2,9 @@
 // by MatSetFromOptions: what they change is dropped so that the next use rebuilds with them.
 #include "gf_mat.hpp"
 
+#include "layout/layout.hpp"
 #include "select/block_layout.hpp"
+#include "select/stencil_layout.hpp"
 
 #include <string>
 #include <vector>
@@ -69,26 +71,31 @@ PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptio
   const PetscInt block_mode = gm.opt.block_mode;
   PetscCall(PetscOptionsEList("-mat_gpuformats_block", "Block layout for a matrix with a block size (MatSetBlockSize, a DMDA's dof) from 2 to 8: auto (BELL, one column index per bs x bs block, where every block is dense; else this format), scalar (always this format), block (BELL, an error where not block-dense)", "MatSetBlockSize", select::kBlockModeNames, 3, select::kBlockModeNames[gm.opt.block_mode], &gm.opt.block_mode, NULL));
   if (gm.opt.block_mode != block_mode) changed = PETSC_TRUE;
+  const PetscInt stencil_mode = gm.opt.stencil_mode;
+  PetscCall(PetscOptionsEList("-mat_gpuformats_stencil", "Stencil layout (DIA: one value array per column offset, no column index) for a block whose rows all lie on the column offsets of its longest row, at most 32 of them, with at most 15% padding (a DMDA's stencil): auto (DIA where it fits, checked at each build; else this format), off (always this format), on (DIA, an error where it does not fit)", "MatSetFromOptions", select::kStencilModeNames, 3, select::kStencilModeNames[gm.opt.stencil_mode], &gm.opt.stencil_mode, NULL));
+  if (gm.opt.stencil_mode != stencil_mode) changed = PETSC_TRUE;
   PetscBool margin_set = PETSC_FALSE;
   PetscCall(PetscOptionsReal("-mat_gpuformats_trisolve_auto_margin", "-mat_gpuformats_trisolve auto takes the sweeps where their predicted solve time is at most this times the exact solves' (0: never; default, shown as -1: 0.4 for ILU(0) / ICC(0), 0.3 with fill)", "PCFactorSetMatSolverType", gm.opt.trisolve_auto_margin, &gm.opt.trisolve_auto_margin, &margin_set));
   PetscCheck(!margin_set || gm.opt.trisolve_auto_margin >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_gpuformats_trisolve_auto_margin must be 0 or more (given %g): it bounds a ratio of times", (double)gm.opt.trisolve_auto_margin);
   PetscCall(PetscOptionsRangeInt("-mat_gpuformats_upload_threads", "Host threads that copy the AIJ arrays into pinned buffers for their upload to the GPU at a build or values-only refresh (1: cudaMemcpyAsync from pageable memory, as aijcusparse)", "MatSetFromOptions", gm.opt.upload_threads, &gm.opt.upload_threads, NULL, 1, kMaxUploadThreads));
   if (gm.opt.autosel) PetscCall(AutoOptions(A, gm, PetscOptionsObject, &changed));
-  for (int p = 0; p < gm.ops->nparams; ++p) {
-    const FormatParam &fp  = gm.ops->params[p];
-    PetscInt           val = (PetscInt)gm.opt.params[p];
-    PetscBool          set;
-    PetscCall(PetscSNPrintf(opt, sizeof(opt), "-mat_%s_%s", gm.ops->root, fp.name));
-    if (fp.min_value == 0 && fp.max_value == 1) { // a switch (narrow_columns, permute, ...): true/false, 1/0
-      PetscBool on = val ? PETSC_TRUE : PETSC_FALSE;
-      PetscCall(PetscOptionsBool(opt, fp.help, "MatSetFromOptions", on, &on, &set));
-      val = on ? 1 : 0;
-    } else PetscCall(PetscOptionsRangeInt(opt, fp.help, "MatSetFromOptions", val, &val, &set, (PetscInt)fp.min_value, (PetscInt)fp.max_value));
-    if (set && val != gm.opt.params[p]) {
-      gm.opt.params[p] = val;
-      changed      = PETSC_TRUE;
+  // the type's format's parameters, then the stencil layout's (every type may take it)
+  for (auto [ops, params] : {std::pair<const FormatOps *, std::vector<int64_t> *>{gm.ops, &gm.opt.params}, {&layout::stencil_ops(), &gm.opt.stencil_params}})
+    for (int p = 0; p < ops->nparams; ++p) {
+      const FormatParam &fp  = ops->params[p];
+      PetscInt           val = (PetscInt)(*params)[p];
+      PetscBool          set;
+      PetscCall(PetscSNPrintf(opt, sizeof(opt), "-mat_%s_%s", ops->root, fp.name));
+      if (fp.min_value == 0 && fp.max_value == 1) { // a switch (narrow_columns, permute, ...): true/false, 1/0
+        PetscBool on = val ? PETSC_TRUE : PETSC_FALSE;
+        PetscCall(PetscOptionsBool(opt, fp.help, "MatSetFromOptions", on, &on, &set));
+        val = on ? 1 : 0;
+      } else PetscCall(PetscOptionsRangeInt(opt, fp.help, "MatSetFromOptions", val, &val, &set, (PetscInt)fp.min_value, (PetscInt)fp.max_value));
+      if (set && val != (*params)[p]) {
+        (*params)[p] = val;
+        changed      = PETSC_TRUE;
+      }
     }
-  }
   PetscOptionsHeadEnd();
   if (backend != gm.opt.backend_option) PetscCall(MatGPUFormatsSetBackend(A, backend));
   if (changed) { // a layout parameter changed: rebuild at the next sync

@@ -2,6 +2,8 @@
 // access for the chosen backend. The types differ only in GF{Seq,MPI}{Sync,Product}.
 #include "gf_mat.hpp"
 
+#include "layout/layout.hpp"
+
 namespace gpuformats {
 
 // True when v can hand us device memory (a CUDA vector not bound to the CPU).
@@ -329,6 +331,7 @@ PetscErrorCode GFInstall(Mat B, const FormatOps *ops, PetscBool mpi, GFConvertFn
   gm->ops   = ops;
   gm->mpi   = mpi;
   gm->opt.params = default_params(*ops);
+  gm->opt.stencil_params = default_params(layout::stencil_ops());
   if (ops == &model::gpuauto_ops) gm->opt.autosel = std::make_shared<model::AutoSettings>();
   gm->aij  = GFOps{B->ops->assemblyend, B->ops->mult, B->ops->multadd, B->ops->getdiagonal, B->ops->destroy, B->ops->setfromoptions, B->ops->view, B->ops->duplicate, B->ops->multtranspose, B->ops->multtransposeadd,
                    B->ops->scale, B->ops->shift, B->ops->diagonalset, B->ops->diagonalscale, B->ops->axpy, B->ops->zeroentries, B->ops->createsubmatrix, B->ops->createsubmatrices};

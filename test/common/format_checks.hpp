@@ -24,14 +24,16 @@ using namespace gpuformats;
 // so that a format refusing what it should hold fails: PELLR's fill rule (pellr.hpp): the longest
 // row times the stored rows (rows with entries when permuted) above max_fill x nnz. No other format
 // declares refusals; out-of-memory refusals do not arise at the tests' sizes.
+inline bool dia_refusal_expected(const CsrView &A, int64_t max_diags, int64_t max_pad_pct);
 inline bool refusal_expected(const FormatOps &ops, const CsrView &A, const int64_t *params)
 {
-  if (std::string(ops.root) != "pellr") return false;
   auto param = [&](const char *n) {
     for (int i = 0; i < ops.nparams; ++i)
       if (std::string(ops.params[i].name) == n) return params[i];
     return (int64_t)-1;
   };
+  if (std::string(ops.root) == "dia") return dia_refusal_expected(A, param("max_diags"), param("max_pad_pct"));
+  if (std::string(ops.root) != "pellr") return false;
   int64_t width = 0, stored = 0;
   for (int32_t i = 0; i < A.nrows; ++i) {
     const int64_t len = A.rowptr[i + 1] - A.rowptr[i];
@@ -39,6 +41,23 @@ inline bool refusal_expected(const FormatOps &ops, const CsrView &A, const int64
     stored += len > 0 || param("permute") == 0;
   }
   return width * stored > param("max_fill") * A.nnz;
+}
+
+// DIA's rule (dia.hpp), from the set of all offsets j - i: a stencil holds at most max_diags of
+// them, every row of the greatest length holds them all (so the first does), and the padding
+// (offsets x rows - nnz) is at most max_pad_pct % of nnz. An empty matrix builds.
+inline bool dia_refusal_expected(const CsrView &A, int64_t max_diags, int64_t max_pad_pct)
+{
+  if (A.nrows == 0 || A.nnz == 0) return false;
+  std::vector<int64_t> offs;
+  int64_t              longest = 0;
+  for (int32_t i = 0; i < A.nrows; ++i) {
+    longest = std::max<int64_t>(longest, A.row_length(i));
+    for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) offs.push_back((int64_t)A.colidx[k] - i);
+  }
+  std::sort(offs.begin(), offs.end());
+  const int64_t distinct = std::unique(offs.begin(), offs.end()) - offs.begin();
+  return distinct > longest || longest > max_diags || (longest * A.nrows - A.nnz) * 100 > max_pad_pct * A.nnz;
 }
 
 // A build that threw: a pass only where refusal_expected says so, with a refusal (unsupported)

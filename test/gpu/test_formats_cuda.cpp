@@ -5,6 +5,7 @@
 #include "core/device_buffer.hpp"
 #include "core/row_permutation.hpp"
 #include "formats/csr/csr.hpp"
+#include "formats/dia/dia.hpp"
 #include "model/auto.hpp"
 
 using namespace gftest;
@@ -180,8 +181,9 @@ int main(int argc, char **argv)
   const bool        quick = mode == "quick" || mode == "quick-nodp", nodp = mode == "quick-nodp";
   int               n;
   const FormatOps *const *registered = all_formats(&n);
-  std::vector<const FormatOps *> all(registered, registered + n); // and cuSPARSE CSR, gpuauto's baseline layout
+  std::vector<const FormatOps *> all(registered, registered + n); // and cuSPARSE CSR, gpuauto's baseline layout, and DIA
   all.push_back(&cusparse_csr_ops);
+  all.push_back(&dia::ops);
   n = (int)all.size();
   std::vector<NamedMatrix> ms  = edge_case_matrices(!quick);
   if (!quick) {

@@ -3,6 +3,7 @@
 // refresh, diagonal. The GPU suite (test/gpu/test_formats_cuda.cpp) holds the cuda builds to these.
 #include "common/format_checks.hpp"
 #include "formats/csr/csr.hpp"
+#include "formats/dia/dia.hpp"
 
 using namespace gftest;
 
@@ -71,9 +72,11 @@ int main(int argc, char **argv)
   const std::string dir = argc > 1 ? argv[1] : "test/matrices";
   int               n;
   const FormatOps *const *registered = all_formats(&n);
-  // the registered formats, and cuSPARSE CSR (gpuauto's baseline candidate, formats/csr/)
+  // the registered formats, cuSPARSE CSR (gpuauto's baseline candidate, formats/csr/) and DIA (a layout
+  // every type takes for a stencil, formats/dia/)
   std::vector<const FormatOps *> all(registered, registered + n);
   all.push_back(&cusparse_csr_ops);
+  all.push_back(&dia::ops);
   n = (int)all.size();
   std::vector<NamedMatrix> ms  = edge_case_matrices(true), real = real_matrices(dir);
   ms.insert(ms.end(), real.begin(), real.end());

@@ -9,8 +9,12 @@
 #include "common/test_matrices.hpp"
 #include "formats/bell/bell.hpp"
 #include "formats/csr/csr.hpp"
+#include "formats/dia/dia.hpp"
+#include "matgen/generators.hpp"
+#include "formats/evchyb/evchyb.hpp"
 #include "layout/layout.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -46,18 +50,47 @@ int main()
   int                     nf  = 0;
   const FormatOps *const *fmt = all_formats(&nf);
   const CsrMatrix         grid = gftest::stencil7(6);
+  const CsrMatrix         st7 = gftest::stencil7(12), st5 = generate_matrix("stencil2d5:n=30", 1);
+  // a stencil with one entry moved off the offsets (row 500's last entry to column 3): not a stencil
+  CsrMatrix off = st7;
+  off.colidx[off.rowptr[501] - 1] = 3;
+  std::sort(off.colidx.begin() + off.rowptr[500], off.colidx.begin() + off.rowptr[501]);
   // every layout has the one-upload builder the device path needs
   for (int f = 0; f < nf; ++f) check(fmt[f]->build_uploaded != nullptr, std::string("layout.build_uploaded.") + fmt[f]->root);
-  check(bell::ops.build_uploaded && cusparse_csr_ops.build_uploaded && model::gpuauto_ops.build_uploaded, "layout.build_uploaded.bell_csr_gpuauto");
+  check(bell::ops.build_uploaded && dia::ops.build_uploaded && cusparse_csr_ops.build_uploaded && model::gpuauto_ops.build_uploaded, "layout.build_uploaded.bell_dia_csr_gpuauto");
 
   for (int f = 0; f < nf; ++f) {
     const FormatOps           &ops    = *fmt[f];
     const std::vector<int64_t> params = default_params(ops);
     const std::string          root   = ops.root;
-    { // no block size: the type's own layout
-      const layout::Layout L = layout::build_host(grid.view(), {&ops, params.data()});
-      check(L.ops == &ops && L.block_bs == 0 && !L.report && L.fmt, "layout.scalar." + root, L.ops ? L.ops->root : "none");
+    { // no block size, stencil off: the type's own layout
+      const layout::Layout L = layout::build_host(grid.view(), {&ops, params.data(), nullptr, 1, select::BlockMode::automatic, select::StencilMode::off});
+      check(L.ops == &ops && L.block_bs == 0 && !L.report && L.fmt && L.name == root && L.derived_ops == &ops, "layout.scalar." + root, L.ops ? L.ops->root : "none");
       check(product_error(L, grid) <= 1e-13, "layout.scalar_product." + root);
+    }
+    // stencils: DIA in auto and on, the type's layout with off; derived matrices take the type's
+    for (const auto &[tag, M] : {std::pair<std::string, const CsrMatrix *>{"st7", &st7}, {"st5", &st5}})
+      for (auto mode : {select::StencilMode::automatic, select::StencilMode::on, select::StencilMode::off}) {
+        const layout::Layout L    = layout::build_host(M->view(), {&ops, params.data(), nullptr, 1, select::BlockMode::automatic, mode});
+        const bool           want = mode != select::StencilMode::off;
+        const std::string    name = root + "." + tag + "." + select::kStencilModeNames[(int)mode];
+        check((L.ops == &dia::ops) == want && L.derived_ops == &ops && (L.name == root) == !want && !L.reason.empty(), "layout.stencil." + name, L.name + ": " + L.reason);
+        check(product_error(L, *M) <= 1e-13, "layout.stencil_product." + name);
+      }
+    { // an entry off the offsets: auto says why, on refuses
+      const layout::Layout L = layout::build_host(off.view(), {&ops, params.data()});
+      check(L.ops == &ops && L.reason.find("not stencil: dia: entry (500, 3)") != std::string::npos, "layout.not_stencil." + root, L.reason);
+      check(product_error(L, off) <= 1e-13, "layout.not_stencil_product." + root);
+      bool refused = false;
+      try {
+        layout::build_host(off.view(), {&ops, params.data(), nullptr, 1, select::BlockMode::automatic, select::StencilMode::on});
+      } catch (const Error &e) {
+        refused = e.kind == ErrorKind::unsupported && std::string(e.what()).find("-mat_gpuformats_stencil on") != std::string::npos;
+      }
+      check(refused, "layout.stencil_on_refuses." + root);
+      // too much padding for the cheap check: the 6^3 grid pads 16.7% of its nonzeros
+      const layout::Layout G = layout::build_host(grid.view(), {&ops, params.data()});
+      check(G.ops == &ops && G.reason.find("not stencil: rows of 7 entries would pad 16.7%") != std::string::npos, "layout.stencil_padding." + root, G.reason);
     }
     for (int32_t bs = 2; bs <= 4; ++bs) {
       const CsrMatrix   B   = gftest::random_blocks(40, 40, bs, 5, 0, 100 + bs);
@@ -97,6 +130,12 @@ int main()
     const CsrMatrix      B  = gftest::random_blocks(40, 40, 3, 5, 0, 7);
     const layout::Layout LB = layout::build_host(B.view(), {&model::gpuauto_ops, params.data(), &as, 3, select::BlockMode::automatic});
     check(LB.ops == &bell::ops && LB.block_bs == 3 && !LB.report, "layout.gpuauto_block_first");
+    const layout::Layout LS = layout::build_host(st7.view(), {&model::gpuauto_ops, params.data(), &as});
+    check(LS.ops == &dia::ops && !LS.report && LS.derived_ops == &model::gpuauto_ops, "layout.gpuauto_stencil_first", LS.name);
+    // a block-dense stencil with a block size stays in BELL
+    const CsrMatrix      BS = generate_matrix("blockstencil3d:n=8,bs=2", 1);
+    const layout::Layout LBS = layout::build_host(BS.view(), {&evchyb_ops, default_params(evchyb_ops).data(), nullptr, 2});
+    check(LBS.ops == &bell::ops && LBS.block_bs == 2, "layout.block_before_stencil", LBS.name);
   }
   return gftest::finish();
 }

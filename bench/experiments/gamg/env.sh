@@ -9,14 +9,14 @@ OUT=${OUT:-$PWD/build/gpu-out}
 L=$PWD/lib/libgpuformats.so
 
 # run_case CASE NAME TIMEOUT CMD TYPE EXTRA...: CMD with -mat_type TYPE (our plugin loaded unless TYPE
-# is aijcusparse), the caller's $V, -ksp_converged_reason, -ksp_view, EXTRA and -log_view, into
+# is PETSc's aijcusparse or sellcuda), the caller's $V, -ksp_converged_reason, -ksp_view, EXTRA and -log_view, into
 # $D/CASE.NAME.log ($LOG), within what is left of the caller's $deadline; $RC its exit status.
 # Returns 1, saying so, where less than ${RUN_MIN_S:-15} s are left. The callers' run() summarise $LOG.
 run_case() {
   local c=$1 name=$2 tmo=$3 cmd=$4 t=$5
   shift 5
   local dll=() dmt=$t
-  [ "$t" != aijcusparse ] && dll=(-dll_append "$L") && dmt=aij$t
+  case $t in aijcusparse | sellcuda) ;; *) dll=(-dll_append "$L") && dmt=aij$t ;; esac # PETSc's own types need no plugin
   [ $((deadline - SECONDS)) -lt "$tmo" ] && tmo=$((deadline - SECONDS))
   LOG=$D/$c.$name.log
   if [ "$tmo" -lt "${RUN_MIN_S:-15}" ]; then

@@ -1,0 +1,89 @@
+// DIA: the diagonal (stencil) layout, for matrices whose rows share a few column offsets j - i
+// (a DMDA stencil: ex14's 7 points, a 27-point Laplacian). One value array per offset and no
+// column index at all: 8 bytes per slot against CSR's 12 and EVC-HYB's 10 per entry (Saad,
+// Iterative Methods for Sparse Linear Systems, 3.4; Bell and Garland, SC'09, "DIA").
+//
+//   A (4 x 4)        offsets = [-1 0 2], those of the first longest row (r1)    S = 4 (drawn; real: 32)
+//   r0: a . b .      d = 0 (j = i - 1):  * c f g     slots 0..3      * padding: 0.0
+//   r1: c d . e      d = 1 (j = i)    :  a d * h     slots 4..7
+//   r2: . f . .      d = 2 (j = i + 2):  b e * *     slots 8..11
+//   r3: . . g h      slot_of_csr = [4 8 | 1 5 9 | 2 | 3 7]
+//
+// Product: y[i] = alpha * sum_{d < ndiag} values[d*S + i] * x[i + offsets[d]] (+ beta*y[i]);
+// a slot whose value is 0.0 is skipped, so padding never reads x (i + offsets[d] may lie outside
+// the columns there), rows without entries never read x, and the sum runs in CSR order (offsets
+// ascending). A stored zero is skipped as padding is: where x holds Inf or NaN at its column, AIJ
+// gives NaN and DIA does not; every finite x gives AIJ's product (up to the sign of a zero).
+//
+// Invariants (the host builder is the specification; the device builder gives identical arrays):
+//   offsets      the column offsets of the first longest row (lowest index of the rows of the
+//                greatest length), ascending; ndiag = that length <= max_diags (at most 32)
+//   every entry  A(i, j): j - i is one of the offsets, else Error(unsupported) naming the first
+//                such entry (CSR order) and kFitsHint
+//   S            nrows rounded up to 32 (each offset's array starts 256-byte aligned)
+//   slot(i, d)   = d*S + i; nslots = ndiag*S; slots that hold no entry are 0.0
+//   padding      ndiag*nrows - nnz <= max_pad_pct % of nnz (-mat_dia_max_pad_pct), else
+//                Error(unsupported) before the padded array is allocated; the same for
+//                nslots > INT32_MAX and, on the device, a layout beyond free memory
+//   slot_of_csr  values[slot_of_csr[k]] == A.values[k]
+// An empty matrix (no rows or no entries) builds with no offsets: the product writes beta*y.
+#pragma once
+#include "../../core/hd.hpp"
+#include "../format.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpuformats {
+namespace dia {
+
+constexpr int32_t kMaxDiags = 32; // offsets a kernel carries in its parameters
+constexpr int32_t kAlign    = 32; // S is a multiple of this (doubles)
+
+enum Param { param_max_diags = 0, param_max_pad_pct = 1, param_rows_per_thread = 2, nparams = 3 };
+
+// The sizes of a layout, everything but its arrays.
+struct Geometry {
+  int32_t nrows = 0, ncols = 0, ndiag = 0, stride = 0;
+  int64_t nnz = 0, nslots = 0;
+  int32_t offsets[kMaxDiags] = {};
+  int32_t rows_per_thread = 1;
+};
+
+struct Layout : Geometry {
+  std::vector<double>  values;      // nslots
+  std::vector<int32_t> slot_of_csr; // nnz
+};
+
+struct Limits {
+  int32_t max_diags = kMaxDiags, max_pad_pct = 15, rows_per_thread = 1;
+};
+// The parameters, checked against ops' table (Error(bad_input)).
+Limits read_params(const int64_t *params);
+
+// The refusals both builders throw (Error(unsupported) with kFitsHint).
+Error too_many_offsets_error(int32_t row, int64_t length, int32_t max_diags);
+Error offset_error(int32_t row, int32_t col, const Geometry &g);
+Error padding_error(const Geometry &g, int32_t max_pad_pct);
+// After the offsets are known: S, nslots, and the padding, int32 and memory refusals (free_bytes
+// < 0: not checked, as on the host).
+void plan(Geometry &g, const Limits &lim, int64_t free_bytes = -1);
+
+Layout build_host(const CsrView &A, const Limits &lim = {});
+// y = alpha*A*x + beta*y; beta == 0: y is write-only.
+void        spmv_host(const Layout &L, double alpha, const double *x, double beta, double *y);
+std::size_t stored_bytes(const Geometry &g); // values only: FormatBlock::bytes's count
+void        describe(const Geometry &g, std::vector<LayoutStat> &out);
+
+// A DIA block on the device, from A already uploaded in d (read, not taken).
+std::unique_ptr<FormatBlock> make_block_uploaded(const CsrView &A, const DeviceCsr &d, const Limits &lim, cudaStream_t stream);
+
+// DIA as a layout (layout/layout.hpp takes it for any type where the pattern is a stencil:
+// -mat_gpuformats_stencil auto|off|on). Not registered as a type. may_refuse: every matrix
+// whose entries do not all fall on the offsets of its longest row.
+extern const FormatOps ops;
+
+} // namespace dia
+} // namespace gpuformats

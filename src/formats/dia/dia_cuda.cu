@@ -1,0 +1,67 @@
+// DIA on the GPU: the product kernel (row_product of dia_device.cuh, R rows per thread, R*256 rows
+// per block, so a warp's loads stay coalesced for every r) and the device build (dia_device.cuh on
+// CudaSystem). Layout and invariants: dia.hpp.
+#include "dia_device.cuh"
+
+#include "../../core/device_buffer.hpp"
+
+namespace gpuformats {
+namespace dia {
+
+template <int R>
+__global__ void __launch_bounds__(kThreads) dia_spmv(const KernelArgs k, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
+{
+  const int64_t first = (int64_t)blockIdx.x * kThreads * R + threadIdx.x;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const int64_t i = first + (int64_t)r * kThreads;
+    if (i < k.nrows) row_product(k, (int32_t)i, alpha, x, beta, y);
+  }
+}
+
+namespace {
+
+__global__ void scale_rows(int32_t n, double beta, double *y)
+{
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = beta == 0.0 ? 0.0 : beta * y[i];
+}
+
+class CudaBlock : public FormatBlock {
+public:
+  Arrays<CudaSystem> a;
+
+  void spmv(double alpha, const double *x, double beta, double *y, const StreamSet &streams) const override
+  {
+    if (nrows == 0) return;
+    const cudaStream_t s = streams.main();
+    if (a.ndiag == 0) {
+      scale_rows<<<(unsigned)(((int64_t)nrows + kThreads - 1) / kThreads), kThreads, 0, s>>>(nrows, beta, y);
+    } else {
+      const KernelArgs k    = a.kernel_args();
+      const int64_t    rows = (int64_t)kThreads * a.rows_per_thread;
+      const unsigned   grid = (unsigned)(((int64_t)nrows + rows - 1) / rows);
+      switch (a.rows_per_thread) {
+      case 1: dia_spmv<1><<<grid, kThreads, 0, s>>>(k, alpha, x, beta, y); break;
+      case 2: dia_spmv<2><<<grid, kThreads, 0, s>>>(k, alpha, x, beta, y); break;
+      default: dia_spmv<4><<<grid, kThreads, 0, s>>>(k, alpha, x, beta, y); break;
+      }
+    }
+    GPUFORMATS_CUDA(cudaGetLastError());
+  }
+  std::size_t bytes() const override { return stored_bytes(a); }
+  void        describe(std::vector<LayoutStat> &out) const override { dia::describe(a, out); }
+};
+
+} // namespace
+
+std::unique_ptr<FormatBlock> make_block_uploaded(const CsrView &A, const DeviceCsr &d, const Limits &lim, cudaStream_t stream)
+{
+  auto blk = std::make_unique<CudaBlock>();
+  build_arrays(CudaSystem{stream}, d.rowptr.data(), d.colidx.data(), d.values.data(), A.nrows, A.ncols, A.nnz, lim, blk->a); // synchronises
+  blk->set_layout(Backend::cuda, A, blk->a.values.data(), blk->a.nslots, blk->a.slot_of_csr.data());
+  return blk;
+}
+
+} // namespace dia
+} // namespace gpuformats
