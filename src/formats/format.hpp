@@ -62,6 +62,10 @@ public:
 
   std::size_t map_bytes() const { return (std::size_t)nnz * sizeof(int32_t); }
 
+  // Called by every writer of `values` after a build (slot_map.hpp's refresh, edits and COO), on the
+  // stream it wrote on: a layout that keeps a fact about its values (DIA's symmetry) renews it there.
+  virtual void values_changed(cudaStream_t) {}
+
   // What every builder sets last: the shape of A and the subclass's value and slot arrays.
   void set_layout(Backend b, const CsrView &A, double *vals, int64_t slots, const int32_t *slot_map)
   {

@@ -7,6 +7,7 @@ namespace gpuformats {
 void refresh_values_host(FormatBlock &blk, const double *csr_values)
 {
   for (int64_t k = 0; k < blk.nnz; ++k) blk.values[blk.slot_of_csr[k]] = csr_values[k];
+  blk.values_changed(nullptr);
 }
 
 void gather_csr_values_host(const FormatBlock &blk, double *out)

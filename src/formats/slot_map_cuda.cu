@@ -20,6 +20,7 @@ void refresh_values_cuda(FormatBlock &blk, const double *csr_values_host, Device
   if (up.timer) up.timer->upload_end(stream);
   thrust::scatter(thrust::cuda::par.on(stream), staging.data(), staging.data() + blk.nnz, blk.slot_of_csr, blk.values);
   GPUFORMATS_CUDA(cudaGetLastError());
+  blk.values_changed(stream);
 }
 
 void gather_csr_values_cuda(const FormatBlock &blk, double *d_out, cudaStream_t stream)
@@ -173,23 +174,30 @@ struct Axpy {
 
 } // namespace
 
-void scale_values(FormatBlock &blk, double a, cudaStream_t stream) { for_each_index(blk, blk.nslots, stream, Scale{blk.values, a}); }
+void scale_values(FormatBlock &blk, double a, cudaStream_t stream)
+{
+  for_each_index(blk, blk.nslots, stream, Scale{blk.values, a});
+  blk.values_changed(stream);
+}
 
 void zero_values(FormatBlock &blk, cudaStream_t stream)
 {
   if (blk.nslots <= 0) return;
   if (blk.backend == Backend::cuda) GPUFORMATS_CUDA(cudaMemsetAsync(blk.values, 0, (size_t)blk.nslots * sizeof(double), stream));
   else std::fill(blk.values, blk.values + blk.nslots, 0.0);
+  blk.values_changed(stream);
 }
 
 void set_at_positions(FormatBlock &blk, const int32_t *pos, int32_t n, const double *v, double c, bool add, cudaStream_t stream)
 {
   for_each_index(blk, n, stream, SetAt{blk.values, blk.slot_of_csr, pos, v, c, add});
+  blk.values_changed(stream);
 }
 
 void coo_values(FormatBlock &blk, const int64_t *jmap, const int64_t *perm, const double *v, bool add, cudaStream_t stream)
 {
   for_each_index(blk, blk.nnz, stream, Coo{blk.values, blk.slot_of_csr, jmap, perm, v, add});
+  blk.values_changed(stream);
 }
 
 void coo_slots(const FormatBlock &blk, const int64_t *perm, int32_t *slot_of_coo, int64_t n, cudaStream_t stream)
@@ -203,11 +211,13 @@ void coo_slots(const FormatBlock &blk, const int64_t *perm, int32_t *slot_of_coo
 void coo_values_unique(FormatBlock &blk, const int32_t *slot_of_coo, int64_t n, const double *v, bool add, cudaStream_t stream)
 {
   for_each_index(blk, n, stream, CooUnique{blk.values, slot_of_coo, v, add});
+  blk.values_changed(stream);
 }
 
 void scale_rows_cols(FormatBlock &blk, const int32_t *rowptr, const int32_t *cols, const double *l, const double *r, cudaStream_t stream)
 {
   for_each_index(blk, blk.nrows, stream, ScaleRow{blk.values, blk.slot_of_csr, rowptr, cols, l, r});
+  blk.values_changed(stream);
 }
 
 void axpy_values(FormatBlock &Y, double a, const FormatBlock &X, bool same_layout, cudaStream_t stream)
@@ -215,6 +225,7 @@ void axpy_values(FormatBlock &Y, double a, const FormatBlock &X, bool same_layou
   if (X.nnz != Y.nnz || X.backend != Y.backend || (same_layout && X.nslots != Y.nslots)) throw Error(ErrorKind::internal, "axpy_values: the two layouts differ in pattern or backend");
   if (same_layout) for_each_index(Y, Y.nslots, stream, AxpySlots{Y.values, X.values, a}); // padding: 0 + a * 0
   else for_each_index(Y, Y.nnz, stream, Axpy{Y.values, X.values, Y.slot_of_csr, X.slot_of_csr, a});
+  Y.values_changed(stream);
 }
 
 bool same_slot_map(const FormatBlock &X, const FormatBlock &Y, cudaStream_t stream)

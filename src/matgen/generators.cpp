@@ -9,6 +9,7 @@
 #include "matgen/matrix_market.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
@@ -80,7 +81,7 @@ class Params {
 public:
   Params(const Spec &s, std::initializer_list<const char *> keys) : s_(s)
   {
-    std::set<std::string> known{"nnz", "seed", "blocksize"};
+    std::set<std::string> known{"nnz", "seed", "blocksize", "symmetric"};
     for (const char *k : keys) known.insert(k);
     for (const auto &[k, v] : s.kv)
       if (!known.count(k)) {
@@ -728,8 +729,10 @@ std::string generator_help()
   std::string s;
   for (const GeneratorInfo &g : kGenerators)
     if (g.help) s += std::string("  ") + g.help + "\n";
-  s += "  (every generator also takes nnz=<target> instead of its size, seed=<s>, and blocksize=<b>: the block size\n"
-       "   the matrix carries to MatSetBlockSize (rows and columns multiples of b); numbers: 2e7, 20M, 64k)\n";
+  s += "  (every generator also takes nnz=<target> instead of its size, seed=<s>, blocksize=<b>: the block size\n"
+       "   the matrix carries to MatSetBlockSize (rows and columns multiples of b), and symmetric=1: entry (i, j)\n"
+       "   off the diagonal takes the value of (min, max), for a square generator whose pattern is symmetric,\n"
+       "   checked; numbers: 2e7, 20M, 64k)\n";
   return s;
 }
 
@@ -755,6 +758,22 @@ CsrMatrix generate_matrix(const std::string &spec_text, uint64_t seed)
     if (A.nrows % (int32_t)b || A.ncols % (int32_t)b)
       throw Error(ErrorKind::bad_input, "matrix spec '" + spec_text + "': blocksize=" + s.kv.at("blocksize") + " does not divide the " + std::to_string(A.nrows) + " x " + std::to_string(A.ncols) + " matrix");
     A.block_size = (int32_t)b;
+  }
+  if (s.kv.count("symmetric") && s.kv.at("symmetric") != "0") {
+    if (s.kv.at("symmetric") != "1") throw Error(ErrorKind::bad_input, "matrix spec '" + spec_text + "': symmetric must be 0 or 1");
+    if (A.nrows != A.ncols) throw Error(ErrorKind::bad_input, "matrix spec '" + spec_text + "': symmetric=1 needs a square matrix");
+    std::atomic<int64_t> unpaired{-1};
+    parallel_for(A.nrows, 4096, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i)
+        for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) {
+          const int32_t j = A.colidx[k];
+          if (j == i) continue;
+          const auto first = A.colidx.begin() + A.rowptr[j], last = A.colidx.begin() + A.rowptr[j + 1];
+          if (!std::binary_search(first, last, (int32_t)i)) unpaired = k;
+          A.values[k] = hashed_value(seed, std::min<int64_t>(i, j), std::max<int64_t>(i, j));
+        }
+    });
+    if (unpaired >= 0) throw Error(ErrorKind::bad_input, "matrix spec '" + spec_text + "': symmetric=1 needs a symmetric pattern; entry " + std::to_string(unpaired.load()) + " has no mirror");
   }
   return A;
 }

@@ -53,7 +53,8 @@
 //   the block size the matrix carries (CsrMatrix::block_size, for MatSetBlockSize), whether or not
 //   its blocks are dense (blocks5 carries none unless given blocksize=).
 //
-// Values (but convdiff3d's and the block generators' diagonals) are pseudo-random in [-1,-0.1] U [0.1,1], a function of (seed, row, column).
+// Values (but convdiff3d's and the block generators' diagonals) are pseudo-random in [-1,-0.1] U [0.1,1], a function of (seed, row, column);
+// symmetric=1 (any square generator with a symmetric pattern) makes them a function of (seed, min, max).
 #pragma once
 #include "core/csr.hpp"
 

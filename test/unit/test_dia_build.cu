@@ -11,6 +11,10 @@
 //   product   row_product for every row (each of 1, 2 and 4 rows per thread: the same body),
 //             against the CSR product, for y = A x (y full of NaN), y += A x and y = a A x + b y,
 //             and x = Inf off a row's own columns never reaching its y (padding reads no x)
+//   mirrors   exactly the rows whose lower entries differ from their mirrors marked (none for the
+//             symmetrized stencils, the ones next to the boundary for ex14-like patterns); the
+//             mirrored reads give the full product bit for bit; a refresh that breaks the symmetry
+//             marks rows and the product stays the CSR's, a symmetric one clears them again
 #include "common/check.hpp"
 #include "common/format_checks.hpp"
 #include "common/test_matrices.hpp"
@@ -26,11 +30,31 @@ using namespace gftest;
 using namespace gpuformats;
 using namespace gpuformats::dia;
 
-static std::vector<double> emulated_product(const Arrays<HostSystem> &a, double alpha, const std::vector<double> &x, double beta, std::vector<double> y)
+// Every thread of the kernel: full reads (bits null), or mirrored reads for the rows bits leaves clear.
+static std::vector<double> emulated_product(const Arrays<HostSystem> &a, const uint32_t *bits, double alpha, const std::vector<double> &x, double beta, std::vector<double> y)
 {
-  const KernelArgs k = a.kernel_args();
+  const KernelArgs k = a.kernel_args(bits);
   for (int32_t i = 0; i < a.nrows; ++i) row_product(k, i, alpha, x.data(), beta, y.data());
   return y;
+}
+
+// A(i, j) of a CSR, 0 where not stored.
+static double entry(const CsrView &A, int32_t i, int32_t j)
+{
+  const int32_t *f = A.colidx + A.rowptr[i], *l = A.colidx + A.rowptr[i + 1], *t = std::lower_bound(f, l, j);
+  return t != l && *t == j ? A.values[t - A.colidx] : 0.0;
+}
+
+// The pattern of A with symmetric values: entry (i, j) gets a value of (min, max) (A's pattern must
+// be symmetric for the result to be).
+static CsrMatrix symmetrized(CsrMatrix A)
+{
+  for (int32_t i = 0; i < A.nrows; ++i)
+    for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) {
+      const int64_t lo = std::min(i, A.colidx[k]), hi = std::max(i, A.colidx[k]);
+      A.values[k]      = lo == hi ? 8.0 + 0.001 * (double)lo : -0.1 - (double)((lo * 7919 + hi * 104729) % 97) / 97.0;
+    }
+  return A;
 }
 
 // ex14's Jacobian pattern: the 7-point stencil inside, the diagonal alone on the boundary.
@@ -80,18 +104,20 @@ int main(int argc, char **argv)
   ms.push_back({"dirichlet7_8", dirichlet7(8)}); // boundary-heavy: more padding than the default allows
   ms.push_back({"periodic_500", periodic(500)});
   ms.push_back({"stencil7_zeros", with_zeros(stencil7(10))});
+  for (const char *spec : {"stencil2d5:n=40", "stencil27:n=13"}) ms.push_back({std::string("sym_") + spec, symmetrized(generate_matrix(spec, 7))});
+  ms.push_back({"sym_stencil7_zeros", symmetrized(with_zeros(stencil7(10)))});
   {
     CsrMatrix w = generate_matrix("stencil2d5:n=30", 3); // 900 x 1900: offsets into the extra columns
     w.ncols     = 1900;
     ms.push_back({"stencil2d5_wide", w});
   }
   const Limits def;
-  int          built = 0, refused = 0;
+  int          built = 0, refused = 0, symmetric = 0;
   for (const NamedMatrix &m : ms) {
     const CsrView A = m.A.view();
-    for (const Limits &lim : {def, Limits{7, 10, 2}, Limits{kMaxDiags, 100, 4}, Limits{kMaxDiags, 0, 1}}) {
-      const int64_t     params[nparams] = {lim.max_diags, lim.max_pad_pct, lim.rows_per_thread};
-      const std::string name = "dia_build." + m.name + ".d" + std::to_string(lim.max_diags) + ".pad" + std::to_string(lim.max_pad_pct) + ".r" + std::to_string(lim.rows_per_thread);
+    for (const Limits &lim : {def, Limits{7, 10, 2, true}, Limits{kMaxDiags, 100, 4, true}, Limits{kMaxDiags, 0, 1, false}}) {
+      const int64_t     params[nparams] = {lim.max_diags, lim.max_pad_pct, lim.rows_per_thread, lim.symmetric};
+      const std::string name = "dia_build." + m.name + ".d" + std::to_string(lim.max_diags) + ".pad" + std::to_string(lim.max_pad_pct) + ".r" + std::to_string(lim.rows_per_thread) + (lim.symmetric ? "" : ".nosym");
       std::unique_ptr<FormatBlock> host;
       Arrays<HostSystem>           a;
       std::string                  host_err, dev_err;
@@ -113,25 +139,74 @@ int main(int argc, char **argv)
         continue;
       }
       ++built;
+      // The marks: exactly the rows j with A(j, j - o) != A(j - o, j) for an upper offset o, from
+      // the CSR (paired layouts only: square, offsets in pairs, -mat_dia_symmetric 1).
+      std::vector<uint32_t> bits;
+      const int64_t         marked = mark_unmirrored(a, a.values.data(), bits);
+      std::string           why;
+      if (a.paired) {
+        for (int32_t j = 0; j < A.nrows && why.empty(); ++j) {
+          bool want = false;
+          for (int32_t d = 0; d < a.ndiag; ++d)
+            if (a.offsets[d] > 0 && j - a.offsets[d] >= 0 && !(entry(A, j, j - a.offsets[d]) == entry(A, j - a.offsets[d], j))) want = true;
+          if (want != (bool)((bits[j >> 5] >> (j & 31)) & 1u)) why = "row " + std::to_string(j) + (want ? " not marked" : " marked");
+        }
+      } else if (marked != -1 || !bits.empty()) why = "marks for a layout that is not paired";
+      check(why.empty(), name + ".unmirrored_marks", why);
+      symmetric += marked == 0;
       std::vector<LayoutStat> dd;
-      describe(a, dd);
+      describe(a, marked, dd);
       check_layout_as_host(name, *host, A.nnz, LayoutArrays{a.nslots, a.values, a.slot_of_csr}, dd, stored_bytes(a));
-      check_emulated_products(name, A, [&](double alpha, const std::vector<double> &x, double beta, const std::vector<double> &yin) { return emulated_product(a, alpha, x, beta, yin); });
+      for (bool m : {false, true}) {
+        if (m && !a.paired) continue;
+        check_emulated_products(name + (m ? ".mirrored" : ""), A, [&](double alpha, const std::vector<double> &x, double beta, const std::vector<double> &yin) { return emulated_product(a, m ? bits.data() : nullptr, alpha, x, beta, yin); });
+      }
+      if (a.paired) { // mirrored reads give the full product bit for bit (the same sums in the same order)
+        const std::vector<double> x = test_vector(A.ncols, 9), y0(A.nrows, NAN);
+        check(emulated_product(a, bits.data(), 1.5, x, 0.0, y0) == emulated_product(a, nullptr, 1.5, x, 0.0, y0), name + ".mirrored_bitwise");
+      }
+      if (marked == 0 && A.nnz > 0) {
+        // a refresh that breaks the symmetry marks rows (the host block: values_changed), and the
+        // product stays the CSR's; a symmetric refresh clears them again
+        const std::vector<double> x = test_vector(A.ncols, 9), y0(A.nrows, NAN);
+        CsrMatrix                 B       = m.A;
+        bool                      changed = false; // the first off-diagonal entry (a diagonal matrix has none: skipped)
+        for (int64_t q = 0; q < (int64_t)B.colidx.size() && !changed; ++q)
+          if (B.colidx[q] != std::upper_bound(B.rowptr.begin(), B.rowptr.end(), (int32_t)q) - B.rowptr.begin() - 1) B.values[q] += 0.5, changed = true;
+        std::vector<LayoutStat> st;
+        auto                    none_marked = [&] {
+          st.clear();
+          host->describe(st);
+          return st.back().value.find("(0 differ") != std::string::npos;
+        };
+        refresh_values_host(*host, B.values.data());
+        std::vector<double> got(A.nrows, NAN), want(A.nrows);
+        host->spmv(1.0, x.data(), 0.0, got.data(), StreamSet{});
+        csr_spmv_host(B.view(), 1.0, x.data(), 0.0, want.data());
+        check(!(changed && none_marked()) && close_products(B.view(), x, got, want, 1.0, 0.0, y0, why), name + ".unsymmetric_refresh", why + " " + (st.empty() ? "" : st.back().value));
+        refresh_values_host(*host, m.A.values.data());
+        check(none_marked(), name + ".symmetric_refresh", st.back().value);
+      }
       // Row by row (every row of a small matrix, a stride of rows of a large one), x = Inf off the
       // row's own columns: its padding must never reach y.
       const KernelArgs    k = a.kernel_args();
       std::vector<double> xinf(A.ncols, INFINITY), y(A.nrows, NAN);
-      std::string         why;
+      why.clear();
       for (int32_t i = 0; i < A.nrows && why.empty(); i += std::max(1, A.nrows / 500)) {
         for (int32_t q = A.rowptr[i]; q < A.rowptr[i + 1]; ++q) xinf[A.colidx[q]] = 1.0;
-        row_product(k, i, 1.0, xinf.data(), 0.0, y.data());
-        if (!std::isfinite(y[i])) why = "row " + std::to_string(i) + " read x off its columns";
+        const uint32_t *both[] = {nullptr, bits.empty() ? nullptr : bits.data()};
+        for (const uint32_t *b : both) {
+          KernelArgs kb = k;
+          kb.unmirrored = b;
+          row_product(kb, i, 1.0, xinf.data(), 0.0, y.data());
+          if (!std::isfinite(y[i])) why = "row " + std::to_string(i) + " read x off its columns" + (b ? " (mirrored reads)" : "");
+        }
         for (int32_t q = A.rowptr[i]; q < A.rowptr[i + 1]; ++q) xinf[A.colidx[q]] = INFINITY;
       }
       check(why.empty(), name + ".padding_never_reads_x", why);
     }
   }
   // The rule both ways, on these matrices: some build, some are refused.
-  check(built >= 20 && refused >= 20, "dia_build.both_sides", std::to_string(built) + " built, " + std::to_string(refused) + " refused");
+  check(built >= 20 && refused >= 20 && symmetric >= 8, "dia_build.both_sides", std::to_string(built) + " built (" + std::to_string(symmetric) + " symmetric), " + std::to_string(refused) + " refused");
   return finish();
 }

@@ -200,6 +200,19 @@ static void block_generators()
   check(generate_matrix("blocks5:n=500,blocksize=5", 1).block_size == 5 && generate_matrix("blocks5:n=500", 1).block_size == 1, "gen.blocksize.blocks5");
   check(generate_matrix("blockstencil3d:n=3,bs=4,blocksize=4", 1).block_size == 4, "gen.blocksize.same_as_bs");
   check(bad("stencil27:n=5,blocksize=3", "does not divide"), "gen.error.blocksize_not_dividing");
+  // symmetric=1: A == A^T exactly, the pattern kept; a generator whose pattern is not symmetric refused
+  for (const char *spec : {"stencil27:n=7,symmetric=1", "stencil2d5:n=20,symmetric=1", "convdiff3d:n=6,pe=10,symmetric=1"}) {
+    const CsrMatrix S = generate_matrix(spec, 3), P = generate_matrix(std::string(spec).substr(0, std::string(spec).find(",symmetric")), 3);
+    bool            sym = S.colidx == P.colidx && S.rowptr == P.rowptr;
+    for (int32_t i = 0; i < S.nrows && sym; ++i)
+      for (int32_t k = S.rowptr[i]; k < S.rowptr[i + 1] && sym; ++k) {
+        const int32_t j = S.colidx[k], *f = S.colidx.data() + S.rowptr[j], *l = S.colidx.data() + S.rowptr[j + 1], *t = std::lower_bound(f, l, i);
+        sym = t != l && *t == i && S.values[t - S.colidx.data()] == S.values[k];
+      }
+    check(sym, std::string("gen.symmetric.") + spec);
+  }
+  check(bad("rmat:scale=8,ef=4,symmetric=1", "symmetric pattern"), "gen.error.symmetric_pattern");
+  check(bad("stencil27:n=5,symmetric=2", "symmetric must be 0 or 1"), "gen.error.symmetric_value");
   check(bad("blockfem:n=10,bs=3,blocksize=2", "contradicts"), "gen.error.blocksize_contradicts_bs");
   check(bad("blockstencil3d:n=3,blocksize=0", "blocksize"), "gen.error.blocksize_range");
   check(bad("blockstencil3d:n=3,nx=4", "not several"), "gen.error.blockstencil3d_two_sizes");

@@ -2,11 +2,15 @@
 # The stencil layout (DIA, src/formats/dia/; taken by every type where the pattern is a stencil:
 # -mat_gpuformats_stencil auto) against aijcusparse and sellcuda, one GPU, in one call:
 #   test   bin/test/test_formats_cuda on DIA only (device builder and kernels against the host's)
-#   spmv   bench_spmv on 7- and 27-point stencils (200^3, 256^3; 27-point 128^3, 160^3) and
-#          convection-diffusion 200^3: aijcusparse, sellcuda, evchyb with the stencil layout off
-#          (EVC-HYB), evchyb (DIA) at 1, 2 and 4 rows per thread
-#   ex14   SNES ex14 256^3, CG + Jacobi (-log_view, no GPU-time sync): aijcusparse, sellcuda,
-#          evchyb with the stencil layout off and on
+#   spmv   bench_spmv on 7- and 27-point stencils with symmetric values (7-point 200^3 and
+#          256^3, 27-point 160^3), the 7-point 256^3 with unsymmetric values and convection-diffusion
+#          200^3 (unsymmetric): aijcusparse, sellcuda, evchyb with the stencil layout off (EVC-HYB),
+#          evchyb (DIA, mirrored reads where rows are symmetric), DIA with full reads
+#          (-mat_dia_symmetric 0)
+#   ex14   SNES ex14 256^3 and 128^3, CG + Jacobi (-log_view, no GPU-time sync): aijcusparse,
+#          sellcuda, evchyb with the stencil layout off, on, and on with full reads
+#   ex45   KSP ex45 128^3 with PETSc's default preconditioner (ILU(0)): aijcusparse, evchyb with
+#          the stencil layout off and on
 # Logs and bench_spmv's JSON -> $OUT.
 #   run(command="bash bench/experiments/stencil/run.sh [phases]", carry=["bundle"])
 set -uo pipefail
@@ -14,7 +18,7 @@ source "$(dirname "$0")/../gamg/env.sh"
 export CUDA_VISIBLE_DEVICES=0
 V="-vec_type cuda -dm_vec_type cuda -use_gpu_aware_mpi 0"
 deadline=${STENCIL_DEADLINE:-570}
-phases=${*:-test spmv ex14}
+phases=${*:-test spmv ex14 ex45}
 D=$OUT/logs
 mkdir -p "$D"
 echo "commit $(cat bundle/commit 2>/dev/null)"
@@ -27,8 +31,8 @@ if [[ " $phases " == *" test "* ]]; then
 fi
 
 if [[ " $phases " == *" spmv "* ]]; then
-  printf '%s\n' "stencil7_200 stencil3d7:n=200" "stencil7_256 stencil3d7:n=256" "stencil27_128 stencil27:n=128" "stencil27_160 stencil27:n=160" "convdiff_200 convdiff3d:n=200" >"$D/suite.txt"
-  T="aijcusparse,sellcuda,evchyb:-mat_gpuformats_stencil=off,evchyb,evchyb:-mat_dia_rows_per_thread=2,evchyb:-mat_dia_rows_per_thread=4"
+  printf '%s\n' "stencil7_200_sym stencil3d7:n=200,symmetric=1" "stencil7_256_sym stencil3d7:n=256,symmetric=1" "stencil7_256 stencil3d7:n=256" "stencil27_160_sym stencil27:n=160,symmetric=1" "convdiff_200 convdiff3d:n=200" >"$D/suite.txt"
+  T="aijcusparse,sellcuda,evchyb:-mat_gpuformats_stencil=off,evchyb,evchyb:-mat_dia_symmetric=0"
   timeout $((deadline - SECONDS - 120)) bin/bench_spmv -dll_append "$L" -suite "$D/suite.txt" -types "$T" -reps 50 -json "$OUT/bench_spmv_stencil.json" >"$D/bench_spmv.txt" 2>&1
   echo "bench_spmv exit $?"
   cat "$D/bench_spmv.txt" | grep -v "^$" | tail -60
@@ -37,17 +41,25 @@ fi
 run() { # case name timeout cmd type extra... (run_case: gamg/env.sh)
   run_case "$@" || return 0
   echo "$1.$2 exit $RC: $(grep -m1 -o 'iterations [0-9]*' "$LOG") | $(awk '$1 ~ /^(KSPSolve|SNESSolve|MatMult|PCApply)$/ {printf "%s %s %s | ", $1, $2, $4}' "$LOG")"
-  grep -m2 -E "stencil layout|not stencil" "$LOG" | sed 's/^/    /'
+  grep -m3 -E "stencil layout|not stencil|symmetric reads" "$LOG" | sed 's/^/    /'
 }
 if [[ " $phases " == *" ex14 "* ]]; then
-  N=${EX14_N:-256}
-  E14="bin/petsc/snes_ex14 -da_grid_x $N -da_grid_y $N -da_grid_z $N -snes_type newtonls -snes_rtol 1e-8 -ksp_type cg -pc_type jacobi -ksp_rtol 1e-8"
-  for t in aijcusparse sellcuda evchyb:off evchyb; do
-    case $t in
-    evchyb:off) run ex14 evchyb_off 150 "$E14" evchyb -mat_gpuformats_stencil off -mat_view ::ascii_info ;;
-    evchyb) run ex14 evchyb_dia 150 "$E14" evchyb -mat_view ::ascii_info ;;
-    *) run ex14 "$t" 150 "$E14" "$t" ;;
-    esac
+  for N in 256 128; do
+    E14="bin/petsc/snes_ex14 -da_grid_x $N -da_grid_y $N -da_grid_z $N -snes_type newtonls -snes_rtol 1e-8 -ksp_type cg -pc_type jacobi -ksp_rtol 1e-8"
+    for t in aijcusparse sellcuda evchyb_off evchyb_dia evchyb_dia_full; do
+      case $t in
+      evchyb_off) run ex14_$N $t 120 "$E14" evchyb -mat_gpuformats_stencil off -mat_view ::ascii_info ;;
+      evchyb_dia) run ex14_$N $t 120 "$E14" evchyb -mat_view ::ascii_info ;;
+      evchyb_dia_full) run ex14_$N $t 120 "$E14" evchyb -mat_dia_symmetric 0 -mat_view ::ascii_info ;;
+      *) run ex14_$N "$t" 120 "$E14" "$t" ;;
+      esac
+    done
   done
+fi
+if [[ " $phases " == *" ex45 "* ]]; then
+  E45="bin/petsc/ksp_ex45 -da_grid_x 128 -da_grid_y 128 -da_grid_z 128"
+  run ex45_128 aijcusparse 90 "$E45" aijcusparse
+  run ex45_128 evchyb_off 90 "$E45" evchyb -mat_gpuformats_stencil off
+  run ex45_128 evchyb_dia 90 "$E45" evchyb -mat_view ::ascii_info
 fi
 tar -cJf "$OUT/logs.tar.xz" -C "$OUT" logs && rm -rf "$D"

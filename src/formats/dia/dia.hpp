@@ -27,6 +27,17 @@
 //                nslots > INT32_MAX and, on the device, a layout beyond free memory
 //   slot_of_csr  values[slot_of_csr[k]] == A.values[k]
 // An empty matrix (no rows or no entries) builds with no offsets: the product writes beta*y.
+//
+// Symmetric reads: in a square block whose offsets come in pairs (+o, -o), row j's lower entry
+// A(j, j - o) is usually its mirror A(j - o, j), the upper entry of row j - o. Every change of the
+// values (build, refresh, edits: FormatBlock::values_changed) marks, in one pass on the device, the
+// rows where some lower entry is not (bit j of `unmirrored`: bitwise inequality, so a NaN counts).
+// The product reads the diagonal and the upper offsets for every row, and the lower entries of an
+// unmarked row from the upper values of rows j - o (ascending columns: the same CSR-order sum, bit
+// for bit); a marked row reads its own lower offsets. A symmetric matrix marks none; snes ex14's
+// Jacobian (Dirichlet rows hold only the diagonal) marks the rows next to the boundary. Storage
+// stays full (the slot map's contract); the values read fall from 8*ndiag to about 8*(nupper + 1)
+// bytes per row where the upper values are re-read from L2. -mat_dia_symmetric 0: full reads.
 #pragma once
 #include "../../core/hd.hpp"
 #include "../format.hpp"
@@ -42,7 +53,7 @@ namespace dia {
 constexpr int32_t kMaxDiags = 32; // offsets a kernel carries in its parameters
 constexpr int32_t kAlign    = 32; // S is a multiple of this (doubles)
 
-enum Param { param_max_diags = 0, param_max_pad_pct = 1, param_rows_per_thread = 2, nparams = 3 };
+enum Param { param_max_diags = 0, param_max_pad_pct = 1, param_rows_per_thread = 2, param_symmetric = 3, nparams = 4 };
 
 // The sizes of a layout, everything but its arrays.
 struct Geometry {
@@ -50,6 +61,12 @@ struct Geometry {
   int64_t nnz = 0, nslots = 0;
   int32_t offsets[kMaxDiags] = {};
   int32_t rows_per_thread = 1;
+  // Symmetric pairs (plan): paired when square, every offset's negative an offset too, and
+  // -mat_dia_symmetric 1; then upper[u] indexes the offsets > 0 (ascending), mirror[u] their
+  // negatives, diag the offset 0 (-1: none).
+  bool    paired = false;
+  int32_t nupper = 0, diag = -1;
+  int32_t upper[kMaxDiags] = {}, mirror[kMaxDiags] = {};
 };
 
 struct Layout : Geometry {
@@ -59,6 +76,7 @@ struct Layout : Geometry {
 
 struct Limits {
   int32_t max_diags = kMaxDiags, max_pad_pct = 15, rows_per_thread = 1;
+  bool    symmetric = true;
 };
 // The parameters, checked against ops' table (Error(bad_input)).
 Limits read_params(const int64_t *params);
@@ -67,15 +85,19 @@ Limits read_params(const int64_t *params);
 Error too_many_offsets_error(int32_t row, int64_t length, int32_t max_diags);
 Error offset_error(int32_t row, int32_t col, const Geometry &g);
 Error padding_error(const Geometry &g, int32_t max_pad_pct);
-// After the offsets are known: S, nslots, and the padding, int32 and memory refusals (free_bytes
-// < 0: not checked, as on the host).
+// After the offsets are known: S, nslots, the symmetric pairs, and the padding, int32 and memory
+// refusals (free_bytes < 0: not checked, as on the host).
 void plan(Geometry &g, const Limits &lim, int64_t free_bytes = -1);
 
 Layout build_host(const CsrView &A, const Limits &lim = {});
 // y = alpha*A*x + beta*y; beta == 0: y is write-only.
 void        spmv_host(const Layout &L, double alpha, const double *x, double beta, double *y);
 std::size_t stored_bytes(const Geometry &g); // values only: FormatBlock::bytes's count
-void        describe(const Geometry &g, std::vector<LayoutStat> &out);
+// unmirrored: the rows marked (-1: not paired), for the last line.
+void        describe(const Geometry &g, int64_t unmirrored, std::vector<LayoutStat> &out);
+// The unmirrored bitmap of values (dia_rows.hpp's row_unmirrored; bits[unmirrored_words(nrows)]),
+// on the host; returns the rows marked (-1 and no bits where not paired).
+int64_t     mark_unmirrored(const Geometry &g, const double *values, std::vector<uint32_t> &bits);
 
 // A DIA block on the device, from A already uploaded in d (read, not taken).
 std::unique_ptr<FormatBlock> make_block_uploaded(const CsrView &A, const DeviceCsr &d, const Limits &lim, cudaStream_t stream);

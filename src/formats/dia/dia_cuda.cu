@@ -1,6 +1,6 @@
-// DIA on the GPU: the product kernel (row_product of dia_device.cuh, R rows per thread, R*256 rows
-// per block, so a warp's loads stay coalesced for every r) and the device build (dia_device.cuh on
-// CudaSystem). Layout and invariants: dia.hpp.
+// DIA on the GPU: the product kernel (row_product of dia_rows.hpp, R rows per thread, R*256 rows
+// per block, so a warp's loads stay coalesced for every r), the rows' mirror marks after every change
+// of the values, and the device build (dia_device.cuh on CudaSystem). Layout and invariants: dia.hpp.
 #include "dia_device.cuh"
 
 #include "../../core/device_buffer.hpp"
@@ -19,6 +19,14 @@ __global__ void __launch_bounds__(kThreads) dia_spmv(const KernelArgs k, double 
   }
 }
 
+// The unmirrored bitmap: a warp's 32 rows, one ballot, one word (every lane runs the ballot).
+__global__ void mark_unmirrored_rows(const KernelArgs k, uint32_t *bits)
+{
+  const int64_t  j    = (int64_t)blockIdx.x * kThreads + threadIdx.x;
+  const uint32_t word = __ballot_sync(0xffffffffu, j < k.nrows && row_unmirrored(k, (int32_t)j));
+  if ((threadIdx.x & 31) == 0 && j < k.nrows) bits[j >> 5] = word;
+}
+
 namespace {
 
 __global__ void scale_rows(int32_t n, double beta, double *y)
@@ -29,7 +37,16 @@ __global__ void scale_rows(int32_t n, double beta, double *y)
 
 class CudaBlock : public FormatBlock {
 public:
-  Arrays<CudaSystem> a;
+  Arrays<CudaSystem>     a;
+  DeviceBuffer<uint32_t> unmirrored;
+
+  void values_changed(cudaStream_t s) override
+  {
+    if (!a.paired || nrows == 0) return;
+    if (unmirrored.size() == 0) unmirrored.resize((size_t)unmirrored_words(nrows));
+    mark_unmirrored_rows<<<(unsigned)(((int64_t)nrows + kThreads - 1) / kThreads), kThreads, 0, s>>>(a.kernel_args(), unmirrored.data());
+    GPUFORMATS_CUDA(cudaGetLastError());
+  }
 
   void spmv(double alpha, const double *x, double beta, double *y, const StreamSet &streams) const override
   {
@@ -38,7 +55,7 @@ public:
     if (a.ndiag == 0) {
       scale_rows<<<(unsigned)(((int64_t)nrows + kThreads - 1) / kThreads), kThreads, 0, s>>>(nrows, beta, y);
     } else {
-      const KernelArgs k    = a.kernel_args();
+      const KernelArgs k    = a.kernel_args(unmirrored.size() ? unmirrored.data() : nullptr);
       const int64_t    rows = (int64_t)kThreads * a.rows_per_thread;
       const unsigned   grid = (unsigned)(((int64_t)nrows + rows - 1) / rows);
       switch (a.rows_per_thread) {
@@ -50,7 +67,17 @@ public:
     GPUFORMATS_CUDA(cudaGetLastError());
   }
   std::size_t bytes() const override { return stored_bytes(a); }
-  void        describe(std::vector<LayoutStat> &out) const override { dia::describe(a, out); }
+  void describe(std::vector<LayoutStat> &out) const override
+  {
+    int64_t marked = -1; // the view waits for the last marks
+    if (unmirrored.size()) {
+      std::vector<uint32_t> bits(unmirrored.size());
+      GPUFORMATS_CUDA(cudaMemcpy(bits.data(), unmirrored.data(), bits.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+      marked = 0;
+      for (uint32_t w : bits) marked += __builtin_popcount(w);
+    } else if (a.paired) marked = 0; // no rows
+    dia::describe(a, marked, out);
+  }
 };
 
 } // namespace
@@ -60,6 +87,7 @@ std::unique_ptr<FormatBlock> make_block_uploaded(const CsrView &A, const DeviceC
   auto blk = std::make_unique<CudaBlock>();
   build_arrays(CudaSystem{stream}, d.rowptr.data(), d.colidx.data(), d.values.data(), A.nrows, A.ncols, A.nnz, lim, blk->a); // synchronises
   blk->set_layout(Backend::cuda, A, blk->a.values.data(), blk->a.nslots, blk->a.slot_of_csr.data());
+  blk->values_changed(stream);
   return blk;
 }
 

@@ -11,6 +11,7 @@
 //   3. values zeroed, the CSR values scattered to their slots
 #pragma once
 #include "dia.hpp"
+#include "dia_rows.hpp"
 
 #include "../../core/entry_rows.cuh"
 #include "../../core/loads.cuh"
@@ -33,34 +34,6 @@ namespace dia {
 
 constexpr int kThreads = 256;
 
-// What a product kernel needs, passed by value: the offsets travel in the kernel's parameters
-// (the constant bank: one broadcast read per warp).
-struct KernelArgs {
-  int32_t       nrows, ndiag, stride;
-  int32_t       offsets[kMaxDiags];
-  const double *values;
-};
-
-// Row i's sum, in CSR order; zeros (padding) never read x.
-GPUFORMATS_HD double row_sum(const KernelArgs &k, int32_t i, const double *__restrict__ x)
-{
-  double sum = 0.0;
-#ifdef __CUDA_ARCH__
-#pragma unroll 8
-#endif
-  for (int32_t d = 0; d < k.ndiag; ++d) {
-    const double v = load_stream(k.values + (int64_t)d * k.stride + i);
-    if (v != 0.0) sum += v * load_ro(x + i + k.offsets[d]);
-  }
-  return sum;
-}
-
-GPUFORMATS_HD void row_product(const KernelArgs &k, int32_t i, double alpha, const double *__restrict__ x, double beta, double *__restrict__ y)
-{
-  const double s = alpha * row_sum(k, i, x);
-  y[i]           = beta == 0.0 ? s : s + beta * y[i];
-}
-
 // slot of entry k: d*S + row, or -1 where col - row is not an offset (offsets ascending).
 struct EntrySlot {
   KernelArgs     k;
@@ -77,11 +50,6 @@ struct EntrySlot {
     return lo < k.ndiag && k.offsets[lo] == off ? lo * k.stride + row : -1;
   }
 };
-struct EntrySlotAt { // k -> EntrySlot(row[k], k)
-  EntrySlot      f;
-  const int32_t *row;
-  GPUFORMATS_HD int32_t operator()(int64_t e) const { return f(row[e], e); }
-};
 struct IsMissing {
   GPUFORMATS_HD bool operator()(int32_t s) const { return s < 0; }
 };
@@ -90,12 +58,7 @@ template <class Sys>
 struct Arrays : Geometry {
   typename Sys::template buffer<double>  values;
   typename Sys::template buffer<int32_t> slot_of_csr;
-  KernelArgs kernel_args() const
-  {
-    KernelArgs k{nrows, ndiag, stride, {}, values.data()};
-    std::copy(offsets, offsets + ndiag, k.offsets);
-    return k;
-  }
+  KernelArgs kernel_args(const uint32_t *unmirrored = nullptr) const { return dia::kernel_args(*this, values.data(), unmirrored); }
 };
 
 // Every array of dia.hpp from a CSR in the system's memory, or build_host's exceptions.

@@ -1,6 +1,7 @@
 // DIA's host layer: the parameters, the refusals, the host builder (the specification) and the
 // reference product. Layout and invariants: dia.hpp.
 #include "dia.hpp"
+#include "dia_rows.hpp"
 
 #include "../../core/text.hpp"
 
@@ -26,6 +27,7 @@ Limits read_params(const int64_t *params)
   l.max_diags       = (int32_t)checked_param(ops, params, param_max_diags);
   l.max_pad_pct     = (int32_t)checked_param(ops, params, param_max_pad_pct);
   l.rows_per_thread = (int32_t)checked_param(ops, params, param_rows_per_thread);
+  l.symmetric       = checked_param(ops, params, param_symmetric) != 0;
   if (l.rows_per_thread & (l.rows_per_thread - 1)) throw Error(ErrorKind::bad_input, "dia: -mat_dia_rows_per_thread must be 1, 2 or 4; got " + std::to_string(l.rows_per_thread));
   return l;
 }
@@ -52,6 +54,16 @@ void plan(Geometry &g, const Limits &lim, int64_t free_bytes)
   g.stride = (int32_t)std::min<int64_t>(((int64_t)g.nrows + kAlign - 1) / kAlign * kAlign, INT32_MAX);
   if (g.ndiag == 0) g.stride = 0;
   g.nslots = (int64_t)g.ndiag * g.stride;
+  // the symmetric pairs: every offset's negative is an offset too (offsets ascending)
+  g.paired = lim.symmetric && g.nrows == g.ncols && g.ndiag > 0;
+  g.nupper = 0, g.diag = -1;
+  for (int32_t d = 0; g.paired && d < g.ndiag; ++d) {
+    const int32_t *m = std::lower_bound(g.offsets, g.offsets + g.ndiag, -g.offsets[d]);
+    if (m == g.offsets + g.ndiag || *m != -g.offsets[d]) g.paired = false;
+    else if (g.offsets[d] == 0) g.diag = d;
+    else if (g.offsets[d] > 0) g.upper[g.nupper] = d, g.mirror[g.nupper++] = (int32_t)(m - g.offsets);
+  }
+  if (!g.paired) g.nupper = 0, g.diag = -1;
   if (g.nnz > 0 && ((int64_t)g.ndiag * g.nrows - g.nnz) * 100 > (int64_t)lim.max_pad_pct * g.nnz) throw padding_error(g, lim.max_pad_pct);
   if (g.nslots > INT32_MAX) throw Error(ErrorKind::unsupported, "dia: the layout needs " + std::to_string(g.nslots) + " slots, more than the 2^31-1 the int32 slot map addresses. " + kFits + ", or split the matrix over more ranks.");
   const int64_t need = g.nslots * 8 + g.nnz * 4;
@@ -97,7 +109,19 @@ void spmv_host(const Layout &L, double alpha, const double *x, double beta, doub
 
 std::size_t stored_bytes(const Geometry &g) { return (std::size_t)g.ndiag * g.nrows * 8; }
 
-void describe(const Geometry &g, std::vector<LayoutStat> &out)
+int64_t mark_unmirrored(const Geometry &g, const double *values, std::vector<uint32_t> &bits)
+{
+  bits.clear();
+  if (!g.paired) return -1;
+  bits.assign(unmirrored_words(g.nrows), 0u);
+  const KernelArgs k = kernel_args(g, values, nullptr);
+  int64_t          n = 0;
+  for (int32_t j = 0; j < g.nrows; ++j)
+    if (row_unmirrored(k, j)) bits[j >> 5] |= 1u << (j & 31), ++n;
+  return n;
+}
+
+void describe(const Geometry &g, int64_t unmirrored, std::vector<LayoutStat> &out)
 {
   const int64_t pad = (int64_t)g.ndiag * g.nrows - g.nnz;
   const double  csr = csr_bytes(g.nnz, g.nrows), b = (double)stored_bytes(g);
@@ -109,22 +133,34 @@ void describe(const Geometry &g, std::vector<LayoutStat> &out)
   out.push_back({"rows per thread", std::to_string(g.rows_per_thread)});
   out.push_back({"bytes", std::to_string((int64_t)b)});
   out.push_back({"CSR bytes", std::to_string((int64_t)csr) + " (dia/CSR = " + format_number(csr > 0 ? b / csr : 0.0, "%.3f") + ")"});
+  std::string sym = "off: not square, an offset without its negative, or -mat_dia_symmetric 0";
+  if (g.paired) sym = std::to_string(g.nrows - unmirrored) + " of " + std::to_string(g.nrows) + " rows read their lower entries from the " + std::to_string(g.nupper) + " upper offsets (" + std::to_string(unmirrored) + " differ from their mirrors)";
+  out.push_back({"symmetric reads", sym});
 }
 
 namespace {
 
+// The host block runs the kernel's row functions (dia_rows.hpp), the symmetric reads included.
 class HostBlock : public FormatBlock {
 public:
-  Layout      L;
-  void        spmv(double alpha, const double *x, double beta, double *y, const StreamSet &) const override { spmv_host(L, alpha, x, beta, y); }
+  Layout                L;
+  std::vector<uint32_t> unmirrored;
+  int64_t               marked = -1;
+  void                  spmv(double alpha, const double *x, double beta, double *y, const StreamSet &) const override
+  {
+    const KernelArgs k = kernel_args(L, L.values.data(), unmirrored.empty() ? nullptr : unmirrored.data());
+    for (int32_t i = 0; i < L.nrows; ++i) row_product(k, i, alpha, x, beta, y);
+  }
+  void        values_changed(cudaStream_t) override { marked = mark_unmirrored(L, L.values.data(), unmirrored); }
   std::size_t bytes() const override { return stored_bytes(L); }
-  void        describe(std::vector<LayoutStat> &out) const override { dia::describe(L, out); }
+  void        describe(std::vector<LayoutStat> &out) const override { dia::describe(L, marked, out); }
 };
 
 const FormatParam kParams[] = {
   {"max_diags", "most column offsets a stencil may have (a 27-point stencil has 27)", kMaxDiags, 1, kMaxDiags},
   {"max_pad_pct", "most padding, in % of the nonzeros (boundary rows lacking offsets), before the layout is refused", 15, 0, 100},
   {"rows_per_thread", "rows each GPU thread computes (1, 2 or 4)", 1, 1, 4},
+  {"symmetric", "rows whose lower entries equal their mirrors read them from the upper offsets (checked at every change of the values)", 1, 0, 1},
 };
 
 std::unique_ptr<FormatBlock> ops_host(const CsrView &A, const int64_t *params)
@@ -132,6 +168,7 @@ std::unique_ptr<FormatBlock> ops_host(const CsrView &A, const int64_t *params)
   auto blk = std::make_unique<HostBlock>();
   blk->L   = build_host(A, read_params(params));
   blk->set_layout(Backend::host, A, blk->L.values.data(), blk->L.nslots, blk->L.slot_of_csr.data());
+  blk->values_changed(nullptr);
   return blk;
 }
 std::unique_ptr<FormatBlock> ops_uploaded(const CsrView &A, DeviceCsr &d, const int64_t *params, cudaStream_t stream) { return make_block_uploaded(A, d, read_params(params), stream); }
