@@ -150,6 +150,8 @@ public:
   {
     const KernelArgs k = kernel_args(L, L.values.data(), unmirrored.empty() ? nullptr : unmirrored.data());
     for (int32_t i = 0; i < L.nrows; ++i) row_product(k, i, alpha, x, beta, y);
+    if (k.unmirrored)
+      for (int64_t w = 0; w < unmirrored_words(L.nrows); ++w) add_own_lower_word(k, w, alpha, x, y);
   }
   void        values_changed(cudaStream_t) override { marked = mark_unmirrored(L, L.values.data(), unmirrored); }
   std::size_t bytes() const override { return stored_bytes(L); }
