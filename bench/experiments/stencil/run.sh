@@ -11,7 +11,8 @@
 #          sellcuda, evchyb with the stencil layout off, on, and on with full reads
 #   ex45   KSP ex45 128^3 with PETSc's default preconditioner (ILU(0)): aijcusparse, evchyb with
 #          the stencil layout off and on
-# Logs and bench_spmv's JSON -> $OUT.
+# Logs and bench_spmv's JSON -> $OUT. STENCIL_QUICK=1 (the first three matrices), EX14_SIZES (default
+# "256 128") and STENCIL_DEADLINE (seconds, default 570) trim a run.
 #   run(command="bash bench/experiments/stencil/run.sh [phases]", carry=["bundle"])
 set -uo pipefail
 source "$(dirname "$0")/../gamg/env.sh"
@@ -31,9 +32,10 @@ if [[ " $phases " == *" test "* ]]; then
 fi
 
 if [[ " $phases " == *" spmv "* ]]; then
-  printf '%s\n' "stencil7_200_sym stencil3d7:n=200,symmetric=1" "stencil7_256_sym stencil3d7:n=256,symmetric=1" "stencil7_256 stencil3d7:n=256" "stencil27_160_sym stencil27:n=160,symmetric=1" "convdiff_200 convdiff3d:n=200" >"$D/suite.txt"
+  printf '%s\n' "stencil7_256_sym stencil3d7:n=256,symmetric=1" "stencil7_256 stencil3d7:n=256" "stencil27_160_sym stencil27:n=160,symmetric=1" >"$D/suite.txt"
+  [ -z "${STENCIL_QUICK:-}" ] && printf '%s\n' "stencil7_200_sym stencil3d7:n=200,symmetric=1" "convdiff_200 convdiff3d:n=200" >>"$D/suite.txt"
   T="aijcusparse,sellcuda,evchyb:-mat_gpuformats_stencil=off,evchyb,evchyb:-mat_dia_symmetric=0"
-  timeout $((deadline - SECONDS - 120)) bin/bench_spmv -dll_append "$L" -suite "$D/suite.txt" -types "$T" -reps 50 -json "$OUT/bench_spmv_stencil.json" >"$D/bench_spmv.txt" 2>&1
+  timeout $((deadline - SECONDS - 120)) bin/bench_spmv -dll_append "$L" -suite "$D/suite.txt" -types "$T" -reps 50 -commit "$(cat bundle/commit)" -json "$OUT/bench_spmv_stencil.json" >"$D/bench_spmv.txt" 2>&1
   echo "bench_spmv exit $?"
   cat "$D/bench_spmv.txt" | grep -v "^$" | tail -60
 fi
@@ -44,7 +46,7 @@ run() { # case name timeout cmd type extra... (run_case: gamg/env.sh)
   grep -m3 -E "stencil layout|not stencil|symmetric reads" "$LOG" | sed 's/^/    /'
 }
 if [[ " $phases " == *" ex14 "* ]]; then
-  for N in 256 128; do
+  for N in ${EX14_SIZES:-256 128}; do
     E14="bin/petsc/snes_ex14 -da_grid_x $N -da_grid_y $N -da_grid_z $N -snes_type newtonls -snes_rtol 1e-8 -ksp_type cg -pc_type jacobi -ksp_rtol 1e-8"
     for t in aijcusparse sellcuda evchyb_off evchyb_dia evchyb_dia_full; do
       case $t in

@@ -28,16 +28,16 @@
 //   slot_of_csr  values[slot_of_csr[k]] == A.values[k]
 // An empty matrix (no rows or no entries) builds with no offsets: the product writes beta*y.
 //
-// Symmetric reads: in a square block whose offsets come in pairs (+o, -o), row j's lower entry
+// Mirrored reads: in a square block whose offsets come in pairs (+o, -o), row j's lower entry
 // A(j, j - o) is usually its mirror A(j - o, j), the upper entry of row j - o. Every change of the
-// values (build, refresh, edits: FormatBlock::values_changed) marks, in one pass on the device, the
-// rows where some lower entry is not (bit j of `unmirrored`: bitwise inequality, so a NaN counts).
-// The product reads the diagonal and the upper offsets for every row, and the lower entries of an
-// unmarked row from the upper values of rows j - o (ascending columns: the same CSR-order sum, bit
-// for bit); a marked row reads its own lower offsets. A symmetric matrix marks none; snes ex14's
-// Jacobian (Dirichlet rows hold only the diagonal) marks the rows next to the boundary. Storage
-// stays full (the slot map's contract); the values read fall from 8*ndiag to about 8*(nupper + 1)
-// bytes per row where the upper values are re-read from L2. -mat_dia_symmetric 0: full reads.
+// values (build, refresh, edits: FormatBlock::values_changed) counts, in one pass on the device,
+// the rows where some lower entry is not (bitwise: a NaN counts). Where none is, the product reads
+// the diagonal and the upper offsets only, each row's lower entries from the upper values of rows
+// j - o (ascending columns: the CSR-order sum, bit for bit): 8*(nupper + 1) bytes of values per row
+// instead of 8*ndiag, the upper values re-read from L2. The count comes back without a sync; until
+// it has, and wherever a row differs (snes ex14: its Dirichlet rows hold only the diagonal), the
+// product reads every offset. Storage stays full (the slot map's contract). -mat_dia_symmetric 0:
+// never mirrored.
 #pragma once
 #include "../../core/hd.hpp"
 #include "../format.hpp"
@@ -93,11 +93,11 @@ Layout build_host(const CsrView &A, const Limits &lim = {});
 // y = alpha*A*x + beta*y; beta == 0: y is write-only.
 void        spmv_host(const Layout &L, double alpha, const double *x, double beta, double *y);
 std::size_t stored_bytes(const Geometry &g); // values only: FormatBlock::bytes's count
-// unmirrored: the rows marked (-1: not paired), for the last line.
+// unmirrored: the rows whose lower entries differ from their mirrors (-1: not paired), for the
+// last line.
 void        describe(const Geometry &g, int64_t unmirrored, std::vector<LayoutStat> &out);
-// The unmirrored bitmap of values (dia_rows.hpp's row_unmirrored; bits[unmirrored_words(nrows)]),
-// on the host; returns the rows marked (-1 and no bits where not paired).
-int64_t     mark_unmirrored(const Geometry &g, const double *values, std::vector<uint32_t> &bits);
+// Those rows of values, counted on the host (dia_rows.hpp's row_unmirrored; -1 where not paired).
+int64_t     count_unmirrored(const Geometry &g, const double *values);
 
 // A DIA block on the device, from A already uploaded in d (read, not taken).
 std::unique_ptr<FormatBlock> make_block_uploaded(const CsrView &A, const DeviceCsr &d, const Limits &lim, cudaStream_t stream);

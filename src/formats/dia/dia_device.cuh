@@ -58,7 +58,7 @@ template <class Sys>
 struct Arrays : Geometry {
   typename Sys::template buffer<double>  values;
   typename Sys::template buffer<int32_t> slot_of_csr;
-  KernelArgs kernel_args(const uint32_t *unmirrored = nullptr) const { return dia::kernel_args(*this, values.data(), unmirrored); }
+  KernelArgs kernel_args() const { return dia::kernel_args(*this, values.data()); }
 };
 
 // Every array of dia.hpp from a CSR in the system's memory, or build_host's exceptions.

@@ -109,15 +109,12 @@ void spmv_host(const Layout &L, double alpha, const double *x, double beta, doub
 
 std::size_t stored_bytes(const Geometry &g) { return (std::size_t)g.ndiag * g.nrows * 8; }
 
-int64_t mark_unmirrored(const Geometry &g, const double *values, std::vector<uint32_t> &bits)
+int64_t count_unmirrored(const Geometry &g, const double *values)
 {
-  bits.clear();
   if (!g.paired) return -1;
-  bits.assign(unmirrored_words(g.nrows), 0u);
-  const KernelArgs k = kernel_args(g, values, nullptr);
+  const KernelArgs k = kernel_args(g, values);
   int64_t          n = 0;
-  for (int32_t j = 0; j < g.nrows; ++j)
-    if (row_unmirrored(k, j)) bits[j >> 5] |= 1u << (j & 31), ++n;
+  for (int32_t j = 0; j < g.nrows; ++j) n += row_unmirrored(k, j);
   return n;
 }
 
@@ -134,26 +131,23 @@ void describe(const Geometry &g, int64_t unmirrored, std::vector<LayoutStat> &ou
   out.push_back({"bytes", std::to_string((int64_t)b)});
   out.push_back({"CSR bytes", std::to_string((int64_t)csr) + " (dia/CSR = " + format_number(csr > 0 ? b / csr : 0.0, "%.3f") + ")"});
   std::string sym = "off: not square, an offset without its negative, or -mat_dia_symmetric 0";
-  if (g.paired) sym = std::to_string(g.nrows - unmirrored) + " of " + std::to_string(g.nrows) + " rows read their lower entries from the " + std::to_string(g.nupper) + " upper offsets (" + std::to_string(unmirrored) + " differ from their mirrors)";
-  out.push_back({"symmetric reads", sym});
+  if (g.paired) sym = unmirrored == 0 ? "on: the values are symmetric; products read the diagonal and the " + std::to_string(g.nupper) + " upper offsets" : "off: " + std::to_string(unmirrored) + " of " + std::to_string(g.nrows) + " rows differ from their mirrors";
+  out.push_back({"mirrored reads", sym});
 }
 
 namespace {
 
-// The host block runs the kernel's row functions (dia_rows.hpp), the symmetric reads included.
+// The host block runs the kernel's row functions (dia_rows.hpp), mirrored reads included.
 class HostBlock : public FormatBlock {
 public:
-  Layout                L;
-  std::vector<uint32_t> unmirrored;
-  int64_t               marked = -1;
-  void                  spmv(double alpha, const double *x, double beta, double *y, const StreamSet &) const override
+  Layout  L;
+  int64_t marked = -1; // rows that differ from their mirrors
+  void    spmv(double alpha, const double *x, double beta, double *y, const StreamSet &) const override
   {
-    const KernelArgs k = kernel_args(L, L.values.data(), unmirrored.empty() ? nullptr : unmirrored.data());
-    for (int32_t i = 0; i < L.nrows; ++i) row_product(k, i, alpha, x, beta, y);
-    if (k.unmirrored)
-      for (int64_t w = 0; w < unmirrored_words(L.nrows); ++w) add_own_lower_word(k, w, alpha, x, y);
+    const KernelArgs k = kernel_args(L, L.values.data());
+    for (int32_t i = 0; i < L.nrows; ++i) row_product(k, i, marked == 0, alpha, x, beta, y);
   }
-  void        values_changed(cudaStream_t) override { marked = mark_unmirrored(L, L.values.data(), unmirrored); }
+  void        values_changed(cudaStream_t) override { marked = count_unmirrored(L, L.values.data()); }
   std::size_t bytes() const override { return stored_bytes(L); }
   void        describe(std::vector<LayoutStat> &out) const override { dia::describe(L, marked, out); }
 };
@@ -162,7 +156,7 @@ const FormatParam kParams[] = {
   {"max_diags", "most column offsets a stencil may have (a 27-point stencil has 27)", kMaxDiags, 1, kMaxDiags},
   {"max_pad_pct", "most padding, in % of the nonzeros (boundary rows lacking offsets), before the layout is refused", 15, 0, 100},
   {"rows_per_thread", "rows each GPU thread computes (1, 2 or 4)", 1, 1, 4},
-  {"symmetric", "rows whose lower entries equal their mirrors read them from the upper offsets (checked at every change of the values)", 1, 0, 1},
+  {"symmetric", "products read the diagonal and the upper offsets only while the values are symmetric (counted on the device at every change of the values)", 1, 0, 1},
 };
 
 std::unique_ptr<FormatBlock> ops_host(const CsrView &A, const int64_t *params)
