@@ -2,9 +2,8 @@
 # The stencil layout (DIA, src/formats/dia/; taken by every type where the pattern is a stencil:
 # -mat_gpuformats_stencil auto) against aijcusparse and sellcuda, one GPU, in one call:
 #   test   bin/test/test_formats_cuda on DIA only (device builder and kernels against the host's)
-#   spmv   bench_spmv on 7- and 27-point stencils with symmetric values (7-point 200^3 and
-#          256^3, 27-point 160^3), the 7-point 256^3 with unsymmetric values and convection-diffusion
-#          200^3 (unsymmetric): aijcusparse, sellcuda, evchyb with the stencil layout off (EVC-HYB),
+#   spmv   bench_spmv on bench/suites/stencil.txt (7- and 27-point stencils with symmetric values,
+#          7-point 256^3 with unsymmetric values, convection-diffusion 200^3): aijcusparse, sellcuda, evchyb with the stencil layout off (EVC-HYB),
 #          evchyb (DIA, mirrored reads where rows are symmetric), DIA with full reads
 #          (-mat_dia_symmetric 0)
 #   ex14   SNES ex14 256^3 and 128^3, CG + Jacobi (-log_view, no GPU-time sync): aijcusparse,
@@ -32,8 +31,7 @@ if [[ " $phases " == *" test "* ]]; then
 fi
 
 if [[ " $phases " == *" spmv "* ]]; then
-  printf '%s\n' "stencil7_256_sym stencil3d7:n=256,symmetric=1" "stencil7_256 stencil3d7:n=256" "stencil27_160_sym stencil27:n=160,symmetric=1" >"$D/suite.txt"
-  [ -z "${STENCIL_QUICK:-}" ] && printf '%s\n' "stencil7_200_sym stencil3d7:n=200,symmetric=1" "convdiff_200 convdiff3d:n=200" >>"$D/suite.txt"
+  grep -v '^#' bench/suites/stencil.txt | head -n "$([ -n "${STENCIL_QUICK:-}" ] && echo 3 || echo 99)" >"$D/suite.txt"
   T="aijcusparse,sellcuda,evchyb:-mat_gpuformats_stencil=off,evchyb,evchyb:-mat_dia_symmetric=0"
   timeout $((deadline - SECONDS - 120)) bin/bench_spmv -dll_append "$L" -suite "$D/suite.txt" -types "$T" -reps 50 -commit "$(cat bundle/commit)" -json "$OUT/bench_spmv_stencil.json" >"$D/bench_spmv.txt" 2>&1
   echo "bench_spmv exit $?"
