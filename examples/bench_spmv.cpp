@@ -1003,7 +1003,7 @@ void run_type(const Settings &S, HostMatrix &M, const TypeEntry &T, TypeResult &
 }
 
 // ---------------------------------------------------------------------------------------------
-// the SpMV model's predictions (src/model/model.hpp, issue 20)
+// the SpMV model's predictions (src/model/model.hpp)
 //
 // Per matrix: its strips (model::strips_of on the host AIJ's CSR, exact x_sectors), every model
 // candidate's predicted time of one product and the DP partition of the strips. Per type: the

@@ -13,7 +13,7 @@
 // -strips N: how many strips to list one per line (the rest are summarised).
 //
 // The strip features here are computed on the host from the CSR read (model::strips_of). The PETSc
-// glue (issue 20's next step) will compute them from the CSR already on the device.
+// glue (gpuauto) computes them on the device from the build's upload (src/model/features_device.cuh).
 #include "core/csr.hpp"
 #include "matgen/generators.hpp"
 #include "matgen/matrix_market.hpp"
