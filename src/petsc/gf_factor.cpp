@@ -72,6 +72,8 @@ struct TriState {
   trisolve::AutoProbe                        probe{};              // what auto measured
   double                                     ratio      = 0;     // auto's predicted solve time, sweeps over exact
   double                                     auto_ms    = 0;     // what its measurement took
+  double                                     apply_ms   = 0;     // symbolic phase: the apply made (its setup line in -ksp_view)
+  double                                     ilu_ms     = 0;     // symbolic phase: cuSPARSE's ILU(0) analysis of M's pattern
 };
 
 // FP32 factor values (-pc_precision single): the exact apply's probe residual above this is said
@@ -87,6 +89,7 @@ struct GFFactor {
   PetscBool      device_values;                // the numeric phase reads S's device values
   Vec            db, dx;                       // device copies of host vectors given to a solve
   TriState      *tri;                          // -mat_gpuformats_trisolve sweeps|isai
+  double         shadow_ms, package_ms;        // the last symbolic phase: S's values, the package's own symbolic phase
   PetscErrorCode (*view)(Mat, PetscViewer);    // the factor's own MatView
 };
 
@@ -286,6 +289,7 @@ PetscErrorCode TriView(Mat B, PetscViewer viewer)
     if (t.residual >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "probe residual: ||b - LU x|| / ||b|| = %.3g for x the apply of a probe b\n", t.residual));
     if (t.single && t.residual > kSingleResidualWarning) PetscCall(PetscViewerASCIIPrintf(viewer, "warning: with the factor's values in FP32 (-pc_precision single) the probe residual is %.3g, above %.3g: iterations may grow; -pc_precision double keeps FP64\n", t.residual, kSingleResidualWarning));
     if (t.levels > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "ILU(%d) pattern: %" PetscInt64_FMT " entries, %.2f times A's\n", t.levels, (PetscInt64)t.apply->nnz(), t.a_nnz ? (double)t.apply->nnz() / (double)t.a_nnz : 1.0));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "symbolic phase: %.1f ms: S's values %.1f, the cusparse package's symbolic phase %.1f, this apply made %.1f, cuSPARSE's ILU(0) analysis of M's pattern %.1f\n", f->shadow_ms + f->package_ms + t.apply_ms + t.ilu_ms, f->shadow_ms, f->package_ms, t.apply_ms, t.ilu_ms));
     PetscCall(PetscViewerASCIIPrintf(viewer, "numeric phases: %" PetscInt_FMT ", the last %.3f ms (%scuSPARSE's ILU(0) in M's pattern, the operators and the probe)\n", t.numerics, t.setup_ms, t.levels > 0 ? "A's values into ILU(k)'s pattern, " : ""));
     PetscCall(PetscViewerASCIIPopTab(viewer));
   }
@@ -423,8 +427,12 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
     trisolve::FillPattern fill;
     if (levels > 0) fill = trisolve::iluk_pattern(view, levels);
     const CsrView pattern = levels > 0 ? CsrView{view.nrows, view.ncols, fill.nnz(), fill.rowptr.data(), fill.colidx.data(), nullptr} : view;
+    const auto    t0      = std::chrono::steady_clock::now();
     t->apply = std::make_unique<trisolve::TriangularApply>(pattern, mode, (int)gf(A).opt.trisolve_sweeps, gf(A).diag->derived_ops ? *gf(A).diag->derived_ops : *gf(A).ops, Backend::cuda, stream, exact);
-    t->ilu   = std::make_unique<trisolve::Ilu0Cuda>(t->apply->nrows(), t->apply->nnz(), t->apply->rowptr(), t->apply->colidx(), stream);
+    const auto    t1      = std::chrono::steady_clock::now();
+    t->ilu   = std::make_unique<trisolve::Ilu0Cuda>(t->apply->nrows(), t->apply->nnz(), t->apply->rowptr(), t->apply->colidx(), stream); // synchronises
+    t->apply_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    t->ilu_ms   = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
     t->m.resize(std::max<int64_t>(t->apply->nnz(), 1));
     if (levels > 0) {
       t->a_to_m.resize(std::max<int64_t>(view.nnz, 1));
@@ -502,6 +510,18 @@ PetscErrorCode EndSymbolic(Mat B, Mat A, GFFactor &f, const MatFactorInfo *info,
 }
 
 // The symbolic phases: the package's own on S between the two above.
+// ms since t0, the device's work included (the symbolic phase's parts in -ksp_view).
+PetscErrorCode SymbolicLap(std::chrono::steady_clock::time_point t0, double *ms)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
+  *ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode LUSymbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *info, bool ilu)
 {
   GFFactor *f;
@@ -509,8 +529,12 @@ PetscErrorCode LUSymbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *inf
   PetscBool natural;
 
   PetscFunctionBegin;
+  const auto t0 = std::chrono::steady_clock::now();
   PetscCall(BeginSymbolic(B, A, row, col, info, ilu, &f, &S, &natural));
+  PetscCall(SymbolicLap(t0, &f->shadow_ms));
+  const auto t1 = std::chrono::steady_clock::now();
   PetscCall((ilu ? f->ilu_symbolic : f->lu_symbolic)(B, S, row, col, info));
+  PetscCall(SymbolicLap(t1, &f->package_ms));
   PetscCall(EndSymbolic(B, A, *f, info, ilu, natural, false));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -522,8 +546,12 @@ PetscErrorCode CholeskySymbolic(Mat B, Mat A, IS perm, const MatFactorInfo *info
   PetscBool natural;
 
   PetscFunctionBegin;
+  const auto t0 = std::chrono::steady_clock::now();
   PetscCall(BeginSymbolic(B, A, perm, NULL, info, icc, &f, &S, &natural));
+  PetscCall(SymbolicLap(t0, &f->shadow_ms));
+  const auto t1 = std::chrono::steady_clock::now();
   PetscCall((icc ? f->icc_symbolic : f->cholesky_symbolic)(B, S, perm, info));
+  PetscCall(SymbolicLap(t1, &f->package_ms));
   PetscCall(EndSymbolic(B, A, *f, info, icc, natural, true));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -33,6 +33,7 @@
 #include <thrust/scan.h>
 #include <thrust/sequence.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -823,6 +824,21 @@ struct Triangle {
     int         grid = 0, threads = 0, calls = 0;
   };
   mutable Launch       launch;
+  // The build's stages in ms, each ended by a sync (-ksp_view's setup line): the levels, the rows
+  // sorted by level, the slots (slices or tiles), the tiles' halos
+  double ms_levels = 0, ms_order = 0, ms_slots = 0, ms_halo = 0;
+  struct Lap {
+    std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
+    template <class S>
+    double operator()(const S &sys)
+    {
+      sys.sync();
+      const auto now = std::chrono::steady_clock::now();
+      const double ms = std::chrono::duration<double, std::milli>(now - t).count();
+      t = now;
+      return ms;
+    }
+  };
 
   // The strict upper or lower triangle of a sorted CSR pattern (rowptr, colidx, dpos: its
   // diagonal positions, all in Sys memory); unit: no diagonal division.
@@ -834,7 +850,9 @@ struct Triangle {
     const auto   it0 = thrust::make_counting_iterator<int32_t>(0);
     auto         level = sys.template temp<int32_t>(n), sorted = sys.template temp<int32_t>(n), rows = sys.template temp<int32_t>(n);
     perm.resize(n);
+    Lap lap;
     levels_of(sys, n, s, colidx, level.data());
+    ms_levels = lap(sys);
     const int32_t top = n ? thrust::reduce(sys.policy(), level.data(), level.data() + n, 0, thrust::maximum<int32_t>()) : -1;
     thrust::sequence(sys.policy(), rows.data(), rows.data() + n);
     if (n > 0) sys.sort_pairs(level.data(), sorted.data(), rows.data(), perm.data(), n, std::max(1, bits_for((uint32_t)top)));
@@ -842,8 +860,9 @@ struct Triangle {
     thrust::lower_bound(sys.policy(), sorted.data(), sorted.data() + n, it0, it0 + top + 2, starts.data());
     level_ptr.resize(top + 2);
     sys.to_host(level_ptr.data(), starts.data(), level_ptr.size());
+    ms_order = lap(sys);
     if (tiles) {
-      build_tiles(sys, s, colidx, dpos, pos, level.data(), top, *tiles);
+      build_tiles(sys, s, colidx, dpos, pos, level.data(), top, *tiles, lap);
       return;
     }
     const int32_t nslices = (n + kSlice - 1) / kSlice;
@@ -860,10 +879,10 @@ struct Triangle {
     nnz = thrust::count_if(sys.policy(), src.data(), src.data() + slots, Stored{});
     if (single) v32.resize(slots);
     else v64.resize(slots);
-    sys.sync();
+    ms_slots = lap(sys);
   }
 
-  void build_tiles(const Sys &sys, const Strict &s, const int32_t *colidx, const int32_t *dpos, const int32_t *pos, const int32_t *level, int32_t top, const TileShape &ts)
+  void build_tiles(const Sys &sys, const Strict &s, const int32_t *colidx, const int32_t *dpos, const int32_t *pos, const int32_t *level, int32_t top, const TileShape &ts, Lap &lap)
   {
     tiled = true;
     if (n == 0) return;
@@ -915,13 +934,14 @@ struct Triangle {
     if (!unit) diag.resize(n), dval.resize(n);
     thrust::for_each(sys.policy(), it0, it0 + n, TileSlots{perm.data(), colidx, pos, dpos, posof.data(), tid.data(), sid.data(), tile_ptr.data(), seg_ptr.data(), seg_slot.data(), s, cols.data(), src.data(), unit ? nullptr : diag.data()});
     nnz = thrust::count_if(sys.policy(), src.data(), src.data() + slots, Stored{});
+    ms_slots = lap(sys);
     build_halo(sys, tid.data());
     const auto t0 = thrust::make_counting_iterator<int32_t>(0);
     rows_cap  = (int32_t)thrust::transform_reduce(sys.policy(), t0, t0 + ntiles, Span{tile_ptr.data()}, int64_t(0), thrust::maximum<int64_t>());
     max_slots = thrust::transform_reduce(sys.policy(), t0, t0 + ntiles, TileSlotCount{tile_seg.data(), seg_slot.data()}, int64_t(0), thrust::maximum<int64_t>());
     if (single) v32.resize(slots);
     else v64.resize(slots);
-    sys.sync();
+    ms_halo = lap(sys);
   }
 
   // The tiles' halos (TileSolve): the external slots (cols >= 0, a row j) by (tile, j), the first

@@ -280,11 +280,14 @@ struct ExactImpl final : Common<Sys> {
   };
   mutable Graph                   graphs[2];         // apply, apply_transpose
   mutable DeviceBuffer<double>    bx[2];             // the graphs' right-hand side and result
+  double                          ms_pattern = 0;    // setup: M's pattern uploaded, its diagonal found
 
   ExactImpl(const CsrView &M, Backend be, cudaStream_t stream, ExactOptions o) : opt(o), shape{o.tile_levels, o.tile_chunk, o.tile_rows, o.tile_kb, o.tile_kc}
   {
-    const Sys sys = make_system<Sys>(stream);
+    const Sys                   sys = make_system<Sys>(stream);
+    typename level::Triangle<Sys>::Lap lap;
     this->init(sys, M, Mode::levelset, be);
+    ms_pattern = lap(sys);
     const level::TileShape *ts = tiles();
     lower.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, false, true, opt.single, ts);
     upper.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, true, false, opt.single, ts);
@@ -407,6 +410,9 @@ struct ExactImpl final : Common<Sys> {
       out.push_back({"L tiles", std::to_string(lower.ntiles) + " of " + std::to_string(lower.band) + " levels and at most " + std::to_string(lower.rows_cap) + " rows, " + std::to_string(lower.nsegs) + " levels in all, chunks of " + std::to_string(lower.width) + " rows, " + std::to_string(lower.nhalo) + " reads across tiles"});
       out.push_back({"U tiles", std::to_string(upper.ntiles) + " of " + std::to_string(upper.band) + " levels and at most " + std::to_string(upper.rows_cap) + " rows, " + std::to_string(upper.nsegs) + " levels in all, chunks of " + std::to_string(upper.width) + " rows, " + std::to_string(upper.nhalo) + " reads across tiles"});
     }
+    const auto ms  = [](double v) { char b[32]; std::snprintf(b, sizeof b, "%.1f", v); return std::string(b); };
+    const auto tri = [&](const level::Triangle<Sys> &t) { return "levels " + ms(t.ms_levels) + ", level order " + ms(t.ms_order) + ", slots " + ms(t.ms_slots) + (t.tiled ? ", halos " + ms(t.ms_halo) : std::string()); };
+    out.push_back({"setup ms", "pattern " + ms(ms_pattern) + "; L: " + tri(lower) + "; U: " + tri(upper)});
     out.push_back({"apply bytes", std::to_string(this->bytes) + (opt.schedule == Schedule::tiles ? " (ELL by tile level" : " (sliced ELL in level order") + ", padding " + std::to_string(lower.slots + upper.slots - lower.nnz - upper.nnz) + " slots)"});
   }
 };
