@@ -31,6 +31,7 @@
 // MATSEQAIJ they are (their names begin with "seqaij").
 #include "gf_mat.hpp"
 
+#include "formats/slot_map.hpp"
 #include "trisolve/trisolve.hpp"
 
 #include <petscdevice_cuda.h>
@@ -56,6 +57,7 @@ struct TriState {
   std::unique_ptr<trisolve::Ilu0Cuda>        ilu;            // on M's pattern: A's for k = 0, with ILU(k)'s fill otherwise
   DeviceBuffer<double>                       m;              // M = L\U: A's values (scattered into M's pattern) factored in place
   DeviceBuffer<int32_t>                      a_to_m;         // k > 0: where each of A's entries sits in M's pattern
+  DeviceBuffer<double>                       a_values;       // k > 0 without S (GFFactor::lean): A's values in CSR order
   int64_t                                    a_nnz      = 0;
   int                                        levels     = 0;  // k
   PetscObjectState                           nzstate    = -1; // A's pattern at the symbolic phase
@@ -87,6 +89,7 @@ struct GFFactor {
   NumericFn      lu_numeric, cholesky_numeric; // installed by the symbolic phase
   SolveFn        solve, solve_transpose;       // installed by the numeric phase
   PetscBool      device_values;                // the numeric phase reads S's device values
+  PetscBool      lean;                         // ours alone: no S and no package phase (Lean)
   Vec            db, dx;                       // device copies of host vectors given to a solve
   TriState      *tri;                          // -mat_gpuformats_trisolve sweeps|isai
   double         shadow_ms, package_ms;        // the last symbolic phase: S's values, the package's own symbolic phase
@@ -289,7 +292,8 @@ PetscErrorCode TriView(Mat B, PetscViewer viewer)
     if (t.residual >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "probe residual: ||b - LU x|| / ||b|| = %.3g for x the apply of a probe b\n", t.residual));
     if (t.single && t.residual > kSingleResidualWarning) PetscCall(PetscViewerASCIIPrintf(viewer, "warning: with the factor's values in FP32 (-pc_precision single) the probe residual is %.3g, above %.3g: iterations may grow; -pc_precision double keeps FP64\n", t.residual, kSingleResidualWarning));
     if (t.levels > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "ILU(%d) pattern: %" PetscInt64_FMT " entries, %.2f times A's\n", t.levels, (PetscInt64)t.apply->nnz(), t.a_nnz ? (double)t.apply->nnz() / (double)t.a_nnz : 1.0));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "symbolic phase: %.1f ms: S's values %.1f, the cusparse package's symbolic phase %.1f, this apply made %.1f, cuSPARSE's ILU(0) analysis of M's pattern %.1f\n", f->shadow_ms + f->package_ms + t.apply_ms + t.ilu_ms, f->shadow_ms, f->package_ms, t.apply_ms, t.ilu_ms));
+    if (f->lean) PetscCall(PetscViewerASCIIPrintf(viewer, "symbolic phase: %.1f ms: this apply made %.1f, cuSPARSE's ILU(0) analysis of M's pattern %.1f (the apply alone: no cusparse package phase)\n", f->package_ms + t.apply_ms + t.ilu_ms, t.apply_ms, t.ilu_ms));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "symbolic phase: %.1f ms: S's values %.1f, the cusparse package's symbolic phase %.1f, this apply made %.1f, cuSPARSE's ILU(0) analysis of M's pattern %.1f\n", f->shadow_ms + f->package_ms + t.apply_ms + t.ilu_ms, f->shadow_ms, f->package_ms, t.apply_ms, t.ilu_ms));
     PetscCall(PetscViewerASCIIPrintf(viewer, "numeric phases: %" PetscInt_FMT ", the last %.3f ms (%scuSPARSE's ILU(0) in M's pattern, the operators and the probe)\n", t.numerics, t.setup_ms, t.levels > 0 ? "A's values into ILU(k)'s pattern, " : ""));
     PetscCall(PetscViewerASCIIPopTab(viewer));
   }
@@ -305,7 +309,7 @@ PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *info)
 {
   GFFactor          *f;
   Mat                S;
-  const PetscScalar *a;
+  const PetscScalar *a = NULL;
   cudaStream_t       stream;
   PetscObjectState   nz;
 
@@ -319,14 +323,23 @@ PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *info)
   const bool ours = !(t.autom && t.decided && t.exact), theirs = t.autom && !(t.decided && !t.exact);
   int32_t    pivot = -1;
   if (ours) {
-    PetscCall(GFShadowOnDevice(A, &S));
-    PetscCall(MatSeqAIJCUSPARSEGetArrayRead(S, &a));
+    // A's values in CSR order: gathered from the format itself (lean), or S's, gathered from it
+    if (f->lean) PetscCall(GFSeqSync(A, Backend::cuda, PETSC_FALSE));
+    else {
+      PetscCall(GFShadowOnDevice(A, &S));
+      PetscCall(MatSeqAIJCUSPARSEGetArrayRead(S, &a));
+    }
     PetscCall(PetscGetCurrentCUDAStream(&stream));
     PetscCall(PetscLogGpuTimeBegin());
     double residual = -1;
     GF_TRY(PETSC_COMM_SELF, {
-      if (t.levels == 0) GPUFORMATS_CUDA(cudaMemcpyAsync(t.m.data(), a, sizeof(double) * t.a_nnz, cudaMemcpyDeviceToDevice, stream));
-      else trisolve::scatter_to_pattern_cuda(a, t.a_nnz, t.a_to_m.data(), t.m.data(), t.apply->nnz(), stream);
+      if (f->lean) {
+        double *dst = t.levels == 0 ? t.m.data() : t.a_values.data();
+        gather_csr_values_cuda(*gf(A).diag->fmt, dst, stream);
+        a = dst;
+      }
+      if (t.levels > 0) trisolve::scatter_to_pattern_cuda(a, t.a_nnz, t.a_to_m.data(), t.m.data(), t.apply->nnz(), stream);
+      else if (a != t.m.data()) GPUFORMATS_CUDA(cudaMemcpyAsync(t.m.data(), a, sizeof(double) * t.a_nnz, cudaMemcpyDeviceToDevice, stream));
       pivot = t.ilu->factor(t.m.data(), stream); // synchronises (its zero-pivot check)
       if (pivot < 0) {
         t.apply->set_values(t.m.data(), stream);
@@ -334,7 +347,7 @@ PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *info)
       }
     });
     PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(S, &a));
+    if (!f->lean) PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(S, &a));
     t.residual = residual;
     if (t.single && residual > kSingleResidualWarning) PetscCall(PetscInfo(A, "gpuformats: FP32 factor values: probe residual %g (above %g)\n", residual, kSingleResidualWarning));
     // a zero pivot is the factorization's failure, as PETSc reports it (KSP: DIVERGED_PC_FAILED), not an error
@@ -435,11 +448,13 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
     t->ilu_ms   = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
     t->m.resize(std::max<int64_t>(t->apply->nnz(), 1));
     if (levels > 0) {
+      if (f.lean) t->a_values.resize(std::max<int64_t>(view.nnz, 1));
       t->a_to_m.resize(std::max<int64_t>(view.nnz, 1));
       GPUFORMATS_CUDA(cudaMemcpyAsync(t->a_to_m.data(), fill.a_to_m.data(), sizeof(int32_t) * fill.a_to_m.size(), cudaMemcpyHostToDevice, stream));
       GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // fill is freed on return
     }
   })());
+  if (f.lean && view.nnz > 0) B->info.fill_ratio_needed = (PetscReal)t->apply->nnz() / (PetscReal)view.nnz;
   t->a_nnz    = view.nnz;
   t->levels   = levels;
   t->icc      = icc;
@@ -459,6 +474,18 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
 // MatILUFactorSymbolic_SeqAIJCUSPARSE / MatICCFactorSymbolic_SeqAIJCUSPARSE decide (PETSc 3.26), and
 // -mat_gpuformats_trisolve applies ILU(k) / ICC(k) for every k. A wrong answer about the package
 // costs time, never correctness: S's values are current on the side it marks.
+// Whether our apply serves the factor alone (-mat_gpuformats_trisolve levelset, sweeps or isai on
+// an incomplete factor in the natural ordering on the device): then neither S nor the package's
+// phases are made. The package's ILU(0) symbolic phase (a host copy of A's pattern, cuSPARSE's
+// ILU(0) and SpSV analyses) and S (a SeqAIJ assembled on the host, its CSR uploaded) cost 1.66 s and
+// 0.80 s of ksp ex45's 3.0 s symbolic phase at 256^3 (H200, bench/results/h200/trisolve-setup/),
+// for solves that would never run. exact keeps the package; auto measures its solves.
+bool Lean(Mat A, bool incomplete, PetscBool natural)
+{
+  const PetscInt m = gf(A).opt.trisolve;
+  return incomplete && natural && (m == 1 || m == 2 || m == kTrisolveLevelset);
+}
+
 PetscErrorCode NaturalOnDevice(IS row, IS col, const MatFactorInfo *info, PetscBool *natural)
 {
   PetscBool rid = PETSC_FALSE, cid = PETSC_FALSE;
@@ -484,7 +511,24 @@ PetscErrorCode BeginSymbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *
   *natural = PETSC_FALSE;
   if (incomplete) PetscCall(NaturalOnDevice(row, col, info, natural));
   (*f)->device_values = (*natural && info->levels == 0) ? PETSC_TRUE : PETSC_FALSE;
-  PetscCall(ShadowValues(A, **f, S));
+  (*f)->lean          = Lean(A, incomplete, *natural);
+  *S                  = NULL;
+  if (!(*f)->lean) PetscCall(ShadowValues(A, **f, S));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The lean symbolic phase, in place of the package's: B a factor of A's size that holds no host
+// factor (the apply keeps M on the device), with the fill PETSc reports for it.
+PetscErrorCode LeanSymbolic(Mat B, const MatFactorInfo *info)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSeqAIJSetPreallocation(B, 0, NULL)); // empty rows: a host view of B prints no entry
+  B->assembled                  = PETSC_FALSE;
+  B->info.factor_mallocs        = 0;
+  B->info.fill_ratio_given      = info->fill;
+  B->info.fill_ratio_needed     = 1.0; // TriSymbolic sets ILU(k)'s
+  B->ops->lufactornumeric       = NULL;
+  B->ops->choleskyfactornumeric = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -533,7 +577,8 @@ PetscErrorCode LUSymbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *inf
   PetscCall(BeginSymbolic(B, A, row, col, info, ilu, &f, &S, &natural));
   PetscCall(SymbolicLap(t0, &f->shadow_ms));
   const auto t1 = std::chrono::steady_clock::now();
-  PetscCall((ilu ? f->ilu_symbolic : f->lu_symbolic)(B, S, row, col, info));
+  if (f->lean) PetscCall(LeanSymbolic(B, info));
+  else PetscCall((ilu ? f->ilu_symbolic : f->lu_symbolic)(B, S, row, col, info));
   PetscCall(SymbolicLap(t1, &f->package_ms));
   PetscCall(EndSymbolic(B, A, *f, info, ilu, natural, false));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -550,7 +595,8 @@ PetscErrorCode CholeskySymbolic(Mat B, Mat A, IS perm, const MatFactorInfo *info
   PetscCall(BeginSymbolic(B, A, perm, NULL, info, icc, &f, &S, &natural));
   PetscCall(SymbolicLap(t0, &f->shadow_ms));
   const auto t1 = std::chrono::steady_clock::now();
-  PetscCall((icc ? f->icc_symbolic : f->cholesky_symbolic)(B, S, perm, info));
+  if (f->lean) PetscCall(LeanSymbolic(B, info));
+  else PetscCall((icc ? f->icc_symbolic : f->cholesky_symbolic)(B, S, perm, info));
   PetscCall(SymbolicLap(t1, &f->package_ms));
   PetscCall(EndSymbolic(B, A, *f, info, icc, natural, true));
   PetscFunctionReturn(PETSC_SUCCESS);
