@@ -581,8 +581,7 @@ if gpu_section gpu-trisolve; then
   for t in $TYPES; do
     # Our level-scheduled exact solves (-mat_gpuformats_trisolve levelset, src/trisolve): aijcusparse's
     # histories for ILU(0), ILU(k), ICC(k), ex14's Newton steps, BiCG's transposed solves, every
-    # schedule and block Jacobi's sub-blocks; -ksp_view names them; FP32 values converge and say so;
-    # the default keeps cuSPARSE's solves
+    # schedule and block Jacobi's sub-blocks; -ksp_view names them; FP32 values converge and say so
     LS="-mat_gpuformats_trisolve levelset"
     out=$(bin/petsc/ksp_ex2 -m 40 -n 37 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu $LS -ksp_view 2>&1)
     echo "$out" | grep -q "gpuformats ILU(0) apply (-mat_gpuformats_trisolve levelset)" && echo "$out" | grep -q "levelset: level-scheduled exact solves, one launch per triangle, tiles of levels solved in shared memory, factor values in FP64" && echo "$out" | grep -q "L (unit lower): [0-9]* nonzeros, 76 levels" && pass "gpu.trisolve.levelset_view.$t" || { fail "gpu.trisolve.levelset_view.$t"; echo "$out" | grep -A8 "gpuformats ILU" | head -10; }
@@ -597,8 +596,16 @@ if gpu_section gpu-trisolve; then
     echo "$out" | grep -q "Linear solve converged" && echo "$out" | grep -q "factor values in FP32" && pass "gpu.trisolve.levelset_single.$t # $(echo "$out" | grep -o 'iterations [0-9]*')" || { fail "gpu.trisolve.levelset_single.$t"; echo "$out" | tail -5; }
     out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu $LS -pc_precision bfloat16 2>&1); rc=$?
     [ $rc != 0 ] && echo "$out" | grep -q "pc_precision takes single or double" && pass "gpu.trisolve.precision_error.$t" || { fail "gpu.trisolve.precision_error.$t" "rc=$rc"; echo "$out" | tail -5; }
+    # the default is levelset, alone (no cusparse package phase); cusparse keeps cuSPARSE's solves
     out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu -ksp_view 2>&1); rc=$?
-    [ $rc = 0 ] && ! echo "$out" | grep -q "gpuformats ILU(0) apply" && pass "gpu.trisolve.default_cusparse.$t" || { fail "gpu.trisolve.default_cusparse.$t" "rc=$rc"; echo "$out" | tail -5; }
+    [ $rc = 0 ] && echo "$out" | grep -q "gpuformats ILU(0) apply (-mat_gpuformats_trisolve levelset)" && echo "$out" | grep -q "the apply alone: no cusparse package phase" && pass "gpu.trisolve.default_levelset.$t" || { fail "gpu.trisolve.default_levelset.$t" "rc=$rc"; echo "$out" | tail -5; }
+    out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu -mat_gpuformats_trisolve cusparse -ksp_view 2>&1); rc=$?
+    [ $rc = 0 ] && ! echo "$out" | grep -q "gpuformats ILU(0) apply" && pass "gpu.trisolve.cusparse.$t" || { fail "gpu.trisolve.cusparse.$t" "rc=$rc"; echo "$out" | tail -5; }
+    compare_solver "gpu.trisolve.default.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type ilu
+    compare_solver "gpu.trisolve.default_icc.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -ksp_type cg -pc_type icc
+    # a row without its diagonal: the apply declines, the package factors it as aijcusparse's does
+    out=$(bin/test/ksp_matrix -f test/matrices/CA-GrQc.mtx -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu -ksp_converged_reason -info 2>&1); rc=$?
+    echo "$out" | grep -q "the cusparse package's factorization and solves instead" && pass "gpu.trisolve.declined.$t # rc=$rc" || { fail "gpu.trisolve.declined.$t" "rc=$rc"; echo "$out" | grep -v "^\[" | tail -5; }
     # ILU(0) applied in the format (-mat_gpuformats_trisolve, src/trisolve): sweeps beyond the
     # triangles' depth (ex2 40x37: 76 levels) are the exact solves, so aijcusparse's history, also in
     # block Jacobi's sub-blocks on 2 ranks; isai converges, and -ksp_view names the apply

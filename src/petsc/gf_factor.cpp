@@ -15,9 +15,10 @@
 // natural ordering: A's values, in ILU(k)'s pattern for k > 0 (trisolve::iluk_pattern, made on the
 // host at the symbolic phase), are factored on the device by cuSPARSE's csrilu02, and the
 // triangular solves are ours: level-scheduled exact solves of the factors, or products in our
-// formats (Jacobi sweeps, or incomplete sparse approximate inverses). The package's own ILU(k > 0)
-// numeric phase (on the host) then runs only for auto or a fallback. exact (the default) keeps
-// cuSPARSE's solves; auto builds both at the first numeric phase, measures them on a
+// formats (Jacobi sweeps, or incomplete sparse approximate inverses). levelset is the default;
+// with it, sweeps and isai, neither S nor the package's phases are made (Lean), unless the apply
+// declines the pattern (a row without its diagonal): then the package's run, as for cusparse,
+// which keeps cuSPARSE's solves. auto builds both at the first numeric phase, measures them on a
 // probe (trisolve::AutoProbe) and keeps the one predicted faster for the numeric phases that
 // follow. ICC(k) is applied the same way as the ILU(k) of A: for a symmetric A, U = D L^T and
 // L U = L_c L_c^T (the IC factor L_c = L D^1/2), so the two are one preconditioner, and the sweeps
@@ -90,6 +91,7 @@ struct GFFactor {
   SolveFn        solve, solve_transpose;       // installed by the numeric phase
   PetscBool      device_values;                // the numeric phase reads S's device values
   PetscBool      lean;                         // ours alone: no S and no package phase (Lean)
+  PetscBool      declined;                     // lean, but the apply declined the pattern: the package's phases instead
   Vec            db, dx;                       // device copies of host vectors given to a solve
   TriState      *tri;                          // -mat_gpuformats_trisolve sweeps|isai
   double         shadow_ms, package_ms;        // the last symbolic phase: S's values, the package's own symbolic phase
@@ -261,7 +263,7 @@ PetscErrorCode TriSolveTranspose(Mat B, Vec b, Vec x)
     PetscCall(TriSolve(B, b, x));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCheck(TriExact(*f->tri), PETSC_COMM_SELF, PETSC_ERR_SUP, "gpuformats: MatSolveTranspose() is not offered with -mat_gpuformats_trisolve %s; use -mat_gpuformats_trisolve exact (cuSPARSE's triangular solves, the default) or levelset", TrisolveName(*f->tri));
+  PetscCheck(TriExact(*f->tri), PETSC_COMM_SELF, PETSC_ERR_SUP, "gpuformats: MatSolveTranspose() is not offered with -mat_gpuformats_trisolve %s; use -mat_gpuformats_trisolve levelset (the default) or cusparse", TrisolveName(*f->tri));
   PetscCall(RunApply(*f->tri->apply, true, b, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -296,6 +298,12 @@ PetscErrorCode TriView(Mat B, PetscViewer viewer)
     else PetscCall(PetscViewerASCIIPrintf(viewer, "symbolic phase: %.1f ms: S's values %.1f, the cusparse package's symbolic phase %.1f, this apply made %.1f, cuSPARSE's ILU(0) analysis of M's pattern %.1f\n", f->shadow_ms + f->package_ms + t.apply_ms + t.ilu_ms, f->shadow_ms, f->package_ms, t.apply_ms, t.ilu_ms));
     PetscCall(PetscViewerASCIIPrintf(viewer, "numeric phases: %" PetscInt_FMT ", the last %.3f ms (%scuSPARSE's ILU(0) in M's pattern, the operators and the probe)\n", t.numerics, t.setup_ms, t.levels > 0 ? "A's values into ILU(k)'s pattern, " : ""));
     PetscCall(PetscViewerASCIIPopTab(viewer));
+  }
+  if (f->lean && !(ascii && (format == PETSC_VIEWER_ASCII_INFO || format == PETSC_VIEWER_ASCII_INFO_DETAIL))) {
+    // B holds no host rows: the factor M lives on the device, in the apply
+    PetscCheck(ascii, PetscObjectComm((PetscObject)B), PETSC_ERR_SUP, "gpuformats: this ILU/ICC factor lives on the device only (-mat_gpuformats_trisolve %s); view it with -ksp_view or ::ascii_info, or use -mat_gpuformats_trisolve cusparse for a factor with host rows", f->tri ? TrisolveName(*f->tri) : "");
+    PetscCall(PetscViewerASCIIPrintf(viewer, "gpuformats: the factor lives on the device only (-mat_gpuformats_trisolve %s): no host rows to print\n", f->tri ? TrisolveName(*f->tri) : ""));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (f->view) PetscCall(f->view(B, viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -435,7 +443,9 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
   auto t = std::make_unique<TriState>();
   PetscCall(MatGetNonzeroState(A, &t->nzstate));
   const CsrView view{(int32_t)A->rmap->n, (int32_t)A->cmap->n, (int64_t)ai[A->rmap->n], ai, aj, nullptr};
+  std::string declined; // lean: why the apply cannot serve this pattern (the package's phases then run)
   GF_TRY(PETSC_COMM_SELF, ([&] { // parenthesised: the braces hold commas
+   try {
     const trisolve::Mode  mode = gf(A).opt.trisolve == kTrisolveLevelset ? trisolve::Mode::levelset : gf(A).opt.trisolve == 2 ? trisolve::Mode::isai : trisolve::Mode::sweeps; // sweeps for auto
     trisolve::FillPattern fill;
     if (levels > 0) fill = trisolve::iluk_pattern(view, levels);
@@ -453,7 +463,16 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
       GPUFORMATS_CUDA(cudaMemcpyAsync(t->a_to_m.data(), fill.a_to_m.data(), sizeof(int32_t) * fill.a_to_m.size(), cudaMemcpyHostToDevice, stream));
       GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // fill is freed on return
     }
+   } catch (const Error &e) {
+    if (!f.lean || e.kind != ErrorKind::bad_input) throw;
+    declined = e.what();
+   }
   })());
+  if (!declined.empty()) { // a row without its diagonal: cuSPARSE's phases, as aijcusparse's (a zero pivot)
+    PetscCall(PetscInfo(A, "gpuformats: %s; the cusparse package's factorization and solves instead\n", declined.c_str()));
+    f.declined = PETSC_TRUE;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (f.lean && view.nnz > 0) B->info.fill_ratio_needed = (PetscReal)t->apply->nnz() / (PetscReal)view.nnz;
   t->a_nnz    = view.nnz;
   t->levels   = levels;
@@ -522,7 +541,7 @@ PetscErrorCode BeginSymbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *
 PetscErrorCode LeanSymbolic(Mat B, const MatFactorInfo *info)
 {
   PetscFunctionBegin;
-  PetscCall(MatSeqAIJSetPreallocation(B, 0, NULL)); // empty rows: a host view of B prints no entry
+  PetscCall(MatSeqAIJSetPreallocation(B, MAT_SKIP_ALLOCATION, NULL)); // no host arrays (TriView serves B's views)
   B->assembled                  = PETSC_FALSE;
   B->info.factor_mallocs        = 0;
   B->info.fill_ratio_given      = info->fill;
@@ -547,7 +566,7 @@ PetscErrorCode EndSymbolic(Mat B, Mat A, GFFactor &f, const MatFactorInfo *info,
   }
   delete f.tri;
   f.tri = nullptr;
-  if (gf(A).opt.trisolve == 0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (gf(A).opt.trisolve == 0 || f.declined) PetscFunctionReturn(PETSC_SUCCESS);
   if (incomplete && natural) PetscCall(TriSymbolic(B, A, f, cholesky, (int)info->levels));
   else PetscCall(PetscInfo(A, "gpuformats: -mat_gpuformats_trisolve applies to ILU(k) and ICC(k) in the natural ordering on the device; this %s keeps cuSPARSE's triangular solves\n", incomplete ? "factorization (another ordering, or factored on the host)" : "complete factorization"));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -566,39 +585,49 @@ PetscErrorCode SymbolicLap(std::chrono::steady_clock::time_point t0, double *ms)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode LUSymbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *info, bool ilu)
+// A symbolic phase: S and the package's phase on it (package(S)) or the lean one, then ours; a
+// lean phase whose apply declined the pattern runs again with the package's.
+template <class Package>
+PetscErrorCode Symbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *info, bool incomplete, bool cholesky, Package &&package, GFFactor **pf)
 {
-  GFFactor *f;
   Mat       S;
   PetscBool natural;
 
   PetscFunctionBegin;
-  const auto t0 = std::chrono::steady_clock::now();
-  PetscCall(BeginSymbolic(B, A, row, col, info, ilu, &f, &S, &natural));
-  PetscCall(SymbolicLap(t0, &f->shadow_ms));
-  const auto t1 = std::chrono::steady_clock::now();
-  if (f->lean) PetscCall(LeanSymbolic(B, info));
-  else PetscCall((ilu ? f->ilu_symbolic : f->lu_symbolic)(B, S, row, col, info));
-  PetscCall(SymbolicLap(t1, &f->package_ms));
-  PetscCall(EndSymbolic(B, A, *f, info, ilu, natural, false));
+  for (int pass = 0; pass < 2; ++pass) {
+    const auto t0 = std::chrono::steady_clock::now();
+    PetscCall(BeginSymbolic(B, A, row, col, info, incomplete, pf, &S, &natural));
+    GFFactor &f = **pf;
+    if (pass == 1) { // the apply declined: the package's phases, as for -mat_gpuformats_trisolve cusparse
+      f.lean = PETSC_FALSE;
+      PetscCall(ShadowValues(A, f, &S));
+    } else f.declined = PETSC_FALSE;
+    PetscCall(SymbolicLap(t0, &f.shadow_ms));
+    const auto t1 = std::chrono::steady_clock::now();
+    if (f.lean) PetscCall(LeanSymbolic(B, info));
+    else PetscCall(package(S));
+    PetscCall(SymbolicLap(t1, &f.package_ms));
+    PetscCall(EndSymbolic(B, A, f, info, incomplete, natural, cholesky));
+    if (!f.declined) break;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode LUSymbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *info, bool ilu)
+{
+  GFFactor *f = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(Symbolic(B, A, row, col, info, ilu, false, [&](Mat S) { return (ilu ? f->ilu_symbolic : f->lu_symbolic)(B, S, row, col, info); }, &f));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode CholeskySymbolic(Mat B, Mat A, IS perm, const MatFactorInfo *info, bool icc)
 {
-  GFFactor *f;
-  Mat       S;
-  PetscBool natural;
+  GFFactor *f = NULL;
 
   PetscFunctionBegin;
-  const auto t0 = std::chrono::steady_clock::now();
-  PetscCall(BeginSymbolic(B, A, perm, NULL, info, icc, &f, &S, &natural));
-  PetscCall(SymbolicLap(t0, &f->shadow_ms));
-  const auto t1 = std::chrono::steady_clock::now();
-  if (f->lean) PetscCall(LeanSymbolic(B, info));
-  else PetscCall((icc ? f->icc_symbolic : f->cholesky_symbolic)(B, S, perm, info));
-  PetscCall(SymbolicLap(t1, &f->package_ms));
-  PetscCall(EndSymbolic(B, A, *f, info, icc, natural, true));
+  PetscCall(Symbolic(B, A, perm, NULL, info, icc, true, [&](Mat S) { return (icc ? f->icc_symbolic : f->cholesky_symbolic)(B, S, perm, info); }, &f));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -654,7 +683,7 @@ PetscErrorCode MatGetFactor_SeqGF_cusparse(Mat A, MatFactorType ftype, Mat *B)
 
 } // namespace
 
-const char *const GFTrisolveModes[] = {"exact", "sweeps", "isai", "auto", "levelset"};
+const char *const GFTrisolveModes[] = {"cusparse", "sweeps", "isai", "auto", "levelset"};
 
 PetscErrorCode GFRegisterFactors(const char *seq_type)
 {

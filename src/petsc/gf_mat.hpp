@@ -156,10 +156,11 @@ struct GFOptions {
   PetscBool         halo_measure = PETSC_FALSE;
   bool              product_format = false; // -mat_gpuformats_product_result: device MatProducts give a matrix of this format (else aijcusparse)
   // -mat_gpuformats_trisolve, -mat_gpuformats_trisolve_sweeps, -mat_gpuformats_trisolve_auto_margin:
-  // how the triangular solves of ILU(k) / ICC(k) in the natural ordering run (gf_factor.cpp, src/trisolve): 0 exact
-  // (cuSPARSE's), 1 sweeps, 2 isai, 3 auto (sweeps where their predicted solve time is at most the
-  // margin times the exact solves'), 4 (kTrisolveLevelset) our level-scheduled exact solves
-  PetscInt  trisolve = 0, trisolve_sweeps = 3;
+  // how the triangular solves of ILU(k) / ICC(k) in the natural ordering run (gf_factor.cpp, src/trisolve): 0
+  // cusparse (cuSPARSE's exact solves, as aijcusparse), 1 sweeps, 2 isai, 3 auto (sweeps where their
+  // predicted solve time is at most the margin times cuSPARSE's), 4 levelset (kTrisolveLevelset, the
+  // default: our level-scheduled exact solves)
+  PetscInt  trisolve = 4, trisolve_sweeps = 3;
   PetscReal trisolve_auto_margin = -1; // < 0: trisolve::auto_margin(k) of the factor's levels
   // -mat_gpuformats_block auto|scalar|block (select::BlockMode): each block's bs x bs blocks
   // (the row block size, MatSetBlockSize) in BELL, one column index per block, where block-dense
@@ -359,7 +360,7 @@ PetscErrorCode GFShadowOnHost(Mat A, Mat *S);
 
 // --- gf_product.cpp: MatProducts (MatMatMult, MatPtAP, ...) of the seq types on the device ---
 extern const char *const GFProductResults[]; // -mat_gpuformats_product_result: "aijcusparse", "format"
-extern const char *const GFTrisolveModes[];  // -mat_gpuformats_trisolve: "exact", "sweeps", "isai", "auto", "levelset" (gf_factor.cpp)
+extern const char *const GFTrisolveModes[];  // -mat_gpuformats_trisolve: "cusparse", "sweeps", "isai", "auto", "levelset" (gf_factor.cpp)
 constexpr PetscInt       kTrisolveLevelset = 4; // its "levelset": trisolve::Mode::levelset
 // Installs (or, at destroy, removes) the seq type's MatProductSetFromOptions: cuSPARSE's products
 // on device operands on the cuda backend, AIJ's elsewhere.

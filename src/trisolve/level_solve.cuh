@@ -316,6 +316,9 @@ struct TileShape {
   int chunk  = 0;    // W in reaches of the triangle (a 3D grid's planes; 0: chosen)
   int rows   = 2048; // rows_cap
   int kb = 2, kc = 1; // the tiles' order: band * kb + chunk * kc
+  // shared memory a block may use, bytes (0: the device's opt-in limit; the host: no limit). A
+  // triangle whose largest tile (its rows and halo) needs more is solved sync-free instead.
+  int64_t smem = 0;
 };
 
 inline int bits_for64(uint64_t v)
@@ -812,6 +815,7 @@ struct Triangle {
   bool                 unit = true, single = false;
   // Schedule::tiles (perm in tile order, cols encoded, slots by segment; no slice_ptr)
   bool                 tiled = false;
+  int64_t              untiled_smem = 0; // tiles asked for but solved sync-free: the shared memory a tile needed
   buf<int32_t>         tile_ptr, tile_seg, seg_ptr, halo_rows, tile_halo, seg_halo;
   buf<int64_t>         seg_slot;
   int32_t              ntiles = 0, nsegs = 0, rows_cap = 0, halo_cap = 0;
@@ -863,6 +867,12 @@ struct Triangle {
     ms_order = lap(sys);
     if (tiles) {
       build_tiles(sys, s, colidx, dpos, pos, level.data(), top, *tiles, lap);
+      if (tiles_fit(*tiles)) return;
+      // a tile too large for shared memory (many rows read across tiles): the sync-free slices
+      const int64_t need = (int64_t)tile_smem(0);
+      *this          = Triangle{};
+      build(sys, nrows, rowptr, colidx, dpos, pos, upper, is_unit, fp32, nullptr);
+      untiled_smem = need;
       return;
     }
     const int32_t nslices = (n + kSlice - 1) / kSlice;
@@ -944,6 +954,23 @@ struct Triangle {
     ms_halo = lap(sys);
   }
 
+  // Shared memory of the largest tile with `slots` staged slots.
+  std::size_t tile_smem(int64_t slots) const { return single ? TileSolve<float>::smem_bytes(rows_cap, slots, halo_cap) : TileSolve<double>::smem_bytes(rows_cap, slots, halo_cap); }
+  // Whether every tile fits a block's shared memory (solve_tiles's launch: optin - 64 at most)
+  bool tiles_fit(const TileShape &ts) const
+  {
+    int64_t limit = ts.smem;
+    if constexpr (!std::is_same_v<Sys, HostSystem>) {
+      if (limit <= 0) {
+        int dev = 0, optin = 0;
+        GPUFORMATS_CUDA(cudaGetDevice(&dev));
+        GPUFORMATS_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+        limit = optin - 64;
+      }
+    }
+    return limit <= 0 || (int64_t)tile_smem(0) <= limit;
+  }
+
   // The tiles' halos (TileSolve): the external slots (cols >= 0, a row j) by (tile, j), the first
   // of each pair a halo row (its first reader's segment the least: slots are in segment order);
   // halo rows by (tile, segment, j); then every slot's column its index into the tile's Z.
@@ -1010,7 +1037,7 @@ struct Triangle {
       const auto r = row(std::false_type{});
       for (std::size_t l = 0; l + 1 < level_ptr.size(); ++l)
         for (int32_t k = level_ptr[l + 1] - 1; k >= level_ptr[l]; --k) r(k);
-    } else if (o.schedule == Schedule::sync_free) {
+    } else if (o.schedule == Schedule::sync_free || o.schedule == Schedule::tiles) { // tiles: a triangle too large for them
       int64_t grid = (n + kBlock - 1) / kBlock;
       if (o.blocks_per_sm > 0) {
         int dev = 0, sms = 0;

@@ -67,6 +67,9 @@ struct ExactOptions {
   // from the triangle's levels and reach), rows per tile at most, threads per block (256 or 512),
   // staged slots per tile at most (0: what shared memory holds), the tiles' order band * kb + chunk * kc
   int tile_levels = 0, tile_chunk = 0, tile_rows = 2048, tile_threads = 256, tile_slots = 0, tile_kb = 2, tile_kc = 1;
+  // tiles: shared memory a block may use, bytes (0: the device's limit; the host: none); a triangle
+  // whose largest tile needs more (many rows read across tiles) is solved sync-free instead
+  int64_t tile_smem = 0;
 };
 
 // The auto mode's choice between the approximate apply and the exact solves. The glue runs, at a

@@ -282,7 +282,7 @@ struct ExactImpl final : Common<Sys> {
   mutable DeviceBuffer<double>    bx[2];             // the graphs' right-hand side and result
   double                          ms_pattern = 0;    // setup: M's pattern uploaded, its diagonal found
 
-  ExactImpl(const CsrView &M, Backend be, cudaStream_t stream, ExactOptions o) : opt(o), shape{o.tile_levels, o.tile_chunk, o.tile_rows, o.tile_kb, o.tile_kc}
+  ExactImpl(const CsrView &M, Backend be, cudaStream_t stream, ExactOptions o) : opt(o), shape{o.tile_levels, o.tile_chunk, o.tile_rows, o.tile_kb, o.tile_kc, o.tile_smem}
   {
     const Sys                   sys = make_system<Sys>(stream);
     typename level::Triangle<Sys>::Lap lap;
@@ -407,8 +407,12 @@ struct ExactImpl final : Common<Sys> {
     out.push_back({"L (unit lower)", std::to_string(lower.nnz) + " nonzeros, " + std::to_string(lower.levels()) + " levels"});
     out.push_back({"U (upper)", std::to_string(upper.nnz) + " nonzeros and the diagonal, " + std::to_string(upper.levels()) + " levels"});
     if (opt.schedule == Schedule::tiles) {
-      out.push_back({"L tiles", std::to_string(lower.ntiles) + " of " + std::to_string(lower.band) + " levels and at most " + std::to_string(lower.rows_cap) + " rows, " + std::to_string(lower.nsegs) + " levels in all, chunks of " + std::to_string(lower.width) + " rows, " + std::to_string(lower.nhalo) + " reads across tiles"});
-      out.push_back({"U tiles", std::to_string(upper.ntiles) + " of " + std::to_string(upper.band) + " levels and at most " + std::to_string(upper.rows_cap) + " rows, " + std::to_string(upper.nsegs) + " levels in all, chunks of " + std::to_string(upper.width) + " rows, " + std::to_string(upper.nhalo) + " reads across tiles"});
+      const auto tiles = [](const level::Triangle<Sys> &t) {
+        if (!t.tiled) return "none: a tile needed " + std::to_string(t.untiled_smem) + " bytes of shared memory, more than a block has; solved sync-free";
+        return std::to_string(t.ntiles) + " of " + std::to_string(t.band) + " levels and at most " + std::to_string(t.rows_cap) + " rows, " + std::to_string(t.nsegs) + " levels in all, chunks of " + std::to_string(t.width) + " rows, " + std::to_string(t.nhalo) + " reads across tiles";
+      };
+      out.push_back({"L tiles", tiles(lower)});
+      out.push_back({"U tiles", tiles(upper)});
     }
     const auto ms  = [](double v) { char b[32]; std::snprintf(b, sizeof b, "%.1f", v); return std::string(b); };
     const auto tri = [&](const level::Triangle<Sys> &t) { return "levels " + ms(t.ms_levels) + ", level order " + ms(t.ms_order) + ", slots " + ms(t.ms_slots) + (t.tiled ? ", halos " + ms(t.ms_halo) : std::string()); };

@@ -298,11 +298,13 @@ void test_matrix(const std::string &name, const CsrMatrix &A0, const std::vector
     // exact: every schedule (the host runs levels either way) and precision, against the host solves
     // tiles: the default shape, and a small one (2 levels, chunks of one reach, 7 rows, 5 staged
     // slots, the order by band + chunk) that cuts every matrix into many tiles read across and
-    // leaves most tiles' slots in global memory; with FP32 values too
-    for (int v = 0; v < 7; ++v) {
+    // leaves most tiles' slots in global memory; with FP32 values too; and tiles that cannot fit
+    // a block's shared memory (a 1-byte limit): both triangles solved sync-free, and -ksp_view says so
+    for (int v = 0; v < 8; ++v) {
       trisolve::ExactOptions o{v == 3 || v == 6, v == 1 ? trisolve::Schedule::levels : v == 2 ? trisolve::Schedule::graph : v >= 4 ? trisolve::Schedule::tiles : trisolve::Schedule::sync_free};
-      if (v >= 5) o.tile_levels = 2, o.tile_chunk = 1, o.tile_rows = 7, o.tile_slots = 5, o.tile_kb = 1, o.tile_kc = 1;
-      static const char *const     names[] = {".fp64_syncfree", ".fp64_levels", ".fp64_graph", ".fp32_syncfree", ".fp64_tiles", ".fp64_small_tiles", ".fp32_small_tiles"};
+      if (v == 5 || v == 6) o.tile_levels = 2, o.tile_chunk = 1, o.tile_rows = 7, o.tile_slots = 5, o.tile_kb = 1, o.tile_kc = 1;
+      if (v == 7) o.tile_smem = 1;
+      static const char *const     names[] = {".fp64_syncfree", ".fp64_levels", ".fp64_graph", ".fp32_syncfree", ".fp64_tiles", ".fp64_small_tiles", ".fp32_small_tiles", ".fp64_tiles_too_large"};
       const std::string            tag = bn + names[v] + "." + name;
       try {
         trisolve::TriangularApply T(M.view(), Mode::levelset, 0, *formats[0], be, nullptr, o);
@@ -316,6 +318,14 @@ void test_matrix(const std::string &name, const CsrMatrix &A0, const std::vector
           check(q <= std::max(1e-12, 1e3 * exact_probe), "trisolve.probe_exact_solve." + tag, sci(q) + ", the host's " + sci(exact_probe));
         }
         check(T.products() == 0 && (n == 0 || T.apply_bytes() > 0) && T.apply_flops() == 2.0 * (double)(M.values.size() - n) + n, "trisolve.exact_cost." + tag, std::to_string(T.apply_flops()));
+        if (o.schedule == trisolve::Schedule::tiles && n > 0) {
+          std::vector<LayoutStat> lines;
+          T.describe(lines);
+          int untiled = 0;
+          for (const LayoutStat &l : lines)
+            if ((l.key == "L tiles" || l.key == "U tiles") && l.value.find("solved sync-free") != std::string::npos) ++untiled;
+          check(untiled == (v == 7 ? 2 : 0), "trisolve.exact_tiles_fit." + tag, std::to_string(untiled) + " of 2 triangles solved sync-free");
+        }
       } catch (const Error &e) {
         check(false, "trisolve.exact." + tag, std::string("threw: ") + e.what());
       }

@@ -4,7 +4,7 @@
 #   1. bin/test/test_trisolve: the apply on the device (every format, every mode) against the host
 #      references, cuSPARSE's ILU(0) against the host's
 #   2. ksp ex45 (GMRES) and snes ex14 at 128^3 (and ex45 256^3): aijcusparse, evchyb with
-#      -mat_gpuformats_trisolve exact, sweeps K = 1, 2, 3 and isai; -log_view (KSPSolve,
+#      -mat_gpuformats_trisolve cusparse, sweeps K = 1, 2, 3 and isai; -log_view (KSPSolve,
 #      SNESSolve, iterations, vector copies) -> $OUT/trisolve/<case>.<name>.log, $OUT/trisolve.json
 #   3. per-event GPU times (-log_view_gpu_time, separate runs: diagnosis only): MatSolve against
 #      MatMult per call, for aijcusparse and evchyb exact / sweeps 2 / isai on ex45 128^3
@@ -34,7 +34,7 @@ run() { # case name timeout cmd type extra... (run_case: env.sh)
 modes() { # case timeout cmd
   local c=$1 tmo=$2 cmd=$3
   run "$c" aijcusparse "$tmo" "$cmd" aijcusparse
-  run "$c" exact "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve exact
+  run "$c" exact "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve cusparse
   for k in 1 2 3; do run "$c" sweeps$k "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve sweeps -mat_gpuformats_trisolve_sweeps $k; done
   run "$c" isai "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve isai
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Where the setup of PETSc's default ILU(0) goes (PCSetUp: the symbolic and numeric phases), with
 # our exact solves (-mat_gpuformats_trisolve levelset) beside aijcusparse and evchyb with cuSPARSE's
-# solves, one GPU, one call. -log_view (not synchronised per event) for PCSetUp, MatILUFactorSym
-# and MatLUFactorNum; -ksp_view for the symbolic phase's parts (S's values, the package's own
+# solves (-mat_gpuformats_trisolve cusparse), one GPU, one call. -log_view for KSPSolve, and
+# -log_view_gpu_time for PCSetUp, MatILUFactorSym, MatLUFactorNum and MatSolve per call; -ksp_view
+# for the symbolic phase's parts (S's values, the package's own
 # symbolic phase, the apply made: levels, level order, slots, halos per triangle; cuSPARSE's ILU(0)
 # analysis).
 #   SETUP_SIZES="128 256" SETUP_MODES="levelset" bash bench/experiments/trisolve-setup/run.sh
@@ -18,13 +19,18 @@ echo "commit $(cat bundle/commit 2>/dev/null)"
 nvidia-smi --query-gpu=index,name,pci.bus_id --format=csv,noheader
 run() { # case name timeout cmd type extra... (run_case: gamg/env.sh)
   run_case "$@" || return 0
-  echo "$1.$2 exit $RC: $(grep -m1 -o 'iterations [0-9]*' "$LOG") | $(awk '$1 ~ /^(KSPSolve|PCSetUp|MatILUFactorSym|MatLUFactorNum|MatSolve|MatMult|MatCUSPARSCopyTo|GFViewFill|GFBuild)$/ {printf "%s %s %s | ", $1, $2, $4}' "$LOG")"
-  grep -E "symbolic phase:|setup ms:|numeric phases:" "$LOG" | sed 's/^ */    /'
+  echo "$1.$2 exit $RC: $(grep -m1 -o 'iterations [0-9]*' "$LOG") | $(awk '$1 ~ /^(KSPSolve|PCSetUp|MatILUFactorSym|MatLUFactorNum|MatSolve|MatMult|MatCUSPARSCopyTo|GFViewFill|GFBuild)$/ && $4 != "n/a" {printf "%s %s %s | ", $1, $2, $4}' "$LOG")"
+  grep -E "symbolic phase:|setup ms:|numeric phases:|L tiles:|U tiles:" "$LOG" | sed 's/^ */    /'
 }
+# each case twice: -log_view (KSPSolve as users run it) and -log_view_gpu_time (every event
+# synchronised: PCSetUp and its phases, MatSolve per call)
 for n in ${SETUP_SIZES:-128 256}; do
   c=ex45_$n cmd="bin/petsc/ksp_ex45 -da_grid_x $n -da_grid_y $n -da_grid_z $n -ksp_max_it 40"
-  run "$c" aijcusparse 90 "$cmd" aijcusparse
-  run "$c" cusparse 90 "$cmd" evchyb
-  for m in ${SETUP_MODES:-levelset}; do run "$c" "$m" 90 "$cmd" evchyb -mat_gpuformats_trisolve "$m"; done
+  for g in "" gpu; do
+    x=${g:+-log_view_gpu_time}
+    run "$c" "aijcusparse${g:+.gpu}" 90 "$cmd $x" aijcusparse
+    run "$c" "cusparse${g:+.gpu}" 90 "$cmd $x" evchyb -mat_gpuformats_trisolve cusparse
+    for m in ${SETUP_MODES:-levelset}; do run "$c" "$m${g:+.gpu}" 90 "$cmd $x" evchyb -mat_gpuformats_trisolve "$m"; done
+  done
 done
 tar -C "$OUT" -cJf "$OUT/logs.tar.xz" logs && rm -rf "$D"
