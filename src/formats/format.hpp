@@ -17,6 +17,7 @@
 
 #include <cuda_runtime_api.h>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace gpuformats {
@@ -108,6 +109,14 @@ struct FormatOps {
 };
 // Words every refusal's message carries (tests hold refusals to it).
 constexpr const char *kFitsHint = "Formats that fit";
+// A refusal's message without its hint, which is for -mat_type, not a layout decision.
+inline std::string without_fits_hint(const Error &refusal)
+{
+  std::string       why  = refusal.what();
+  const std::size_t fits = why.find(std::string(". ") + kFitsHint);
+  if (fits != std::string::npos) why.resize(fits);
+  return why;
+}
 
 // params[i], checked against the range ops.params[i] declares (Error(bad_input) naming
 // -mat_<root>_<name>, the range and the value). The builders read their parameters through it, so

@@ -25,6 +25,13 @@ std::unique_ptr<FormatBlock> try_block(select::BlockDecision &d, const Request &
   }
 }
 
+// DIA's parameters: the request's, or its defaults.
+const int64_t *stencil_params(const Request &rq)
+{
+  static const std::vector<int64_t> defaults = default_params(dia::ops);
+  return rq.stencil_params ? rq.stencil_params : defaults.data();
+}
+
 // The stencil layout's build: DIA where the decision says stencil, the decision revised where it
 // refuses (auto: the type's layout with the builder's reason; on: the refusal is thrown).
 template <class Build>
@@ -32,8 +39,7 @@ std::unique_ptr<FormatBlock> try_stencil(select::StencilDecision &d, const Reque
 {
   if (!d.stencil) return nullptr;
   try {
-    const std::vector<int64_t> def = default_params(dia::ops);
-    return build(rq.stencil_params ? rq.stencil_params : def.data());
+    return build(stencil_params(rq));
   } catch (const Error &e) {
     if (e.kind != ErrorKind::unsupported) throw;
     d = select::refused_stencil_layout(e, rq.stencil_mode);
@@ -44,7 +50,7 @@ std::unique_ptr<FormatBlock> try_stencil(select::StencilDecision &d, const Reque
 select::StencilDecision stencil_decision(const CsrView &A, const Request &rq, const select::BlockDecision &b)
 {
   if (b.block) return {};
-  const dia::Limits lim = dia::read_params(rq.stencil_params ? rq.stencil_params : default_params(dia::ops).data());
+  const dia::Limits lim = dia::read_params(stencil_params(rq));
   return select::choose_stencil_layout(A, rq.stencil_mode, lim.max_diags, lim.max_pad_pct);
 }
 

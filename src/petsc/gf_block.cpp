@@ -107,7 +107,8 @@ static PetscErrorCode StageText(const GFStageTime &st, char *buf, size_t len)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// What -mat_view and -info call a block's layout: its format's name, or the block layout's.
+// What -mat_view and -info call a block's layout: the name the layout decision gave it (the block
+// or stencil layout's), or its format's.
 std::string GFLayoutName(const GFMat &gm, const GFBlock &blk) { return blk.layout_name.empty() ? gm.ops->root : blk.layout_name; }
 
 // -info: where a build's or refresh's time goes (reading its device times waits for it).

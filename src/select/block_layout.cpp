@@ -43,9 +43,7 @@ BlockDecision choose_block_layout(const CsrView &A, int32_t bs, BlockMode mode)
 
 BlockDecision refused_block_layout(const Error &refusal, int32_t bs, BlockMode mode)
 {
-  std::string why = refusal.what();
-  const std::size_t fits = why.find(std::string(". ") + kFitsHint);
-  if (fits != std::string::npos) why.resize(fits); // the format hint is for -mat_type, not this choice
+  const std::string why = without_fits_hint(refusal);
   if (mode == BlockMode::block) throw Error(ErrorKind::unsupported, "-mat_gpuformats_block block: " + why + "; use -mat_gpuformats_block auto or scalar");
   BlockDecision d;
   d.reason = "scalar layout: block size " + std::to_string(bs) + " but the block layout refused it (" + why + ")";

@@ -40,9 +40,7 @@ StencilDecision choose_stencil_layout(const CsrView &A, StencilMode mode, int32_
 
 StencilDecision refused_stencil_layout(const Error &refusal, StencilMode mode)
 {
-  std::string       why  = refusal.what();
-  const std::size_t fits = why.find(std::string(". ") + kFitsHint);
-  if (fits != std::string::npos) why.resize(fits); // the format hint is for -mat_type, not this choice
+  const std::string why = without_fits_hint(refusal);
   if (mode == StencilMode::on) throw Error(ErrorKind::unsupported, "-mat_gpuformats_stencil on: " + why + "; use -mat_gpuformats_stencil auto or off");
   StencilDecision d;
   d.reason = "not stencil: " + why;

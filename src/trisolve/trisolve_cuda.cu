@@ -13,7 +13,7 @@
 //   tiles 8 x 4, 512, 1                  1.530 ms
 //   tiles 16 x 2, 512, 1                 1.588 ms
 //   tiles 8 x 1, 256, 2                  1.712 ms
-//   cuSPARSE's SpSV (the default exact)  1.695 ms  17.5
+//   cuSPARSE's SpSV (mode cusparse)      1.695 ms  17.5
 // One H200 (bench/results/h200/trisolve-levelset/2026-11-26-f2e0a23/):
 //   sync_free, 1 resident block per SM   2.644 ms  32.4
 //   sync_free, 2 per SM                  2.724 ms  33.4
@@ -22,7 +22,7 @@
 //   graph: a launch per level, captured  2.957 ms  36.2
 //   levels: a launch per level           3.647 ms  44.7
 //   sync_free, FP32 values               2.567 ms  31.5   (latency-bound: bytes do not matter)
-//   cuSPARSE's SpSV (the default exact)  1.616 ms  19.8
+//   cuSPARSE's SpSV (mode cusparse)      1.616 ms  19.8
 // Awaiting a row's read values one by one instead of together: 3.04 ms (2 per SM). A sleep
 // between polls (100, 200, 500 ns) was slower at every residency tried.
 #include "trisolve.hpp"

@@ -39,7 +39,6 @@
 // product reads every offset. Storage stays full (the slot map's contract). -mat_dia_symmetric 0:
 // never mirrored.
 #pragma once
-#include "../../core/hd.hpp"
 #include "../format.hpp"
 
 #include <cstdint>
@@ -90,8 +89,6 @@ Error padding_error(const Geometry &g, int32_t max_pad_pct);
 void plan(Geometry &g, const Limits &lim, int64_t free_bytes = -1);
 
 Layout build_host(const CsrView &A, const Limits &lim = {});
-// y = alpha*A*x + beta*y; beta == 0: y is write-only.
-void        spmv_host(const Layout &L, double alpha, const double *x, double beta, double *y);
 std::size_t stored_bytes(const Geometry &g); // values only: FormatBlock::bytes's count
 // unmirrored: the rows whose lower entries differ from their mirrors (-1: not paired), for the
 // last line.

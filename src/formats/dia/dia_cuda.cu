@@ -1,6 +1,7 @@
 // DIA on the GPU: the product kernel (row_product of dia_rows.hpp, R rows per thread, R*256 rows
-// per block, so a warp's loads stay coalesced for every r; full or mirrored reads), the count of rows
-// that differ from their mirrors after every change of the values, and the device build (dia_device.cuh on CudaSystem). Layout and invariants: dia.hpp.
+// per block, so a warp's loads stay coalesced for every r; full or mirrored reads), the count of
+// rows that differ from their mirrors after every change of the values, and the device build
+// (dia_device.cuh on CudaSystem). Layout and invariants: dia.hpp.
 #include "dia_device.cuh"
 
 #include "../../core/device_buffer.hpp"

@@ -95,18 +95,6 @@ Layout build_host(const CsrView &A, const Limits &lim)
   return L;
 }
 
-void spmv_host(const Layout &L, double alpha, const double *x, double beta, double *y)
-{
-  for (int32_t i = 0; i < L.nrows; ++i) {
-    double s = 0.0;
-    for (int32_t d = 0; d < L.ndiag; ++d) {
-      const double v = L.values[(int64_t)d * L.stride + i];
-      if (v != 0.0) s += v * x[i + L.offsets[d]];
-    }
-    y[i] = beta == 0.0 ? alpha * s : alpha * s + beta * y[i];
-  }
-}
-
 std::size_t stored_bytes(const Geometry &g) { return (std::size_t)g.ndiag * g.nrows * 8; }
 
 int64_t count_unmirrored(const Geometry &g, const double *values)

@@ -88,6 +88,5 @@ GPUFORMATS_HD bool row_unmirrored(const KernelArgs &k, int32_t j)
   return false;
 }
 
-
 } // namespace dia
 } // namespace gpuformats
