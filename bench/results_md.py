@@ -272,6 +272,47 @@ def multigpu_section(out, runs):
     out.append("")
 
 
+def ilu_section(out):
+    out.append("## 7. PETSc's default ILU(0), against `aijcusparse`")
+    out.append("")
+    out.append("Newest `trisolve-setup` run per GPU (`bench/experiments/trisolve-setup/`): ksp ex45 with "
+               "PETSc's default PC, evchyb with its default triangular solves (`levelset`), ratios "
+               "`aijcusparse` / ours of KSPSolve (`-log_view`), PCSetUp and the time per MatSolve "
+               "(`-log_view_gpu_time`), and the iterations of each.")
+    out.append("")
+    newest_by_gpu = {}
+    for path in walk(RESULTS):
+        if not path.endswith(".json"):
+            continue
+        try:
+            with open(path) as f:
+                d = json.load(f)
+        except (ValueError, OSError, UnicodeDecodeError):
+            continue
+        if not isinstance(d, dict) or d.get("experiment") != "trisolve-setup":
+            continue
+        kind = next((g for g in GPUS if g in str(d.get("gpu", ""))), None)
+        rel = os.path.relpath(os.path.dirname(path), BENCH).replace(os.sep, "/") + "/"
+        if kind and (kind not in newest_by_gpu or rel > newest_by_gpu[kind][0]):
+            newest_by_gpu[kind] = (rel, d)
+    out.append("| GPU | case | KSPSolve | PCSetUp | MatSolve | iterations (aijcusparse / ours) | run |")
+    out.append("|---|---|---|---|---|---|---|")
+    for kind in GPUS:
+        if kind not in newest_by_gpu:
+            out.append("| %s | - | not measured | | | | |" % kind)
+            continue
+        rel, d = newest_by_gpu[kind]
+        runs = {(r.get("case"), r.get("solve")): r for r in d.get("runs", []) if isinstance(r, dict)}
+        for (case, solve), r in sorted(runs.items()):
+            if solve != "levelset":
+                continue
+            ref = runs.get((case, "aijcusparse"), {})
+            out.append("| %s | %s | %s | %s | %s | %s / %s | %s |" % (
+                kind, case, fmt(r.get("aijcusparse_over_this_KSPSolve")), fmt(r.get("aijcusparse_over_this_PCSetUp")),
+                fmt(r.get("aijcusparse_over_this_MatSolve")), ref.get("iterations", "-"), r.get("iterations", "-"), link(rel, "run")))
+    out.append("")
+
+
 def readme_heading(path):
     try:
         with open(path) as f:
@@ -284,7 +325,7 @@ def readme_heading(path):
 
 
 def other_section(out):
-    out.append("## 7. Other results")
+    out.append("## 8. Other results")
     out.append("")
     out.append("Every run folder with a README (`results/<gpu>/<subject>/<date>-<commit>/`) and "
                "the README's first heading.")
@@ -346,6 +387,7 @@ def main():
         runs, stencil, is_petsc, lambda t: not is_petsc(t))
     transpose_section(out, runs)
     multigpu_section(out, runs)
+    ilu_section(out)
     other_section(out)
     sys.stdout.write("\n".join(out))
 
