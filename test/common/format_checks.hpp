@@ -6,6 +6,7 @@
 #include "core/row_stats.hpp"
 #include "formats/slot_map.hpp"
 #include "formats/format.hpp"
+#include "recipe_format.hpp"
 #include "test_matrices.hpp"
 
 #include <algorithm>
@@ -22,8 +23,9 @@ using namespace gpuformats;
 
 // The refusals a format documents, decided here from the matrix alone (not by the format's code),
 // so that a format refusing what it should hold fails: PELLR's fill rule (pellr.hpp): the longest
-// row times the stored rows (rows with entries when permuted) above max_fill x nnz. No other format
-// declares refusals; out-of-memory refusals do not arise at the tests' sizes.
+// row times the stored rows (rows with entries when permuted) above max_fill x nnz; DIA's (below);
+// the test-only rowpad's (recipe_format.hpp). No other format declares refusals; out-of-memory
+// refusals do not arise at the tests' sizes.
 inline bool dia_refusal_expected(const CsrView &A, int64_t max_diags, int64_t max_pad_pct);
 inline bool refusal_expected(const FormatOps &ops, const CsrView &A, const int64_t *params)
 {
@@ -33,6 +35,7 @@ inline bool refusal_expected(const FormatOps &ops, const CsrView &A, const int64
     return (int64_t)-1;
   };
   if (std::string(ops.root) == "dia") return dia_refusal_expected(A, param("max_diags"), param("max_pad_pct"));
+  if (std::string(ops.root) == "rowpad") return rowpad::refusal_expected(A, param("max_row"));
   if (std::string(ops.root) != "pellr") return false;
   int64_t width = 0, stored = 0;
   for (int32_t i = 0; i < A.nrows; ++i) {

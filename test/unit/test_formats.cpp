@@ -72,11 +72,13 @@ int main(int argc, char **argv)
   const std::string dir = argc > 1 ? argv[1] : "test/matrices";
   int               n;
   const FormatOps *const *registered = all_formats(&n);
-  // the registered formats, cuSPARSE CSR (gpuauto's baseline candidate, formats/csr/) and DIA (a layout
-  // every type takes for a stencil, formats/dia/)
+  // the registered formats, cuSPARSE CSR (gpuauto's baseline candidate, formats/csr/), DIA (a layout
+  // every type takes for a stencil, formats/dia/) and the test-only rowpad, made by CONTRIBUTING's
+  // recipe (common/recipe_format.hpp)
   std::vector<const FormatOps *> all(registered, registered + n);
   all.push_back(&cusparse_csr_ops);
   all.push_back(&dia::ops);
+  all.push_back(&rowpad::ops);
   n = (int)all.size();
   std::vector<NamedMatrix> ms  = edge_case_matrices(true), real = real_matrices(dir);
   ms.insert(ms.end(), real.begin(), real.end());
