@@ -47,8 +47,8 @@ def walk(top):
     return sorted(out)
 
 
-def load_runs():
-    runs = []
+def result_jsons():
+    """(path, object) of every result JSON that holds an object."""
     for path in walk(RESULTS):
         if not path.endswith(".json"):
             continue
@@ -57,7 +57,14 @@ def load_runs():
                 d = json.load(f)
         except (ValueError, OSError, UnicodeDecodeError):
             continue
-        if not isinstance(d, dict) or d.get("tool") != "bench_spmv":
+        if isinstance(d, dict):
+            yield path, d
+
+
+def load_runs():
+    runs = []
+    for path, d in result_jsons():
+        if d.get("tool") != "bench_spmv":
             continue
         mats = d.get("matrices")
         if not isinstance(mats, list):
@@ -281,15 +288,8 @@ def ilu_section(out):
                "(`-log_view_gpu_time`), and the iterations of each.")
     out.append("")
     newest_by_gpu = {}
-    for path in walk(RESULTS):
-        if not path.endswith(".json"):
-            continue
-        try:
-            with open(path) as f:
-                d = json.load(f)
-        except (ValueError, OSError, UnicodeDecodeError):
-            continue
-        if not isinstance(d, dict) or d.get("experiment") != "trisolve-setup":
+    for path, d in result_jsons():
+        if d.get("experiment") != "trisolve-setup":
             continue
         kind = next((g for g in GPUS if g in str(d.get("gpu", ""))), None)
         rel = os.path.relpath(os.path.dirname(path), BENCH).replace(os.sep, "/") + "/"
