@@ -66,6 +66,7 @@ Layout finish(std::unique_ptr<FormatBlock> fmt, const select::BlockDecision &d, 
   else if (ops == &dia::ops) L.name = std::string(ops->root) + " (stencil layout)";
   else if (report) L.name = report->chosen + " (chosen by gpuauto)";
   else L.name = ops->root;
+  if (report) L.info = model::info_lines(*report), L.view = model::view_lines(*report);
   L.report = std::move(report);
   return L;
 }

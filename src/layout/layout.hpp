@@ -52,6 +52,7 @@ struct Layout {
   std::string                        name;               // what -mat_view and -info call it
   std::string                        reason;             // why block, stencil or scalar (-mat_view ::ascii_info)
   std::unique_ptr<model::AutoReport> report;             // gpuauto's choice
+  std::vector<std::string>           info, view;         // the choice in words: -info at a build, -mat_view ::ascii_info
   // The format a matrix derived from this block's (a factor's triangles) takes: the type's, or
   // gpuauto's choice; never a layout that holds this pattern only (BELL, DIA).
   const FormatOps *derived_ops = nullptr;

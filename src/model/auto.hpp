@@ -69,6 +69,13 @@ struct AutoReport {
   double                   choice_seconds = 0; // host clock: features, predictions and the DP (not the build)
 };
 
+// The choice in words. info_lines: -info at a build (the choice, the predictions and the model;
+// then each refused candidate); view_lines: -mat_view ::ascii_info (the model, the features it
+// read, the predictions, the choice, the refusals and the DP's partition). Every line starts
+// "gpuauto"; the caller adds its prefix.
+std::vector<std::string> info_lines(const AutoReport &r);
+std::vector<std::string> view_lines(const AutoReport &r);
+
 // The block of A in the chosen layout; *report (may be null) filled. Throws as the builders do; a
 // refusal of a candidate is not an error while another is left.
 std::unique_ptr<FormatBlock> build_auto_host(const CsrView &A, const AutoSettings &s, AutoReport *report);

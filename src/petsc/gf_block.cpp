@@ -2,12 +2,14 @@
 #include "gf_mat.hpp"
 
 #include "core/row_stats.hpp"
+#include "core/text.hpp"
 #include "formats/slot_map.hpp"
 #include "layout/layout.hpp"
 
 #include <petscdevice_cuda.h>
 
 #include <algorithm>
+#include <cstdarg>
 #include <cstdio>
 #include <string>
 
@@ -58,7 +60,8 @@ void GFBlock::reset()
   layout_reason.clear();
   built_ops   = nullptr;
   derived_ops = nullptr;
-  auto_report.reset();
+  layout_info.clear();
+  layout_view.clear();
   last_build.timer.forget();
   last_refresh.timer.forget();
   state = nzstate = -1;
@@ -104,6 +107,19 @@ static PetscErrorCode StageText(const GFStageTime &st, char *buf, size_t len)
   PetscCall(GFStageSeconds(st, &up, &dev, &measured));
   if (measured) PetscCall(PetscSNPrintf(buf, len, "%.3f ms upload + %.3f ms device", 1e3 * up, 1e3 * dev));
   else PetscCall(PetscStrncpy(buf, "not measured", len));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GFViewLine(PetscViewer viewer, PetscBool all, const char *fmt, ...)
+{
+  va_list ap;
+
+  PetscFunctionBegin;
+  va_start(ap, fmt);
+  const std::string line = vformat(fmt, ap);
+  va_end(ap);
+  if (all) PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "%s", line.c_str()));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "%s", line.c_str()));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -250,8 +266,9 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
       blk.layout_reason = built.reason;
       blk.built_ops     = built.ops;
       blk.derived_ops   = built.derived_ops;
-      blk.auto_report   = std::move(built.report);
-      PetscCall(GFAutoInfo(aij, blk));
+      blk.layout_info   = std::move(built.info);
+      blk.layout_view   = std::move(built.view);
+      for (const std::string &line : blk.layout_info) PetscCall(PetscInfo(aij, "gpuformats: %s\n", line.c_str()));
       PetscCall(InfoStage(aij, gm, blk, "build", csr, t1 - t0, blk.last_build, csr_bytes(csr.nnz, csr.nrows)));
       blk.fmt     = std::move(built.fmt);
       blk.backend = backend;
@@ -505,7 +522,7 @@ PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *labe
     PetscCall(GFViewLine(viewer, all_ranks, "%s: last build %s; last values-only refresh %s (CUDA events; uploads staged by %" PetscInt_FMT " host threads)\n", label, build, refresh, gm.opt.upload_threads));
   } else PetscCall(GFViewLine(viewer, all_ranks, "%s: last build and values-only refresh: upload and device times not measured (host backend)\n", label));
   if (blk.transposed) PetscCall(GFViewLine(viewer, all_ranks, "%s: transposed layout (A's CSC for cuSPARSE, made by the first transposed product): %zu bytes on the device; %" PetscInt_FMT " transposed products\n", label, blk.transposed->bytes(), blk.transposed_products));
-  if (blk.auto_report) PetscCall(GFAutoView(*blk.auto_report, label, viewer, all_ranks));
+  for (const std::string &line : blk.layout_view) PetscCall(GFViewLine(viewer, all_ranks, "%s: %s\n", label, line.c_str()));
   std::vector<LayoutStat> stats;
   f.describe(stats);
   for (const LayoutStat &st : stats) PetscCall(GFViewLine(viewer, all_ranks, "%s:   %s: %s\n", label, st.key.c_str(), st.value.c_str()));

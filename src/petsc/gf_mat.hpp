@@ -62,7 +62,7 @@ struct GFBlock {
   std::string                  layout_reason; // why block, stencil or scalar, for -mat_view ::ascii_info
   const FormatOps             *built_ops = nullptr; // what built the layout (layout/layout.hpp: gpuauto's choice, BELL's for the block layout, DIA's for a stencil)
   const FormatOps             *derived_ops = nullptr; // the format a factor's triangles take (layout::Layout::derived_ops)
-  std::unique_ptr<model::AutoReport> auto_report;  // gpuauto: what the choice saw, for the view
+  std::vector<std::string>     layout_info, layout_view; // the layout decision's words (layout::Layout::info, view): -info, -mat_view
   bool                         caller_step = false; // layout made current inside a Mat call that raises the state once more on return (same values)
   DeviceBuffer<double>         staging;       // host CSR values uploaded for a refresh
   std::vector<int32_t>         diag_pos;      // CSR position of each diagonal entry (-1: none)
@@ -330,11 +330,7 @@ PetscErrorCode GFInternalMatrix(Make &&make)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// --- gf_autoreport.cpp ---
-// -info: gpuauto's choice for a block just built (nothing where the block has no report).
-PetscErrorCode GFAutoInfo(Mat aij, const GFBlock &blk);
-// -mat_view ::ascii_info: gpuauto's features, predictions, choice and partition for a block.
-PetscErrorCode GFAutoView(const model::AutoReport &r, const char *label, PetscViewer viewer, PetscBool all);
+// --- gf_block.cpp ---
 // One line of a block's view: on every rank when `all` (inside PetscViewerASCIIPushSynchronized,
 // flushed by the caller), else on the viewer's first rank only.
 PetscErrorCode GFViewLine(PetscViewer viewer, PetscBool all, const char *fmt, ...) PETSC_ATTRIBUTE_FORMAT(3, 4);

@@ -127,11 +127,17 @@ int main()
     const layout::Layout       L      = layout::build_host(grid.view(), {&model::gpuauto_ops, params.data(), &as});
     check(L.report && L.ops && L.ops == model::candidate_ops(L.report->chosen) && L.block_bs == 0, "layout.gpuauto", L.report ? L.report->chosen : "no report");
     check(product_error(L, grid) <= 1e-13, "layout.gpuauto_product");
+    // the choice in words for -info and -mat_view (the glue prints them as given)
+    const auto has = [](const std::vector<std::string> &lines, const std::string &start) {
+      return std::any_of(lines.begin(), lines.end(), [&](const std::string &l) { return l.rfind(start, 0) == 0; });
+    };
+    check(L.report && has(L.info, "gpuauto chose " + L.report->chosen + " (predicted") && has(L.view, "gpuauto: predicted us per product: ") && has(L.view, "gpuauto: partition: ") && has(L.view, "gpuauto: features (host): "),
+          "layout.gpuauto_words", L.info.empty() ? "no info" : L.info.front());
     const CsrMatrix      B  = gftest::random_blocks(40, 40, 3, 5, 0, 7);
     const layout::Layout LB = layout::build_host(B.view(), {&model::gpuauto_ops, params.data(), &as, 3, select::BlockMode::automatic});
     check(LB.ops == &bell::ops && LB.block_bs == 3 && !LB.report, "layout.gpuauto_block_first");
     const layout::Layout LS = layout::build_host(st7.view(), {&model::gpuauto_ops, params.data(), &as});
-    check(LS.ops == &dia::ops && !LS.report && LS.derived_ops == &model::gpuauto_ops, "layout.gpuauto_stencil_first", LS.name);
+    check(LS.ops == &dia::ops && !LS.report && LS.derived_ops == &model::gpuauto_ops && LS.info.empty() && LS.view.empty(), "layout.gpuauto_stencil_first", LS.name);
     // a block-dense stencil with a block size stays in BELL
     const CsrMatrix      BS = generate_matrix("blockstencil3d:n=8,bs=2", 1);
     const layout::Layout LBS = layout::build_host(BS.view(), {&evchyb_ops, default_params(evchyb_ops).data(), nullptr, 2});
