@@ -28,6 +28,7 @@
 #include "trisolve.hpp"
 
 #include "level_solve.cuh"
+#include "../core/host_upload.hpp"
 #include "../core/thrust_system.cuh"
 #include "../formats/slot_map.hpp"
 
@@ -225,8 +226,13 @@ struct Common : TriangularApply::Impl {
     if (M.nrows != M.ncols) throw Error(ErrorKind::bad_input, "triangular factors of a non-square matrix (" + std::to_string(M.nrows) + " x " + std::to_string(M.ncols) + ")");
     mode = md, backend = be, n = M.nrows, nnz = M.nnz;
     m_rowptr.resize(n + 1), m_colidx.resize(nnz), m_diag.resize(n);
-    sys.to_system(m_rowptr.data(), M.rowptr, (std::size_t)n + 1);
-    sys.to_system(m_colidx.data(), M.colidx, (std::size_t)nnz);
+    if constexpr (std::is_same_v<Sys, HostSystem>) {
+      sys.to_system(m_rowptr.data(), M.rowptr, (std::size_t)n + 1);
+      sys.to_system(m_colidx.data(), M.colidx, (std::size_t)nnz);
+    } else { // staged through pinned buffers, as the formats' uploads (core/host_upload.hpp)
+      host_to_device(m_rowptr.data(), M.rowptr, sizeof(int32_t) * ((std::size_t)n + 1), sys.stream, default_upload_threads());
+      host_to_device(m_colidx.data(), M.colidx, sizeof(int32_t) * (std::size_t)nnz, sys.stream, default_upload_threads());
+    }
     const auto it0 = thrust::make_counting_iterator<int32_t>(0);
     thrust::for_each(sys.policy(), it0, it0 + n, level::DiagonalPosition{m_rowptr.data(), m_colidx.data(), m_diag.data()});
     const int32_t missing = (int32_t)(thrust::find(sys.policy(), m_diag.data(), m_diag.data() + n, -1) - m_diag.data());
