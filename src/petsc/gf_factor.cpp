@@ -347,7 +347,7 @@ PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *info)
         a = dst;
       }
       if (t.levels > 0) trisolve::scatter_to_pattern_cuda(a, t.a_nnz, t.a_to_m.data(), t.m.data(), t.apply->nnz(), stream);
-      else if (a != t.m.data()) GPUFORMATS_CUDA(cudaMemcpyAsync(t.m.data(), a, sizeof(double) * t.a_nnz, cudaMemcpyDeviceToDevice, stream));
+      else if (!f->lean) GPUFORMATS_CUDA(cudaMemcpyAsync(t.m.data(), a, sizeof(double) * t.a_nnz, cudaMemcpyDeviceToDevice, stream));
       pivot = t.ilu->factor(t.m.data(), stream); // synchronises (its zero-pivot check)
       if (pivot < 0) {
         t.apply->set_values(t.m.data(), stream);
@@ -493,18 +493,6 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
 // MatILUFactorSymbolic_SeqAIJCUSPARSE / MatICCFactorSymbolic_SeqAIJCUSPARSE decide (PETSc 3.26), and
 // -mat_gpuformats_trisolve applies ILU(k) / ICC(k) for every k. A wrong answer about the package
 // costs time, never correctness: S's values are current on the side it marks.
-// Whether our apply serves the factor alone (-mat_gpuformats_trisolve levelset, sweeps or isai on
-// an incomplete factor in the natural ordering on the device): then neither S nor the package's
-// phases are made. The package's ILU(0) symbolic phase (a host copy of A's pattern, cuSPARSE's
-// ILU(0) and SpSV analyses) and S (a SeqAIJ assembled on the host, its CSR uploaded) cost 1.66 s and
-// 0.80 s of ksp ex45's 3.0 s symbolic phase at 256^3 (H200, bench/results/h200/trisolve-setup/),
-// for solves that would never run. exact keeps the package; auto measures its solves.
-bool Lean(Mat A, bool incomplete, PetscBool natural)
-{
-  const PetscInt m = gf(A).opt.trisolve;
-  return incomplete && natural && (m == 1 || m == 2 || m == kTrisolveLevelset);
-}
-
 PetscErrorCode NaturalOnDevice(IS row, IS col, const MatFactorInfo *info, PetscBool *natural)
 {
   PetscBool rid = PETSC_FALSE, cid = PETSC_FALSE;
@@ -519,10 +507,23 @@ PetscErrorCode NaturalOnDevice(IS row, IS col, const MatFactorInfo *info, PetscB
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// What every symbolic phase does first: S, with its values where the package's phases will read
-// them (on the device for ILU(0)/IC(0) in the natural ordering; col NULL for Cholesky/ICC), and
-// whether an incomplete factorization is natural (NaturalOnDevice).
-PetscErrorCode BeginSymbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *info, bool incomplete, GFFactor **f, Mat *S, PetscBool *natural)
+// Whether our apply serves the factor alone (-mat_gpuformats_trisolve levelset, sweeps or isai on
+// an incomplete factor in the natural ordering on the device): then neither S nor the package's
+// phases are made. The package's ILU(0) symbolic phase (a host copy of A's pattern, cuSPARSE's
+// ILU(0) and SpSV analyses) and S (a SeqAIJ assembled on the host, its CSR uploaded) cost 1.66 s and
+// 0.80 s of ksp ex45's 3.0 s symbolic phase at 256^3 (H200, bench/results/h200/trisolve-setup/),
+// for solves that would never run. cusparse keeps the package; auto measures its solves.
+bool Lean(Mat A, bool incomplete, PetscBool natural)
+{
+  const PetscInt m = gf(A).opt.trisolve;
+  return incomplete && natural && (m == 1 || m == 2 || m == kTrisolveLevelset);
+}
+
+// What every symbolic phase does first: whether an incomplete factorization is natural
+// (NaturalOnDevice) and, where allowed, lean (Lean); unless lean, S, with its values where the
+// package's phases will read them (on the device for ILU(0)/IC(0) in the natural ordering; col
+// NULL for Cholesky/ICC).
+PetscErrorCode BeginSymbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *info, bool incomplete, bool allow_lean, GFFactor **f, Mat *S, PetscBool *natural)
 {
   PetscFunctionBegin;
   PetscCall(CheckOurs(A));
@@ -530,7 +531,8 @@ PetscErrorCode BeginSymbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *
   *natural = PETSC_FALSE;
   if (incomplete) PetscCall(NaturalOnDevice(row, col, info, natural));
   (*f)->device_values = (*natural && info->levels == 0) ? PETSC_TRUE : PETSC_FALSE;
-  (*f)->lean          = Lean(A, incomplete, *natural);
+  (*f)->lean          = allow_lean && Lean(A, incomplete, *natural) ? PETSC_TRUE : PETSC_FALSE;
+  (*f)->declined      = PETSC_FALSE;
   *S                  = NULL;
   if (!(*f)->lean) PetscCall(ShadowValues(A, **f, S));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -572,7 +574,6 @@ PetscErrorCode EndSymbolic(Mat B, Mat A, GFFactor &f, const MatFactorInfo *info,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// The symbolic phases: the package's own on S between the two above.
 // ms since t0, the device's work included (the symbolic phase's parts in -ksp_view).
 PetscErrorCode SymbolicLap(std::chrono::steady_clock::time_point t0, double *ms)
 {
@@ -585,8 +586,8 @@ PetscErrorCode SymbolicLap(std::chrono::steady_clock::time_point t0, double *ms)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// A symbolic phase: S and the package's phase on it (package(S)) or the lean one, then ours; a
-// lean phase whose apply declined the pattern runs again with the package's.
+// The symbolic phases: S and the package's own on it (package(S)), or the lean one, between the
+// two above; a lean phase whose apply declined the pattern runs again with the package's.
 template <class Package>
 PetscErrorCode Symbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *info, bool incomplete, bool cholesky, Package &&package, GFFactor **pf)
 {
@@ -594,14 +595,10 @@ PetscErrorCode Symbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *info,
   PetscBool natural;
 
   PetscFunctionBegin;
-  for (int pass = 0; pass < 2; ++pass) {
+  for (int pass = 0; pass < 2; ++pass) { // pass 1: the apply declined, the package's phases as for cusparse
     const auto t0 = std::chrono::steady_clock::now();
-    PetscCall(BeginSymbolic(B, A, row, col, info, incomplete, pf, &S, &natural));
+    PetscCall(BeginSymbolic(B, A, row, col, info, incomplete, pass == 0, pf, &S, &natural));
     GFFactor &f = **pf;
-    if (pass == 1) { // the apply declined: the package's phases, as for -mat_gpuformats_trisolve cusparse
-      f.lean = PETSC_FALSE;
-      PetscCall(ShadowValues(A, f, &S));
-    } else f.declined = PETSC_FALSE;
     PetscCall(SymbolicLap(t0, &f.shadow_ms));
     const auto t1 = std::chrono::steady_clock::now();
     if (f.lean) PetscCall(LeanSymbolic(B, info));

@@ -309,6 +309,7 @@ __global__ void __launch_bounds__(kBlock) level_kernel(int32_t begin, int32_t en
 //   from other tiles), a zero for padding, its own rows. The shape (h, W) is chosen so a tile holds
 //   kTileTarget rows on average: 8 levels by 2 planes on a 3D grid, taller and wider on a 2D one.
 constexpr int kTileSegs   = 64;  // segments (levels) a tile holds at most: h <= kTileSegs
+constexpr int kTileSmemSlack = 64; // bytes a tile's shared memory stays below a block's opt-in limit
 constexpr int kTileTarget = 512; // rows a tile holds on average, where the shape is chosen
 
 struct TileShape {
@@ -956,7 +957,7 @@ struct Triangle {
 
   // Shared memory of the largest tile with `slots` staged slots.
   std::size_t tile_smem(int64_t slots) const { return single ? TileSolve<float>::smem_bytes(rows_cap, slots, halo_cap) : TileSolve<double>::smem_bytes(rows_cap, slots, halo_cap); }
-  // Whether every tile fits a block's shared memory (solve_tiles's launch: optin - 64 at most)
+  // Whether every tile fits a block's shared memory (as solve_tiles's launch checks)
   bool tiles_fit(const TileShape &ts) const
   {
     int64_t limit = ts.smem;
@@ -965,7 +966,7 @@ struct Triangle {
         int dev = 0, optin = 0;
         GPUFORMATS_CUDA(cudaGetDevice(&dev));
         GPUFORMATS_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-        limit = optin - 64;
+        limit = optin - kTileSmemSlack;
       }
     }
     return limit <= 0 || (int64_t)tile_smem(0) <= limit;
@@ -1091,7 +1092,7 @@ struct Triangle {
         if (o.tile_slots > 0) cap = std::min<int64_t>(cap, o.tile_slots);
         launch.slots_cap = cap, launch.threads = threads;
         launch.smem      = TileSolve<V>::smem_bytes(rows_cap, cap, halo_cap);
-        if ((int64_t)launch.smem > optin - 64) throw Error(ErrorKind::unsupported, "trisolve: a tile of " + std::to_string(rows_cap) + " rows and " + std::to_string(halo_cap) + " rows read from other tiles needs " + std::to_string(launch.smem) + " bytes of shared memory, more than a block has: lower -mat_gpuformats_trisolve_tile_rows");
+        if ((int64_t)launch.smem > optin - kTileSmemSlack) throw Error(ErrorKind::unsupported, "trisolve: a tile of " + std::to_string(rows_cap) + " rows and " + std::to_string(halo_cap) + " rows read from other tiles needs " + std::to_string(launch.smem) + " bytes of shared memory, more than a block has: lower -mat_gpuformats_trisolve_tile_rows");
         // the kernel's limit, shared by every triangle: the most a block may have
         cudaFuncAttributes fa{};
         GPUFORMATS_CUDA(cudaFuncGetAttributes(&fa, kernel));

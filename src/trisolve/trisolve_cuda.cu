@@ -29,6 +29,7 @@
 
 #include "level_solve.cuh"
 #include "../core/host_upload.hpp"
+#include "../core/text.hpp"
 #include "../core/thrust_system.cuh"
 #include "../formats/slot_map.hpp"
 
@@ -420,7 +421,7 @@ struct ExactImpl final : Common<Sys> {
       out.push_back({"L tiles", tiles(lower)});
       out.push_back({"U tiles", tiles(upper)});
     }
-    const auto ms  = [](double v) { char b[32]; std::snprintf(b, sizeof b, "%.1f", v); return std::string(b); };
+    const auto ms  = [](double v) { return format_number(v, "%.1f"); };
     const auto tri = [&](const level::Triangle<Sys> &t) { return "levels " + ms(t.ms_levels) + ", level order " + ms(t.ms_order) + ", slots " + ms(t.ms_slots) + (t.tiled ? ", halos " + ms(t.ms_halo) : std::string()); };
     out.push_back({"setup ms", "pattern " + ms(ms_pattern) + "; L: " + tri(lower) + "; U: " + tri(upper)});
     out.push_back({"apply bytes", std::to_string(this->bytes) + (opt.schedule == Schedule::tiles ? " (ELL by tile level" : " (sliced ELL in level order") + ", padding " + std::to_string(lower.slots + upper.slots - lower.nnz - upper.nnz) + " slots)"});
