@@ -3,7 +3,7 @@
 # level_solve.cuh) against cuSPARSE's (aijcusparse's, and evchyb's default), PETSc's default
 # preconditioner (ILU(0) on one rank), one GPU, in one call (the names below: exact = levelset with
 # its default schedule, levels / graph its other schedules, fp32 its FP32 values, cusparse = evchyb
-# with cuSPARSE's solves):
+# with cuSPARSE's solves, -mat_gpuformats_trisolve cusparse):
 #   1. bin/test/test_trisolve on the device: the sync-free and per-level solves, FP64 and FP32,
 #      and the transposed solve, against the host references
 #   2. per-call GPU times (-log_view_gpu_time, each event synchronised: per-apply cost only):
@@ -14,7 +14,7 @@
 #      evchyb exact and FP32
 # Logs -> $OUT/logs.tar.xz, summary -> $OUT/trisolve.json (bench/experiments/trisolve-auto/summarize.py).
 #   run(command="bash bench/experiments/trisolve-exact/run.sh [phases]", carry=["bundle"])
-# phases: a list of 1 2 3 (default all), and tune (the sync-free schedule's parameters, ex45 128^3); TRI_N / TRI_N2 the grid sizes, TRI_DEADLINE seconds.
+# phases: a list of 1 2 3 (default all; TRI_VARIANTS the third's variants), and tune (the sync-free schedule's parameters, ex45 128^3); TRI_N / TRI_N2 the grid sizes, TRI_DEADLINE seconds.
 set -uo pipefail
 source "$(dirname "$0")/../gamg/env.sh"
 export CUDA_VISIBLE_DEVICES=0
@@ -47,7 +47,7 @@ variants() { # case timeout cmd [names...]: aijcusparse and evchyb's triangular 
     exact) run "$c" exact "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve levelset ;;
     levels | graph) run "$c" "$nm" "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve levelset -mat_gpuformats_trisolve_schedule "$nm" ;;
     fp32) run "$c" fp32 "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve levelset -pc_precision single ;;
-    cusparse) run "$c" cusparse "$tmo" "$cmd" evchyb ;;
+    cusparse) run "$c" cusparse "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve cusparse ;;
     esac
   done
 }
@@ -71,12 +71,13 @@ if [[ " $phases " == *" 2 "* ]]; then
   variants gputime_ex45_$N2 60 "bin/petsc/ksp_ex45 $g2 -log_view_gpu_time" aijcusparse exact fp32
 fi
 if [[ " $phases " == *" 3 "* ]]; then
-  variants ex45_$N 40 "bin/petsc/ksp_ex45 $g" aijcusparse cusparse exact fp32
-  variants ex14_$N 40 "bin/petsc/snes_ex14 $g -snes_converged_reason" aijcusparse cusparse exact fp32
-  variants ex45_$N2 60 "bin/petsc/ksp_ex45 $g2" aijcusparse cusparse exact fp32
-  variants convdiff_${N}_pe10 40 "bin/test/ksp_matrix -f convdiff3d:n=$N,pe=10" aijcusparse cusparse exact fp32
-  for m in ani4 fidapm05; do variants real_$m 30 "bin/test/ksp_matrix -f test/matrices/$m.mtx" aijcusparse cusparse exact fp32; done
-  variants ex19_1024 90 "bin/petsc/snes_ex19 -da_grid_x 1024 -da_grid_y 1024 -snes_max_it 1 -ksp_max_it 300" aijcusparse cusparse exact fp32
+  V3=${TRI_VARIANTS:-aijcusparse cusparse exact fp32}
+  variants ex45_$N 40 "bin/petsc/ksp_ex45 $g" $V3
+  variants ex14_$N 40 "bin/petsc/snes_ex14 $g -snes_converged_reason" $V3
+  variants ex45_$N2 60 "bin/petsc/ksp_ex45 $g2" $V3
+  variants convdiff_${N}_pe10 40 "bin/test/ksp_matrix -f convdiff3d:n=$N,pe=10" $V3
+  for m in ani4 fidapm05; do variants real_$m 30 "bin/test/ksp_matrix -f test/matrices/$m.mtx" $V3; done
+  variants ex19_1024 90 "bin/petsc/snes_ex19 -da_grid_x 1024 -da_grid_y 1024 -snes_max_it 1 -ksp_max_it 300" $V3
 fi
 python3 bench/experiments/trisolve-auto/summarize.py "$D" "$OUT/trisolve.json" "$(cat bundle/commit 2>/dev/null)" "bench/experiments/trisolve-exact/run.sh $phases" >"$OUT/summary.txt"
 cat "$OUT/summary.txt"
