@@ -311,6 +311,34 @@ def ilu_section(out):
                 kind, case, fmt(r.get("aijcusparse_over_this_KSPSolve")), fmt(r.get("aijcusparse_over_this_PCSetUp")),
                 fmt(r.get("aijcusparse_over_this_MatSolve")), ref.get("iterations", "-"), r.get("iterations", "-"), link(rel, "run")))
     out.append("")
+    out.append("Time to solution with the default, newest `trisolve-default` run per GPU "
+               "(`bench/experiments/trisolve-exact/run.sh 3`): ratios `aijcusparse` / evchyb (`exact`, "
+               "the default `levelset`) of KSPSolve and SNESSolve (`-log_view`), and the iterations of each.")
+    out.append("")
+    newest_by_gpu = {}
+    for path, d in result_jsons():
+        rel = os.path.relpath(os.path.dirname(path), BENCH).replace(os.sep, "/") + "/"
+        kind = next((g for g in GPUS if g in str(d.get("gpu", ""))), None)
+        if "/trisolve-default/" not in "/" + rel or not kind:
+            continue
+        if kind not in newest_by_gpu or rel > newest_by_gpu[kind][0]:
+            newest_by_gpu[kind] = (rel, d)
+    out.append("| GPU | case | KSPSolve | SNESSolve | iterations (aijcusparse / ours) | run |")
+    out.append("|---|---|---|---|---|---|")
+    for kind in GPUS:
+        if kind not in newest_by_gpu:
+            out.append("| %s | - | not measured | | | |" % kind)
+            continue
+        rel, d = newest_by_gpu[kind]
+        runs = {(r.get("case"), r.get("name")): r for r in d.get("runs", []) if isinstance(r, dict)}
+        for (case, name), r in sorted(runs.items()):
+            ref = runs.get((case, "aijcusparse"))
+            if name != "exact" or not ref:
+                continue
+            ratio = lambda k: fmt(ref[k] / r[k]) if ref.get(k) and r.get(k) else "-"
+            out.append("| %s | %s | %s | %s | %s / %s | %s |" % (
+                kind, case, ratio("KSPSolve_s"), ratio("SNESSolve_s"), ref.get("ksp_its", "-"), r.get("ksp_its", "-"), link(rel, "run")))
+    out.append("")
 
 
 def readme_heading(path):
