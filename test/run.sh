@@ -175,6 +175,15 @@ if [ $has_gpu = 1 ]; then km_ref=$(km_its aijcusparse -vec_type cuda); km_ours=$
 else km_ref=$(km_its aij); km_ours=$(km_its evchyb -dll_append "$LIB"); fi
 [ -n "$km_ours" ] && [ "${km_ours% *}" = CONVERGED_RTOL ] && [ "$km_ours" = "$km_ref" ] && pass "petsc.ksp_matrix.convdiff3d.evchyb_its # $km_ours" ||
   { fail petsc.ksp_matrix.convdiff3d.evchyb_its "evchyb '$km_ours' vs reference '$km_ref'"; tail -n 3 "$OUTDIR"/ksp_matrix.*.err; }
+# Dirichlet rows before each of two solves (MatZeroRowsColumns; MatZeroRows keeping the pattern):
+# on the layout for evchyb, in the iterations of the reference
+for dv in cols rows; do
+  da="-dirichlet 5 -repeat 2"; [ $dv = rows ] && da="$da -dirichlet_rows"
+  if [ $has_gpu = 1 ]; then km_ref=$(km_its aijcusparse -vec_type cuda $da); km_ours=$(km_its evchyb -dll_append "$LIB" -vec_type cuda $da)
+  else km_ref=$(km_its aij $da); km_ours=$(km_its evchyb -dll_append "$LIB" $da); fi
+  [ -n "$km_ours" ] && [ "${km_ours% *}" = CONVERGED_RTOL ] && [ "$km_ours" = "$km_ref" ] && pass "petsc.ksp_matrix.convdiff3d.dirichlet_$dv.evchyb_its # $km_ours" ||
+    { fail petsc.ksp_matrix.convdiff3d.dirichlet_$dv.evchyb_its "evchyb '$km_ours' vs reference '$km_ref'"; tail -n 3 "$OUTDIR"/ksp_matrix.*.err; }
+done
 
 # --- halo exchange (src/halo/): our own pattern over MPI on host memory (independent patterns),
 # then every type against AIJ with the products' exchange on that path ---

@@ -59,6 +59,15 @@ void coo_slots(const FormatBlock &blk, const int64_t *perm, int32_t *slot_of_coo
 void coo_values_unique(FormatBlock &blk, const int32_t *slot_of_coo, int64_t n, const double *v, bool add, cudaStream_t stream);
 // CSR entry (i, cols[k]) times l[i] * r[cols[k]] (l or r null: 1), rowptr/cols the block's pattern.
 void scale_rows_cols(FormatBlock &blk, const int32_t *rowptr, const int32_t *cols, const double *l, const double *r, cudaStream_t stream);
+// MatZeroRows with the pattern kept: each of the n listed rows r (rowptr the block's pattern) gets
+// every entry 0, then its diagonal entry diag where diag != 0 and diag_pos[r] >= 0; b[r] = diag *
+// x[r] where x and b are given and r < ncols. Listed twice, a row gets the same values twice.
+void zero_rows(FormatBlock &blk, const int32_t *rowptr, const int32_t *rows, int32_t n, const int32_t *diag_pos, double diag, const double *x, double *b, int32_t ncols, cudaStream_t stream);
+// MatZeroRowsColumns of a square block: marks (nrows entries, scratch) flags the n listed rows.
+// A listed row gets every entry 0, its diagonal diag (diag != 0, diag_pos >= 0) and b[i] = diag *
+// x[i]; any other row gets its entries in listed columns 0, each first taken from b as a_ic x_c
+// (x and b given), in the row's order, as AIJ subtracts them.
+void zero_rows_columns(FormatBlock &blk, const int32_t *rowptr, const int32_t *cols, const int32_t *rows, int32_t n, int32_t *marks, const int32_t *diag_pos, double diag, const double *x, double *b, cudaStream_t stream);
 // Y's CSR entry k += a * X's CSR entry k, for two layouts of the same nonzero pattern (any formats);
 // same_layout (same_slot_map() said so): slot by slot, without reading the slot maps.
 void axpy_values(FormatBlock &Y, double a, const FormatBlock &X, bool same_layout, cudaStream_t stream);

@@ -120,6 +120,53 @@ struct ScaleRow {
   }
 };
 
+struct ZeroRow {
+  double        *values;
+  const int32_t *slot, *rowptr, *rows, *diag_pos;
+  double         diag;
+  const double  *x;
+  double        *b;
+  int32_t        ncols;
+  __host__ __device__ void operator()(int64_t k) const
+  {
+    const int32_t r = rows[k];
+    for (int32_t p = rowptr[r]; p < rowptr[r + 1]; ++p) values[slot[p]] = 0.0;
+    if (r >= ncols) return;
+    if (diag != 0.0 && diag_pos[r] >= 0) values[slot[diag_pos[r]]] = diag;
+    if (x && b) b[r] = diag * x[r];
+  }
+};
+
+struct Mark {
+  int32_t       *marks;
+  const int32_t *rows;
+  __host__ __device__ void operator()(int64_t k) const { marks[rows[k]] = 1; }
+};
+
+struct ZeroRowColumns {
+  double        *values;
+  const int32_t *slot, *rowptr, *cols, *marks, *diag_pos;
+  double         diag;
+  const double  *x;
+  double        *b;
+  __host__ __device__ void operator()(int64_t i) const
+  {
+    if (marks[i]) {
+      for (int32_t p = rowptr[i]; p < rowptr[i + 1]; ++p) values[slot[p]] = 0.0;
+      if (diag != 0.0 && diag_pos[i] >= 0) values[slot[diag_pos[i]]] = diag;
+      if (x && b) b[i] = diag * x[i];
+      return;
+    }
+    for (int32_t p = rowptr[i]; p < rowptr[i + 1]; ++p) {
+      const int32_t c = cols[p];
+      if (!marks[c]) continue;
+      double &v = values[slot[p]];
+      if (x && b) b[i] -= v * x[c];
+      v = 0.0;
+    }
+  }
+};
+
 struct AxpySlots {
   double       *y;
   const double *x;
@@ -217,6 +264,22 @@ void coo_values_unique(FormatBlock &blk, const int32_t *slot_of_coo, int64_t n, 
 void scale_rows_cols(FormatBlock &blk, const int32_t *rowptr, const int32_t *cols, const double *l, const double *r, cudaStream_t stream)
 {
   for_each_index(blk, blk.nrows, stream, ScaleRow{blk.values, blk.slot_of_csr, rowptr, cols, l, r});
+  blk.values_changed(stream);
+}
+
+void zero_rows(FormatBlock &blk, const int32_t *rowptr, const int32_t *rows, int32_t n, const int32_t *diag_pos, double diag, const double *x, double *b, int32_t ncols, cudaStream_t stream)
+{
+  for_each_index(blk, n, stream, ZeroRow{blk.values, blk.slot_of_csr, rowptr, rows, diag_pos, diag, x, b, ncols});
+  blk.values_changed(stream);
+}
+
+void zero_rows_columns(FormatBlock &blk, const int32_t *rowptr, const int32_t *cols, const int32_t *rows, int32_t n, int32_t *marks, const int32_t *diag_pos, double diag, const double *x, double *b, cudaStream_t stream)
+{
+  if (blk.nrows <= 0) return;
+  if (blk.backend == Backend::cuda) GPUFORMATS_CUDA(cudaMemsetAsync(marks, 0, (size_t)blk.nrows * sizeof(int32_t), stream));
+  else std::fill(marks, marks + blk.nrows, 0);
+  for_each_index(blk, n, stream, Mark{marks, rows});
+  for_each_index(blk, blk.nrows, stream, ZeroRowColumns{blk.values, blk.slot_of_csr, rowptr, cols, marks, diag_pos, diag, x, b});
   blk.values_changed(stream);
 }
 

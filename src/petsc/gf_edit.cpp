@@ -2,7 +2,8 @@
 // derives from them.
 //
 // In-place changes (MatScale, MatShift, MatDiagonalSet, MatDiagonalScale, MatAXPY with the same
-// nonzero pattern, MatZeroEntries; TS shifts and scales its Jacobian every step) of a block whose
+// nonzero pattern, MatZeroEntries; TS shifts and scales its Jacobian every step; a seq<fmt>'s
+// MatZeroRows and MatZeroRowsColumns where they keep the pattern) of a block whose
 // layout held the values run on the layout (formats/slot_map.hpp edits: one pass over the values, no
 // upload). A seq<fmt> runs them there alone, with no host work, and its host values go stale until a
 // host read brings them back (gf_values.cpp); an mpi<fmt> runs AIJ's operation on the host too (its
@@ -261,6 +262,95 @@ PetscErrorCode MatDiagonalScale_GF(Mat A, Vec l, Vec r)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// MatZeroRows (AIJ's keeps the pattern only with MAT_KEEP_NONZERO_PATTERN: else it drops the rows'
+// entries, a new pattern) and MatZeroRowsColumns (the Dirichlet rows of FEM codes; AIJ's keeps the
+// pattern) of a seq<fmt> whose layout is current: one pass on the layout, with b fixed on the
+// device, and the host values stale. Elsewhere AIJ's on current host values: an mpi<fmt> (MPIAIJ
+// sends the rows to their owners and calls its blocks'), a diagonal entry AIJ would insert or
+// miss, vectors outside the backend's memory, x aliasing b.
+template <class Op>
+PetscErrorCode ZeroRows(Mat A, PetscInt N, const PetscInt rows[], PetscScalar diag, Vec x, Vec b, bool columns, Op &&aij_op)
+{
+  GFMat    &gm      = gf(A);
+  Backend   backend = resolve_backend(gm);
+  PetscBool current = PETSC_FALSE, full = PETSC_TRUE, vecs_ok = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  const bool keeps = columns ? A->rmap->n == A->cmap->n : GFSeqAIJKeepsPattern(A);
+  if (!gm.mpi && !gm.adopted && !A->boundtocpu && A->assembled && gm.diag->fmt && keeps && (!x || !b || x != b)) PetscCall(GFBlockCurrent(*gm.diag, A, backend, &current));
+  if (current && diag != 0.0 && N > 0) PetscCall(GFBlockDiagonalFull(*gm.diag, A, &full));
+  if (current && x && b && backend == Backend::cuda) { // the vector part runs where the values are
+    PetscBool xc, bc;
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &xc, VECSEQCUDA, VECMPICUDA, ""));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)b, &bc, VECSEQCUDA, VECMPICUDA, ""));
+    vecs_ok = xc && bc ? PETSC_TRUE : PETSC_FALSE;
+  }
+  if (!current || !full || !vecs_ok) {
+    PetscCall(GFHostValues(A));
+    PetscCall(aij_op());
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  std::vector<int32_t> r((size_t)N);
+  for (PetscInt i = 0; i < N; ++i) {
+    PetscCheck(rows[i] >= 0 && rows[i] < A->rmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "row %" PetscInt_FMT " out of range", rows[i]);
+    r[(size_t)i] = (int32_t)rows[i];
+  }
+  PetscCall(EditAll(A, true, aij_op, [&](const Target &t, cudaStream_t s) -> PetscErrorCode {
+    GFBlock           &blk = *t.blk;
+    const int32_t     *rowptr, *cols;
+    const PetscScalar *xa = nullptr;
+    PetscScalar       *ba = nullptr;
+    PetscMemType       mt;
+
+    PetscFunctionBegin;
+    if (N == 0) PetscFunctionReturn(PETSC_SUCCESS); // (the public call still raises the state: After() keeps the layout current)
+    PetscCall(GFBlockPattern(blk, t.aij, &rowptr, &cols));
+    PetscCall(GFBlockDiagPositions(blk, t.aij));
+    const int32_t *pos = blk.backend == Backend::cuda ? blk.d_diag_pos.data() : blk.diag_pos.data();
+    if (x && b) {
+      PetscCall(VecGetArrayReadAndMemType(x, &xa, &mt));
+      PetscCall(VecGetArrayAndMemType(b, &ba, &mt));
+    }
+    const int32_t *d_rows = r.data();
+    DeviceBuffer<int32_t> up, marks; // stream-ordered: freed behind the pass
+    std::vector<int32_t>  hmarks;
+    GF_TRY(PETSC_COMM_SELF, {
+      if (blk.backend == Backend::cuda && N > 0) {
+        up = DeviceBuffer<int32_t>((size_t)N, s);
+        up.upload(r.data(), (size_t)N, s);
+        d_rows = up.data();
+      }
+      if (columns) {
+        int32_t *m;
+        if (blk.backend == Backend::cuda) m = (marks = DeviceBuffer<int32_t>((size_t)A->rmap->n, s)).data();
+        else m = (hmarks.resize((size_t)A->rmap->n), hmarks.data());
+        zero_rows_columns(*blk.fmt, rowptr, cols, d_rows, (int32_t)N, m, pos, PetscRealPart(diag), xa, ba, s);
+      } else zero_rows(*blk.fmt, rowptr, d_rows, (int32_t)N, pos, PetscRealPart(diag), xa, ba, (int32_t)A->cmap->n, s);
+      if (blk.backend == Backend::cuda && N > 0) GPUFORMATS_CUDA(cudaStreamSynchronize(s)); // r's pageable upload
+    });
+    if (x && b) {
+      PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
+      PetscCall(VecRestoreArrayAndMemType(b, &ba));
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatZeroRows_GF(Mat A, PetscInt N, const PetscInt rows[], PetscScalar diag, Vec x, Vec b)
+{
+  PetscFunctionBegin;
+  PetscCall(ZeroRows(A, N, rows, diag, x, b, false, [&] { return gf(A).aij.zerorows(A, N, rows, diag, x, b); }));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatZeroRowsColumns_GF(Mat A, PetscInt N, const PetscInt rows[], PetscScalar diag, Vec x, Vec b)
+{
+  PetscFunctionBegin;
+  PetscCall(ZeroRows(A, N, rows, diag, x, b, true, [&] { return gf(A).aij.zerorowscolumns(A, N, rows, diag, x, b); }));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // Whether two AIJ blocks have the same nonzero pattern (what MatAXPY_SeqAIJ checks for UNKNOWN).
 bool SameBlockPattern(Mat X, Mat Y)
 {
@@ -430,6 +520,8 @@ void GFInstallEdits(Mat B)
   B->ops->diagonalscale = MatDiagonalScale_GF;
   B->ops->axpy          = MatAXPY_GF;
   B->ops->zeroentries   = MatZeroEntries_GF;
+  if (!gf(B).mpi && B->ops->zerorows) B->ops->zerorows = MatZeroRows_GF;
+  if (!gf(B).mpi && B->ops->zerorowscolumns) B->ops->zerorowscolumns = MatZeroRowsColumns_GF;
 }
 
 void GFInstallDerived(Mat B)

@@ -114,6 +114,8 @@ struct GFOps {
   PetscErrorCode (*zeroentries)(Mat);
   PetscErrorCode (*createsubmatrix)(Mat, IS, IS, MatReuse, Mat *);
   PetscErrorCode (*createsubmatrices)(Mat, PetscInt, const IS[], const IS[], MatReuse, Mat *[]);
+  PetscErrorCode (*zerorows)(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec);
+  PetscErrorCode (*zerorowscolumns)(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec);
   PetscErrorCode (*productsetfromoptions)(Mat); // seq types only (gf_product.cpp)
 };
 
@@ -295,13 +297,14 @@ void           GFReleaseHostPaths(GFMat &gm); // at destroy
 // The CSR arrays of a SeqAIJ-family matrix as they are (no values brought back): for the pattern,
 // and for our own reads of values known current.
 void           GFSeqAIJArrays(Mat aij, const PetscInt **i, const PetscInt **j, PetscScalar **a);
+bool           GFSeqAIJKeepsPattern(Mat aij); // MAT_KEEP_NONZERO_PATTERN: MatZeroRows keeps the rows' entries
 
 // --- gf_coo.cpp ---
 PetscErrorCode GFInstallCOO(Mat B, PetscBool install); // MatSetPreallocationCOO_C, MatSetValuesCOO_C
 
 // --- gf_edit.cpp: in-place value changes and derived matrices ---
 PetscErrorCode MatAXPY_GF(Mat Y, PetscScalar a, Mat X, MatStructure str); // also an aijcusparse product result's (GFProductResultAXPY)
-void           GFInstallEdits(Mat B); // MatScale, MatShift, MatDiagonalSet, MatDiagonalScale, MatAXPY, MatZeroEntries
+void           GFInstallEdits(Mat B); // MatScale, MatShift, MatDiagonalSet, MatDiagonalScale, MatAXPY, MatZeroEntries; seq: MatZeroRows, MatZeroRowsColumns
 void           GFInstallDerived(Mat B); // MatCreateSubMatrix(ces): of our type, with B's options
 PetscErrorCode GFInherit(Mat from, Mat to); // to (a gpuformats matrix) takes from's format options
 PetscErrorCode MatConvert_SeqAIJ_SeqGF(Mat A, MatType type, MatReuse reuse, Mat *newmat);

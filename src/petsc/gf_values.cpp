@@ -122,12 +122,13 @@ void Wrap(Mat A, Fn _MatOps::*slot, Fn wrapper)
 }
 
 // The AIJ operations that read or change the host values themselves (PETSc 3.26's SeqAIJ):
-// entries, rows and columns read; host writes of some entries (MatSetValues*, MatZeroRows*: their
-// other entries must be current); host factorizations in place; reductions, norms, comparisons;
-// conversions and copies; SOR. MatEqual is Equal_GF (both operands).
+// entries, rows and columns read; host writes of some entries (MatSetValues*, MatZeroRows*Local:
+// their other entries must be current); host factorizations in place; reductions, norms,
+// comparisons; conversions and copies; SOR. MatEqual is Equal_GF (both operands); MatZeroRows and
+// MatZeroRowsColumns are gf_edit.cpp's (on the layout where they keep the pattern).
 #define GF_HOST_OPS(X) \
   X(setvalues) X(setvaluesblocked) X(setvalueslocal) X(setvaluesblockedlocal) X(setvaluesrow) X(getrow) X(getvalues) X(getvalueslocal) X(getrowuppertriangular) \
-  X(zerorows) X(zerorowscolumns) X(zerorowslocal) X(zerorowscolumnslocal) X(eliminatezeros) X(conjugate) X(realpart) X(imaginarypart) X(setrandom) \
+  X(zerorowslocal) X(zerorowscolumnslocal) X(eliminatezeros) X(conjugate) X(realpart) X(imaginarypart) X(setrandom) \
   X(lufactor) X(choleskyfactor) X(ilufactor) X(iccfactor) X(sor) X(transpose) X(hermitiantranspose) X(norm) X(issymmetric) X(ishermitian) \
   X(getrowmax) X(getrowmaxabs) X(getrowmin) X(getrowminabs) X(getrowsumabs) X(getcolumnvector) X(getcolumnreductions) X(findzerodiagonals) X(findnonzerorows) \
   X(findoffblockdiagonalentries) X(invertblockdiagonal) X(invertvariableblockdiagonal) X(getvblockdiagonal) X(multdiagonalblock) X(multhermitiantranspose) \
@@ -172,6 +173,8 @@ void GFSeqAIJArrays(Mat aij, const PetscInt **i, const PetscInt **j, PetscScalar
   if (j) *j = s->j;
   if (a) *a = s->a;
 }
+
+bool GFSeqAIJKeepsPattern(Mat aij) { return ((const Mat_SeqAIJ *)aij->data)->keepnonzeropattern; }
 
 void GFMarkHostStale(Mat A)
 {

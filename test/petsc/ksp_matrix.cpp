@@ -9,6 +9,9 @@
 // Exit 0 whether or not the solve converged (the reason says it); a non-square matrix prints a
 // skip line. -repeat K solves K times from x = 0 (timings in -log_view), the line is the last's.
 // -fill_diagonal stores explicit zeros on missing diagonals (graphs, LPs), which ILU needs.
+// -dirichlet S fixes every S-th unknown at 1 before each solve, as FEM codes impose Dirichlet
+// conditions (MatZeroRowsColumns with b fixed for x = ones; -dirichlet_rows: MatZeroRows with
+// MAT_KEEP_NONZERO_PATTERN); the event DirichletMult times it with the product after it.
 // It calls nothing of gpuformats: the types come in through -dll_append, as in any application.
 //
 //   bin/test/ksp_matrix -f test/matrices/fidapm05.mtx -ksp_monitor
@@ -27,6 +30,8 @@ static const char help[] = "Solves A x = A * ones for one matrix and prints iter
                            "  -seed <s>         seed of random generators (default 1)\n"
                            "  -fill_diagonal    store explicit zeros where a row has no diagonal entry (ILU(0) needs one; add\n"
                            "                    -pc_factor_shift_type nonzero for the zero pivots); Matrix Market files and generators\n"
+                           "  -dirichlet <S>    before each solve, fix every S-th unknown at 1: MatZeroRowsColumns (diagonal 1, b fixed)\n"
+                           "  -dirichlet_rows   MatZeroRows with MAT_KEEP_NONZERO_PATTERN instead (keeps the solve's answer: b fixed)\n"
                            "  -mat_type <type>  the matrix type (default aij); with -dll_append lib/libgpuformats.so: evchyb, pjds, ...\n"
                            "Generators:\n";
 
@@ -73,8 +78,9 @@ static int64_t missing_diagonal(gpuformats::CsrMatrix &G, bool fill)
 int main(int argc, char **argv)
 {
   char        file[PETSC_MAX_PATH_LEN] = "";
-  PetscBool   has_file = PETSC_FALSE, fill_diagonal = PETSC_FALSE;
-  PetscInt    repeat = 1, seed = 1, M, N, its = 0;
+  PetscBool   has_file = PETSC_FALSE, fill_diagonal = PETSC_FALSE, dirichlet_rows = PETSC_FALSE;
+  PetscInt    repeat = 1, seed = 1, M, N, its = 0, dirichlet = 0;
+  PetscLogEvent dirichlet_event;
   Mat         A      = NULL;
   Vec         x, b, ones, r;
   KSP         ksp;
@@ -87,6 +93,9 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-repeat", &repeat, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-fill_diagonal", &fill_diagonal, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-dirichlet", &dirichlet, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-dirichlet_rows", &dirichlet_rows, NULL));
+  PetscCall(PetscLogEventRegister("DirichletMult", MAT_CLASSID, &dirichlet_event));
   if (!has_file) {
     PetscBool help_only;
     PetscCall(PetscOptionsHasHelp(NULL, &help_only));
@@ -97,6 +106,7 @@ int main(int argc, char **argv)
   }
   PetscCheck(has_file && file[0], PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "give the matrix: -f <file.mtx|file.petsc|generator spec> (-help lists the generators)");
   PetscCheck(repeat >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-repeat %" PetscInt_FMT " must be at least 1", repeat);
+  PetscCheck(dirichlet >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dirichlet %" PetscInt_FMT " must be 0 (none) or a stride", dirichlet);
   const std::string f(file);
   const bool        binary = gftest::is_petsc_binary(f);
   const bool        mtx    = gftest::ends_with(f, ".mtx");
@@ -141,7 +151,22 @@ int main(int argc, char **argv)
   PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
   PetscCall(KSPSetOperators(ksp, A, A));
   PetscCall(KSPSetFromOptions(ksp));
+  std::vector<PetscInt> fixed; // this rank's fixed unknowns
+  if (dirichlet) {
+    PetscInt rstart, rend;
+    PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+    for (PetscInt i = rstart; i < rend; ++i)
+      if (i % dirichlet == 0) fixed.push_back(i);
+    if (dirichlet_rows) PetscCall(MatSetOption(A, MAT_KEEP_NONZERO_PATTERN, PETSC_TRUE));
+  }
   for (PetscInt k = 0; k < repeat; ++k) {
+    if (dirichlet) { // b - A ones stays 0: the rows (and columns) fixed for x = ones
+      PetscCall(PetscLogEventBegin(dirichlet_event, A, 0, 0, 0));
+      if (dirichlet_rows) PetscCall(MatZeroRows(A, (PetscInt)fixed.size(), fixed.data(), 1.0, ones, b));
+      else PetscCall(MatZeroRowsColumns(A, (PetscInt)fixed.size(), fixed.data(), 1.0, ones, b));
+      PetscCall(MatMult(A, ones, r)); // the first product after the change pays what it left
+      PetscCall(PetscLogEventEnd(dirichlet_event, A, 0, 0, 0));
+    }
     PetscCall(VecSet(x, 0.0));
     PetscCall(KSPSolve(ksp, b, x));
   }

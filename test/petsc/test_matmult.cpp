@@ -391,6 +391,98 @@ static PetscErrorCode compare_host_paths(Mat A, Mat B, const std::string &name, 
 
 // In-place value changes whose layout was current (the products above ran): each the same on A and
 // B, B compared against A after each, and not one values-only refresh (an upload) among them.
+// MatZeroRows and MatZeroRowsColumns (Dirichlet rows) on B against A, with the right-hand side
+// fixed for a given solution (x, b): every third owned row, the first listed twice, and on several
+// ranks a row of the next rank. A seq<fmt> keeps them on its layout where AIJ keeps the pattern
+// (MAT_KEEP_NONZERO_PATTERN for MatZeroRows; a full diagonal where the diagonal is set), with no
+// refresh; without MAT_KEEP_NONZERO_PATTERN AIJ drops the rows' entries and B rebuilds.
+template <class Step>
+static PetscErrorCode test_zero_rows(Mat A, Mat B, const char *type, const std::string &name, Step &step)
+{
+  PetscInt              M, N, rstart, rend;
+  PetscMPIInt           size, rank;
+  Vec                   x, bA, bB;
+  std::vector<PetscInt> rows;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)B), &size));
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)B), &rank));
+  PetscCall(MatGetSize(A, &M, &N));
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  for (PetscInt i = rstart; i < rend; i += 3) rows.push_back(i);
+  if (!rows.empty()) rows.push_back(rows.front());
+  if (size > 1 && rend < M) rows.push_back(rend); // owned by a later rank
+  const PetscInt n = (PetscInt)rows.size();
+  PetscCall(MatCreateVecs(B, &x, &bB));
+  PetscCall(VecSetRandom(x, NULL));
+  PetscCall(VecSetRandom(bB, NULL));
+  PetscCall(VecDuplicate(bB, &bA));
+  PetscCall(VecCopy(bB, bA));
+  const bool     seq   = size == 1, full = M == N && has_full_diagonal(A);
+  const PetscInt edits = event_count(MAT_GPUFormatsEdit), refreshes = refresh_count();
+  auto same_rhs = [&](const char *what) -> PetscErrorCode {
+    PetscReal d, nb;
+    PetscFunctionBegin;
+    PetscCall(VecAXPY(bA, -1.0, bB)); // then bA = bB again
+    PetscCall(VecNorm(bA, NORM_INFINITY, &d));
+    PetscCall(VecNorm(bB, NORM_INFINITY, &nb));
+    PetscCall(VecCopy(bB, bA));
+    PetscCall(report(d <= 1e-13 * (1 + nb) ? PETSC_TRUE : PETSC_FALSE, name + ".edit_" + what + ".rhs"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  };
+  auto rhs = [&](Mat Y) { return Y == A ? bA : bB; };
+  PetscCall(MatSetOption(A, MAT_KEEP_NONZERO_PATTERN, PETSC_TRUE));
+  PetscCall(MatSetOption(B, MAT_KEEP_NONZERO_PATTERN, PETSC_TRUE));
+  if (full) {
+    PetscCall(step("zerorows_keep", [&](Mat Y, Mat) { return MatZeroRows(Y, n, rows.data(), 2.0, x, rhs(Y)); }, true));
+    PetscCall(same_rhs("zerorows_keep"));
+  }
+  PetscCall(step("zerorows_keep_nodiag", [&](Mat Y, Mat) { return MatZeroRows(Y, n, rows.data(), 0.0, NULL, NULL); }));
+  if (full) {
+    PetscCall(step("zerorowscolumns", [&](Mat Y, Mat) { return MatZeroRowsColumns(Y, n, rows.data(), 3.0, x, rhs(Y)); }, true));
+    PetscCall(same_rhs("zerorowscolumns"));
+  }
+  if (M == N) {
+    PetscCall(step("zerorowscolumns_nodiag", [&](Mat Y, Mat) { return MatZeroRowsColumns(Y, n, rows.data(), 0.0, NULL, NULL); }));
+    PetscCall(step("zerorowscolumns_none", [&](Mat Y, Mat) { return MatZeroRowsColumns(Y, 0, rows.data(), 1.0, NULL, NULL); }));
+  }
+  if (seq) {
+    PetscCall(report(refresh_count() == refreshes ? PETSC_TRUE : PETSC_FALSE, name + ".zero_rows_without_refresh"));
+    PetscCall(report(event_count(MAT_GPUFormatsEdit) > edits ? PETSC_TRUE : PETSC_FALSE, name + ".zero_rows_ran"));
+  }
+  PetscCall(MatSetOption(A, MAT_KEEP_NONZERO_PATTERN, PETSC_FALSE));
+  PetscCall(MatSetOption(B, MAT_KEEP_NONZERO_PATTERN, PETSC_FALSE));
+  if (!std::strcmp(type, "evchyb")) { // without MAT_KEEP_NONZERO_PATTERN: a new pattern (B's next use
+    Mat A2, B2;                       // rebuilds), from host values brought back first; on copies, whose
+    PetscCall(MatScale(B, 2.0));      // rows may no longer suit the other formats
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &A2));
+    PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &B2));
+    PetscCall(MatScale(B2, 0.5)); // stale host values (a seq<fmt>) that AIJ's must read
+    PetscCall(MatScale(B, 0.5));
+    const bool vecs = M == N; // (MPIAIJ's takes vectors only with matching row and column layouts)
+    PetscCall(MatZeroRows(A2, n, rows.data(), full ? 1.0 : 0.0, vecs ? x : NULL, vecs ? bA : NULL));
+    PetscCall(MatZeroRows(B2, n, rows.data(), full ? 1.0 : 0.0, vecs ? x : NULL, vecs ? bB : NULL));
+    PetscCall(compare_all(A2, B2, type, name + ".edit_zerorows_drop"));
+    PetscCall(same_rhs("zerorows_drop"));
+    PetscCall(MatDestroy(&A2));
+    PetscCall(MatDestroy(&B2));
+  }
+  if (M > 0) { // a row out of range: AIJ's error on a seq<fmt>, either path
+    PetscInt       bad = M + 5;
+    PetscErrorCode err;
+    PetscCall(MatSetOption(B, MAT_KEEP_NONZERO_PATTERN, PETSC_TRUE));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    err = seq ? MatZeroRows(B, 1, &bad, 1.0, NULL, NULL) : PETSC_ERR_ARG_OUTOFRANGE;
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(report(err == PETSC_ERR_ARG_OUTOFRANGE ? PETSC_TRUE : PETSC_FALSE, name + ".zerorows_out_of_range"));
+    PetscCall(MatSetOption(B, MAT_KEEP_NONZERO_PATTERN, PETSC_FALSE));
+  }
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&bA));
+  PetscCall(VecDestroy(&bB));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode test_edits(Mat A, Mat B, const char *type, const std::string &name)
 {
   PetscInt M, N;
@@ -410,11 +502,11 @@ static PetscErrorCode test_edits(Mat A, Mat B, const char *type, const std::stri
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)B), &size));
   const bool     seq       = size == 1; // a seq<fmt>: edits change the layout alone, the host values go stale
   const PetscInt refreshes = refresh_count(), edits = event_count(MAT_GPUFormatsEdit);
-  auto step = [&](const char *what, auto &&op, bool host_paths = false) -> PetscErrorCode {
+  auto step = [&](const char *what, auto &&op, bool host_paths = false, bool alone = true) -> PetscErrorCode {
     PetscFunctionBegin;
     PetscCall(op(A, Ca));
     PetscCall(op(B, C));
-    if (seq) PetscCall(report(B->offloadmask == PETSC_OFFLOAD_GPU ? PETSC_TRUE : PETSC_FALSE, name + ".edit_" + what + ".layout_alone"));
+    if (seq && alone) PetscCall(report(B->offloadmask == PETSC_OFFLOAD_GPU ? PETSC_TRUE : PETSC_FALSE, name + ".edit_" + what + ".layout_alone"));
     PetscCall(compare_all(A, B, type, name + ".edit_" + what));
     if (host_paths) PetscCall(compare_host_paths(A, B, name + ".edit_" + what, seq));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -445,6 +537,7 @@ static PetscErrorCode test_edits(Mat A, Mat B, const char *type, const std::stri
   PetscCall(step("axpy_restore", [](Mat Y, Mat X) { return MatAXPY(Y, 1.0, X, UNKNOWN_NONZERO_PATTERN); })); // MatShift may have added diagonal entries to Y
   PetscCall(report(refresh_count() == refreshes ? PETSC_TRUE : PETSC_FALSE, name + ".edits_without_refresh"));
   PetscCall(report(event_count(MAT_GPUFormatsEdit) > edits ? PETSC_TRUE : PETSC_FALSE, name + ".edits_ran"));
+  PetscCall(test_zero_rows(A, B, type, name, step));
   PetscCall(MatDestroy(&C));
   PetscCall(MatDestroy(&Ca));
   PetscCall(VecDestroy(&l));
