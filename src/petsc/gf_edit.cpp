@@ -312,7 +312,7 @@ PetscErrorCode ZeroRows(Mat A, PetscInt N, const PetscInt rows[], PetscScalar di
       PetscCall(VecGetArrayAndMemType(b, &ba, &mt));
     }
     const int32_t *d_rows = r.data();
-    DeviceBuffer<int32_t> up, marks; // stream-ordered: freed behind the pass
+    DeviceBuffer<int32_t> up, marks; // stream-ordered: freed behind the pass (r may go once uploaded)
     std::vector<int32_t>  hmarks;
     GF_TRY(PETSC_COMM_SELF, {
       if (blk.backend == Backend::cuda && N > 0) {
@@ -326,7 +326,6 @@ PetscErrorCode ZeroRows(Mat A, PetscInt N, const PetscInt rows[], PetscScalar di
         else m = (hmarks.resize((size_t)A->rmap->n), hmarks.data());
         zero_rows_columns(*blk.fmt, rowptr, cols, d_rows, (int32_t)N, m, pos, PetscRealPart(diag), xa, ba, s);
       } else zero_rows(*blk.fmt, rowptr, d_rows, (int32_t)N, pos, PetscRealPart(diag), xa, ba, (int32_t)A->cmap->n, s);
-      if (blk.backend == Backend::cuda && N > 0) GPUFORMATS_CUDA(cudaStreamSynchronize(s)); // r's pageable upload
     });
     if (x && b) {
       PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
