@@ -342,7 +342,7 @@ PetscErrorCode GFBlockDiagonalFull(GFBlock &blk, Mat aij, PetscBool *full)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode GFBlockPattern(GFBlock &blk, Mat aij, const int32_t **rowptr, const int32_t **cols)
+PetscErrorCode GFBlockPattern(GFBlock &blk, Mat aij, const int32_t **rowptr, const int32_t **cols, int threads)
 {
   CsrView csr;
 
@@ -359,8 +359,8 @@ PetscErrorCode GFBlockPattern(GFBlock &blk, Mat aij, const int32_t **rowptr, con
     GF_TRY(PETSC_COMM_SELF, {
       blk.d_rowptr.resize((size_t)csr.nrows + 1);
       blk.d_cols.resize((size_t)csr.nnz);
-      blk.d_rowptr.upload(csr.rowptr, (size_t)csr.nrows + 1, s);
-      blk.d_cols.upload(csr.colidx, (size_t)csr.nnz, s);
+      blk.d_rowptr.upload(csr.rowptr, (size_t)csr.nrows + 1, s, 0, threads); // staged as a build's
+      blk.d_cols.upload(csr.colidx, (size_t)csr.nnz, s, 0, threads);
       GPUFORMATS_CUDA(cudaStreamSynchronize(s));
     });
     blk.pattern_build = blk.builds;

@@ -251,7 +251,7 @@ PetscErrorCode MatDiagonalScale_GF(Mat A, Vec l, Vec r)
 
     PetscFunctionBegin;
     if (t.index == 1 && r && !ghosts) PetscCall(GFMPIGhostValues(A, t.blk->backend, r, &ghosts));
-    PetscCall(GFBlockPattern(*t.blk, t.aij, &rowptr, &cols));
+    PetscCall(GFBlockPattern(*t.blk, t.aij, &rowptr, &cols, (int)gf(A).opt.upload_threads));
     PetscCall(la.get(l, t.blk->backend));
     PetscCall(ra.get(t.index == 0 ? r : ghosts, t.blk->backend));
     scale_rows_cols(*t.blk->fmt, rowptr, cols, la.data(), ra.data(), s);
@@ -304,7 +304,7 @@ PetscErrorCode ZeroRows(Mat A, PetscInt N, const PetscInt rows[], PetscScalar di
 
     PetscFunctionBegin;
     if (N == 0) PetscFunctionReturn(PETSC_SUCCESS); // (the public call still raises the state: After() keeps the layout current)
-    PetscCall(GFBlockPattern(blk, t.aij, &rowptr, &cols));
+    PetscCall(GFBlockPattern(blk, t.aij, &rowptr, &cols, (int)gm.opt.upload_threads));
     PetscCall(GFBlockDiagPositions(blk, t.aij));
     const int32_t *pos = blk.backend == Backend::cuda ? blk.d_diag_pos.data() : blk.diag_pos.data();
     if (x && b) {

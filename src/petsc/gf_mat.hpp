@@ -237,7 +237,7 @@ PetscErrorCode GFBlockCurrent(GFBlock &blk, Mat aij, Backend backend, PetscBool 
 PetscErrorCode GFBlockDiagPositions(GFBlock &blk, Mat aij);
 PetscErrorCode GFBlockDiagonalFull(GFBlock &blk, Mat aij, PetscBool *full); // every row has its diagonal entry
 // The synced block's CSR row pointers and columns in its backend's memory (device: uploaded once per build).
-PetscErrorCode GFBlockPattern(GFBlock &blk, Mat aij, const int32_t **rowptr, const int32_t **cols);
+PetscErrorCode GFBlockPattern(GFBlock &blk, Mat aij, const int32_t **rowptr, const int32_t **cols, int threads); // threads: the upload's staging
 // -mat_view ::ascii_info lines of one block; all_ranks: every rank prints (synchronized viewer).
 PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *label, PetscViewer viewer, PetscBool all_ranks);
 // The device memory of a block's cuSPARSE view (GFShadow) for factorizations, where one exists.
