@@ -168,19 +168,50 @@ struct ZeroRowColumns {
   }
 };
 
-// The device pass of ZeroRowColumns: kZeroLanes lanes a row look for listed columns together (a
-// thread a row reads its columns strided: 4.5 products at 27 entries a row); the few rows that have
-// one are then done by the row's first lane as ZeroRowColumns does them, in AIJ's order.
+// The device pass of ZeroRowColumns, kZeroLanes lanes a row (a thread a row reads its columns
+// strided: 4.5 products at 27 entries a row). A listed row: the lanes zero its entries, then lane
+// 0 sets the diagonal and b. Any other row: each lane takes one entry of each chunk of kZeroLanes,
+// zeroes it where its column is listed, and lane 0 takes the terms from b one by one through the
+// tile's shuffles, in the row's order, as AIJ subtracts them.
 constexpr int kZeroLanes = 8;
 __global__ static void zero_rows_columns_kernel(ZeroRowColumns f, int32_t nrows)
 {
   const auto    tile = cooperative_groups::tiled_partition<kZeroLanes>(cooperative_groups::this_thread_block());
   const int64_t i    = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / kZeroLanes;
   if (i >= nrows) return; // (a whole tile: its lanes share the row)
+  const int     lane = (int)tile.thread_rank();
   const int32_t lo = f.rowptr[i], hi = f.rowptr[i + 1];
-  bool          any = f.marks[i] != 0;
-  for (int32_t p = lo + (int32_t)tile.thread_rank(); p < hi && !any; p += kZeroLanes) any = f.marks[f.cols[p]] != 0;
-  if (tile.any(any) && tile.thread_rank() == 0) f(i);
+  if (f.marks[i]) {
+    for (int32_t p = lo + lane; p < hi; p += kZeroLanes) f.values[f.slot[p]] = 0.0;
+    tile.sync();
+    if (lane == 0) {
+      if (f.diag != 0.0 && f.diag_pos[i] >= 0) f.values[f.slot[f.diag_pos[i]]] = f.diag;
+      if (f.x && f.b) f.b[i] = f.diag * f.x[i];
+    }
+    return;
+  }
+  const bool vecs = f.x && f.b;
+  double     bi   = vecs && lane == 0 ? f.b[i] : 0.0;
+  bool       hit  = false;
+  for (int32_t p0 = lo; p0 < hi; p0 += kZeroLanes) {
+    const int32_t p    = p0 + lane;
+    const int32_t c    = p < hi ? f.cols[p] : 0;
+    const bool    mine = p < hi && f.marks[c];
+    double        t    = 0.0;
+    if (mine) {
+      double &v = f.values[f.slot[p]];
+      if (vecs) t = v * f.x[c];
+      v = 0.0;
+    }
+    const unsigned any = tile.ballot(mine);
+    hit                = hit || any;
+    if (vecs && any) // lane 0 subtracts the chunk's terms in order
+      for (int j = 0; j < kZeroLanes; ++j) {
+        const double tj = tile.shfl(t, j);
+        if (lane == 0 && (any >> j & 1u)) bi -= tj;
+      }
+  }
+  if (vecs && hit && lane == 0) f.b[i] = bi;
 }
 
 struct AxpySlots {
