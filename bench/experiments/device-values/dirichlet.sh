@@ -5,7 +5,8 @@
 # GPU, one call: test_matmult's checks (1 and 2 ranks, quick set), then ksp_matrix -dirichlet on
 # matrices far larger than L2 (CG + Jacobi, 6 solves of 20 iterations): -log_view_gpu_time for the
 # per-call times of DirichletFirst / DirichletMult (the change and the product after it, at the first solve / the others) against MatMult, then
-# -log_view for KSPSolve. Logs -> $OUT/dirichlet-logs.tar.xz.
+# -log_view for KSPSolve. Logs -> $OUT/dirichlet-logs.tar.xz, summary -> $OUT/dirichlet.json
+# (dirichlet_summary.py).
 #   run(command="bash bench/experiments/device-values/dirichlet.sh", carry=["bundle"])
 set -uo pipefail
 source "$(dirname "$0")/../gamg/env.sh"
@@ -30,11 +31,12 @@ for m in stencil27:n=128 fem:rows=4e6,min=10,max=80; do
       for g in gpu plain; do
         log=$D/${m%%:*}.$mode.$t.$g.log
         x=""; [ $g = gpu ] && x=-log_view_gpu_time
-        timeout 120 bin/test/ksp_matrix -f "$m" "${dll[@]}" -mat_type $t -vec_type cuda -ksp_type cg -pc_type jacobi -ksp_max_it 20 -ksp_norm_type unpreconditioned \
+        timeout 120 bin/test/ksp_matrix -f "$m" "${dll[@]}" -mat_type $t -vec_type cuda -ksp_type gmres -pc_type jacobi -ksp_max_it 20 \
           $extra -repeat 6 -log_view $x >"$log" 2>&1
         echo "${m%%:*} $mode $t $g exit $?: $(grep -m1 '^ksp_matrix' "$log" | cut -d' ' -f4-9) | $(awk '$1 ~ /^(DirichletFirst|DirichletMult|MatMult|KSPSolve|GFEdit|GFToHost|GFRefresh|MatCUSPARSCopyTo)$/ {printf "%s %s %s | ", $1, $2, $4}' "$log")"
       done
     done
   done
 done
+python3 bench/experiments/device-values/dirichlet_summary.py "$D" "$OUT/dirichlet.json" "$(cat bundle/commit 2>/dev/null)" "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
 tar -C "$OUT" -cJf "$OUT/dirichlet-logs.tar.xz" dirichlet-logs && rm -rf "$D"
