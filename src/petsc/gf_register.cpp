@@ -135,13 +135,16 @@ PetscErrorCode GPUFormatsFinalizePackage(void)
    Level: beginner
 
    Notes:
-   The host AIJ data stays the master copy: the first use after an assembly brings the layout up to
-   date (a values-only refresh when the nonzero pattern is unchanged). Factorizations use the
+   After an assembly the host AIJ data holds the values: the first use brings the layout up to date
+   (a values-only refresh when the nonzero pattern is unchanged). Factorizations use the
    `MATSOLVERCUSPARSE` package on the cuda backend; `MatMultTranspose()` runs by cuSPARSE on each
    block's transpose, built on the device at the first transposed product. `MatScale()`,
    `MatShift()`, `MatDiagonalSet()`, `MatDiagonalScale()`, `MatZeroEntries()` and `MatAXPY()` with
-   the same pattern change the host values and, in place, a layout that held them (no upload; the
-   `GFEdit` event). `MatCreateSubMatrix()` and `MatCreateSubMatrices()` return matrices of this type
+   the same pattern change, in place, a layout that held the values (no upload; the `GFEdit`
+   event): the layout alone on the seq types, whose host values then come back at the first host
+   read, and the host values too on the mpi types. On the seq types, `MatZeroRowsColumns()` and
+   `MatZeroRows()` with `MAT_KEEP_NONZERO_PATTERN` (Dirichlet rows) change the layout alone as well,
+   with b fixed on the device. `MatCreateSubMatrix()` and `MatCreateSubMatrices()` return matrices of this type
    with these options. `-mat_view ::ascii_info` prints the layout statistics.
 
 .seealso: [](ch_matrices), `Mat`, `MATPJDS`, `MATPELLR`, `MATSURAA`, `MATAIJCUSPARSE`, `MATSELLCUDA`, `GPUFormatsInitializePackage()`
