@@ -64,7 +64,7 @@ if [[ " $phases " == *" cases "* ]]; then # per-apply cost beyond the 3D Laplaci
   variants gputime_ex14_$N 60 "bin/petsc/snes_ex14 $g -snes_max_it 1 -log_view_gpu_time" aijcusparse exact graph
   variants gputime_convdiff_${N}_pe10 40 "bin/test/ksp_matrix -f convdiff3d:n=$N,pe=10 -log_view_gpu_time" aijcusparse exact graph
   for m in ani4 fidapm05; do variants gputime_real_$m 30 "bin/test/ksp_matrix -f test/matrices/$m.mtx -log_view_gpu_time" aijcusparse exact graph; done
-  variants gputime_ex45_${N}_ilu1 40 "bin/petsc/ksp_ex45 $g -pc_factor_levels 1 -log_view_gpu_time" aijcusparse exact graph
+  variants gputime_ex45_${N}_ilu1 40 "bin/petsc/ksp_ex45 $g -pc_type ilu -pc_factor_levels 1 -log_view_gpu_time" aijcusparse exact graph
 fi
 if [[ " $phases " == *" 2 "* ]]; then
   variants gputime_ex45_$N 40 "bin/petsc/ksp_ex45 $g -log_view_gpu_time"
@@ -75,7 +75,7 @@ if [[ " $phases " == *" 3 "* ]]; then
   variants ex45_$N 40 "bin/petsc/ksp_ex45 $g" $V3
   variants ex14_$N 40 "bin/petsc/snes_ex14 $g -snes_converged_reason" $V3
   variants ex45_$N2 60 "bin/petsc/ksp_ex45 $g2" $V3
-  variants ex45_${N}_ilu1 40 "bin/petsc/ksp_ex45 $g -pc_factor_levels 1" $V3
+  variants ex45_${N}_ilu1 40 "bin/petsc/ksp_ex45 $g -pc_type ilu -pc_factor_levels 1" $V3
   variants convdiff_${N}_pe10 40 "bin/test/ksp_matrix -f convdiff3d:n=$N,pe=10" $V3
   for m in ani4 fidapm05; do variants real_$m 30 "bin/test/ksp_matrix -f test/matrices/$m.mtx" $V3; done
   variants ex19_1024 90 "bin/petsc/snes_ex19 -da_grid_x 1024 -da_grid_y 1024 -snes_max_it 1 -ksp_max_it 300" $V3
