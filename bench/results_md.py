@@ -47,6 +47,19 @@ def walk(top):
     return sorted(out)
 
 
+def run_key(rel):
+    """Orders run folders by when they ran: machine.txt's date where it has one (two runs of one day
+    differ only there; the folder names then compare by commit), else the folder's name."""
+    try:
+        with open(os.path.join(BENCH, rel, "machine.txt")) as f:
+            for line in f:
+                if line.startswith("date:"):
+                    return line.split(None, 1)[1].strip()
+    except OSError:
+        pass
+    return os.path.basename(rel.rstrip("/"))[:10]
+
+
 def result_jsons():
     """(path, object) of every result JSON that holds an object."""
     for path in walk(RESULTS):
@@ -293,7 +306,7 @@ def ilu_section(out):
             continue
         kind = next((g for g in GPUS if g in str(d.get("gpu", ""))), None)
         rel = os.path.relpath(os.path.dirname(path), BENCH).replace(os.sep, "/") + "/"
-        if kind and (kind not in newest_by_gpu or rel > newest_by_gpu[kind][0]):
+        if kind and (kind not in newest_by_gpu or run_key(rel) > run_key(newest_by_gpu[kind][0])):
             newest_by_gpu[kind] = (rel, d)
     out.append("| GPU | case | KSPSolve | PCSetUp | MatSolve | iterations (aijcusparse / ours) | run |")
     out.append("|---|---|---|---|---|---|---|")
@@ -321,7 +334,7 @@ def ilu_section(out):
         kind = next((g for g in GPUS if g in str(d.get("gpu", ""))), None)
         if "/trisolve-default/" not in "/" + rel or not kind:
             continue
-        if kind not in newest_by_gpu or rel > newest_by_gpu[kind][0]:
+        if kind not in newest_by_gpu or run_key(rel) > run_key(newest_by_gpu[kind][0]):
             newest_by_gpu[kind] = (rel, d)
     out.append("| GPU | case | KSPSolve | SNESSolve | iterations (aijcusparse / ours) | run |")
     out.append("|---|---|---|---|---|---|")
