@@ -14,7 +14,8 @@
 #      evchyb exact and FP32
 # Logs -> $OUT/logs.tar.xz, summary -> $OUT/trisolve.json (bench/experiments/trisolve-auto/summarize.py).
 #   run(command="bash bench/experiments/trisolve-exact/run.sh [phases]", carry=["bundle"])
-# phases: a list of 1 2 3 (default all; TRI_VARIANTS the third's variants), and tune (the sync-free schedule's parameters, ex45 128^3); TRI_N / TRI_N2 the grid sizes, TRI_DEADLINE seconds.
+# phases: a list of 1 2 3 (default all; TRI_VARIANTS the third's variants), iluk (ILU(1), ICC(1),
+# ILU(2)), and tune (the sync-free schedule's parameters, ex45 128^3); TRI_N / TRI_N2 the grid sizes, TRI_DEADLINE seconds.
 set -uo pipefail
 source "$(dirname "$0")/../gamg/env.sh"
 export CUDA_VISIBLE_DEVICES=0
@@ -79,6 +80,15 @@ if [[ " $phases " == *" 3 "* ]]; then
   variants convdiff_${N}_pe10 40 "bin/test/ksp_matrix -f convdiff3d:n=$N,pe=10" $V3
   for m in ani4 fidapm05; do variants real_$m 30 "bin/test/ksp_matrix -f test/matrices/$m.mtx" $V3; done
   variants ex19_1024 90 "bin/petsc/snes_ex19 -da_grid_x 1024 -da_grid_y 1024 -snes_max_it 1 -ksp_max_it 300" $V3
+fi
+if [[ " $phases " == *" iluk "* ]]; then # ILU(1) / ICC(1) time to solution, our solves and cuSPARSE's
+  V3=${TRI_VARIANTS:-aijcusparse cusparse exact}
+  variants ex45_${N}_ilu1 40 "bin/petsc/ksp_ex45 $g -pc_type ilu -pc_factor_levels 1" $V3
+  variants ex14_${N}_ilu1 60 "bin/petsc/snes_ex14 $g -snes_converged_reason -pc_type ilu -pc_factor_levels 1" $V3
+  variants ex19_256_ilu1 60 "bin/petsc/snes_ex19 -da_grid_x 256 -da_grid_y 256 -snes_max_it 1 -ksp_max_it 300 -pc_type ilu -pc_factor_levels 1" $V3
+  variants convdiff_${N}_pe10_ilu1 40 "bin/test/ksp_matrix -f convdiff3d:n=$N,pe=10 -pc_type ilu -pc_factor_levels 1" $V3
+  variants ex45_${N}_icc1 40 "bin/petsc/ksp_ex45 $g -ksp_type cg -pc_type icc -pc_factor_levels 1" $V3
+  variants ex45_${N}_ilu2 40 "bin/petsc/ksp_ex45 $g -pc_type ilu -pc_factor_levels 2" $V3
 fi
 python3 bench/experiments/trisolve-auto/summarize.py "$D" "$OUT/trisolve.json" "$(cat bundle/commit 2>/dev/null)" "bench/experiments/trisolve-exact/run.sh $phases" >"$OUT/summary.txt"
 cat "$OUT/summary.txt"
