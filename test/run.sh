@@ -610,7 +610,16 @@ if gpu_section gpu-trisolve; then
     [ $rc = 0 ] && echo "$out" | grep -q "gpuformats ILU(0) apply (-mat_gpuformats_trisolve levelset)" && echo "$out" | grep -q "the apply alone: no cusparse package phase" && pass "gpu.trisolve.default_levelset.$t" || { fail "gpu.trisolve.default_levelset.$t" "rc=$rc"; echo "$out" | tail -5; }
     out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu -mat_gpuformats_trisolve cusparse -ksp_view 2>&1); rc=$?
     [ $rc = 0 ] && ! echo "$out" | grep -q "gpuformats ILU(0) apply" && pass "gpu.trisolve.cusparse.$t" || { fail "gpu.trisolve.cusparse.$t" "rc=$rc"; echo "$out" | tail -5; }
+    # ILU(k > 0) keeps cuSPARSE's solves by default (ours are slower there: gf_factor.cpp,
+    # GFTrisolveFor); ICC(k) and a given levelset keep ours
+    out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu -pc_factor_levels 1 -ksp_view 2>&1); rc=$?
+    [ $rc = 0 ] && echo "$out" | grep -q "levels of fill" && ! echo "$out" | grep -q "gpuformats ILU(1) apply" && pass "gpu.trisolve.default_iluk_cusparse.$t" || { fail "gpu.trisolve.default_iluk_cusparse.$t" "rc=$rc"; echo "$out" | tail -5; }
+    out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -ksp_type cg -pc_type icc -pc_factor_levels 1 -ksp_view 2>&1); rc=$?
+    [ $rc = 0 ] && echo "$out" | grep -q "gpuformats ICC(1), as the ILU(1) of A, apply (-mat_gpuformats_trisolve levelset)" && pass "gpu.trisolve.default_icck_levelset.$t" || { fail "gpu.trisolve.default_icck_levelset.$t" "rc=$rc"; echo "$out" | tail -5; }
+    out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu -pc_factor_levels 1 $LS -ksp_view 2>&1); rc=$?
+    [ $rc = 0 ] && echo "$out" | grep -q "gpuformats ILU(1) apply (-mat_gpuformats_trisolve levelset)" && pass "gpu.trisolve.given_iluk_levelset.$t" || { fail "gpu.trisolve.given_iluk_levelset.$t" "rc=$rc"; echo "$out" | tail -5; }
     compare_solver "gpu.trisolve.default.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type ilu
+    compare_solver "gpu.trisolve.default_iluk.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type ilu -pc_factor_levels 1
     compare_solver "gpu.trisolve.default_icc.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -ksp_type cg -pc_type icc
     # a row without its diagonal: the apply declines, the package factors it as aijcusparse's does
     out=$(bin/test/ksp_matrix -f test/matrices/CA-GrQc.mtx -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu -ksp_converged_reason -info 2>&1); rc=$?

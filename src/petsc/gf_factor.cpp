@@ -439,14 +439,15 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
   exact.single   = precision == PETSC_PRECISION_SINGLE;
   exact.schedule = schedule == 3 ? trisolve::Schedule::graph : schedule == 2 ? trisolve::Schedule::levels : schedule == 1 ? trisolve::Schedule::sync_free : trisolve::Schedule::tiles;
   exact.tile_levels = (int)tile_levels, exact.tile_chunk = (int)tile_chunk, exact.tile_rows = (int)tile_rows, exact.tile_threads = (int)tile_threads, exact.tile_kb = (int)tile_kb, exact.tile_kc = (int)tile_kc;
-  if (exact.single && gf(A).opt.trisolve != kTrisolveLevelset) PetscCall(PetscInfo(A, "gpuformats: -pc_precision single applies to -mat_gpuformats_trisolve levelset; the %s apply keeps FP64\n", GFTrisolveModes[gf(A).opt.trisolve]));
+  const PetscInt mode_option = GFTrisolveFor(A, icc, levels);
+  if (exact.single && mode_option != kTrisolveLevelset) PetscCall(PetscInfo(A, "gpuformats: -pc_precision single applies to -mat_gpuformats_trisolve levelset; the %s apply keeps FP64\n", GFTrisolveModes[mode_option]));
   auto t = std::make_unique<TriState>();
   PetscCall(MatGetNonzeroState(A, &t->nzstate));
   const CsrView view{(int32_t)A->rmap->n, (int32_t)A->cmap->n, (int64_t)ai[A->rmap->n], ai, aj, nullptr};
   std::string declined; // lean: why the apply cannot serve this pattern (the package's phases then run)
   GF_TRY(PETSC_COMM_SELF, ([&] { // parenthesised: the braces hold commas
    try {
-    const trisolve::Mode  mode = gf(A).opt.trisolve == kTrisolveLevelset ? trisolve::Mode::levelset : gf(A).opt.trisolve == 2 ? trisolve::Mode::isai : trisolve::Mode::sweeps; // sweeps for auto
+    const trisolve::Mode  mode = mode_option == kTrisolveLevelset ? trisolve::Mode::levelset : mode_option == 2 ? trisolve::Mode::isai : trisolve::Mode::sweeps; // sweeps for auto
     trisolve::FillPattern fill;
     if (levels > 0) fill = trisolve::iluk_pattern(view, levels);
     const CsrView pattern = levels > 0 ? CsrView{view.nrows, view.ncols, fill.nnz(), fill.rowptr.data(), fill.colidx.data(), nullptr} : view;
@@ -477,8 +478,8 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
   t->a_nnz    = view.nnz;
   t->levels   = levels;
   t->icc      = icc;
-  t->autom    = gf(A).opt.trisolve == 3;
-  t->single   = exact.single && gf(A).opt.trisolve == kTrisolveLevelset;
+  t->autom    = mode_option == 3;
+  t->single   = exact.single && mode_option == kTrisolveLevelset;
   t->margin   = gf(A).opt.trisolve_auto_margin >= 0 ? (double)gf(A).opt.trisolve_auto_margin : trisolve::auto_margin(levels);
   f.tri       = t.release();
   if (icc) B->ops->choleskyfactornumeric = TriNumeric;
@@ -513,9 +514,9 @@ PetscErrorCode NaturalOnDevice(IS row, IS col, const MatFactorInfo *info, PetscB
 // ILU(0) and SpSV analyses) and S (a SeqAIJ assembled on the host, its CSR uploaded) cost 1.66 s and
 // 0.80 s of ksp ex45's 3.0 s symbolic phase at 256^3 (H200, bench/results/h200/trisolve-setup/),
 // for solves that would never run. cusparse keeps the package; auto measures its solves.
-bool Lean(Mat A, bool incomplete, PetscBool natural)
+bool Lean(Mat A, bool incomplete, PetscBool natural, bool icc, int levels)
 {
-  const PetscInt m = gf(A).opt.trisolve;
+  const PetscInt m = GFTrisolveFor(A, icc, levels);
   return incomplete && natural && (m == 1 || m == 2 || m == kTrisolveLevelset);
 }
 
@@ -523,7 +524,7 @@ bool Lean(Mat A, bool incomplete, PetscBool natural)
 // (NaturalOnDevice) and, where allowed, lean (Lean); unless lean, S, with its values where the
 // package's phases will read them (on the device for ILU(0)/IC(0) in the natural ordering; col
 // NULL for Cholesky/ICC).
-PetscErrorCode BeginSymbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *info, bool incomplete, bool allow_lean, GFFactor **f, Mat *S, PetscBool *natural)
+PetscErrorCode BeginSymbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *info, bool incomplete, bool cholesky, bool allow_lean, GFFactor **f, Mat *S, PetscBool *natural)
 {
   PetscFunctionBegin;
   PetscCall(CheckOurs(A));
@@ -531,7 +532,7 @@ PetscErrorCode BeginSymbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *
   *natural = PETSC_FALSE;
   if (incomplete) PetscCall(NaturalOnDevice(row, col, info, natural));
   (*f)->device_values = (*natural && info->levels == 0) ? PETSC_TRUE : PETSC_FALSE;
-  (*f)->lean          = allow_lean && Lean(A, incomplete, *natural) ? PETSC_TRUE : PETSC_FALSE;
+  (*f)->lean          = allow_lean && Lean(A, incomplete, *natural, cholesky, (int)info->levels) ? PETSC_TRUE : PETSC_FALSE;
   (*f)->declined      = PETSC_FALSE;
   *S                  = NULL;
   if (!(*f)->lean) PetscCall(ShadowValues(A, **f, S));
@@ -568,7 +569,7 @@ PetscErrorCode EndSymbolic(Mat B, Mat A, GFFactor &f, const MatFactorInfo *info,
   }
   delete f.tri;
   f.tri = nullptr;
-  if (gf(A).opt.trisolve == 0 || f.declined) PetscFunctionReturn(PETSC_SUCCESS);
+  if (GFTrisolveFor(A, cholesky, incomplete ? (int)info->levels : 0) == 0 || f.declined) PetscFunctionReturn(PETSC_SUCCESS);
   if (incomplete && natural) PetscCall(TriSymbolic(B, A, f, cholesky, (int)info->levels));
   else PetscCall(PetscInfo(A, "gpuformats: -mat_gpuformats_trisolve applies to ILU(k) and ICC(k) in the natural ordering on the device; this %s keeps cuSPARSE's triangular solves\n", incomplete ? "factorization (another ordering, or factored on the host)" : "complete factorization"));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -597,7 +598,7 @@ PetscErrorCode Symbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *info,
   PetscFunctionBegin;
   for (int pass = 0; pass < 2; ++pass) { // pass 1: the apply declined, the package's phases as for cusparse
     const auto t0 = std::chrono::steady_clock::now();
-    PetscCall(BeginSymbolic(B, A, row, col, info, incomplete, pass == 0, pf, &S, &natural));
+    PetscCall(BeginSymbolic(B, A, row, col, info, incomplete, cholesky, pass == 0, pf, &S, &natural));
     GFFactor &f = **pf;
     PetscCall(SymbolicLap(t0, &f.shadow_ms));
     const auto t1 = std::chrono::steady_clock::now();
@@ -681,6 +682,18 @@ PetscErrorCode MatGetFactor_SeqGF_cusparse(Mat A, MatFactorType ftype, Mat *B)
 } // namespace
 
 const char *const GFTrisolveModes[] = {"cusparse", "sweeps", "isai", "auto", "levelset"};
+
+// Our solves are the default for ILU(0) and ICC(k): at or above aijcusparse's time to solution on
+// every ILU(0) case measured (1.07-1.58x, bench/results/h200/trisolve-default/). ILU(k > 0) keeps
+// cuSPARSE's: its factor has many more levels (24640 at ksp ex45 128^3 ILU(1)), and ours, bound by
+// the time per level, gave 0.40-0.78x aijcusparse's KSPSolve against cuSPARSE's 0.98-1.07x (ILU(1)
+// on ex45, ex14, ex19, convection-diffusion; ILU(2) on ex45). ICC(k) keeps ours: on ex45 ICC(1) ours
+// converged in 49 iterations where cuSPARSE's solves (aijcusparse's too) stopped at 10000.
+PetscInt GFTrisolveFor(Mat A, bool icc, int levels)
+{
+  const GFOptions &o = gf(A).opt;
+  return o.trisolve_set || icc || levels == 0 ? o.trisolve : 0;
+}
 
 PetscErrorCode GFRegisterFactors(const char *seq_type)
 {
