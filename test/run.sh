@@ -613,7 +613,7 @@ if gpu_section gpu-trisolve; then
     # ILU(k > 0) keeps cuSPARSE's solves by default (ours are slower there: gf_factor.cpp,
     # GFTrisolveFor); ICC(k) and a given levelset keep ours
     out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu -pc_factor_levels 1 -ksp_view 2>&1); rc=$?
-    [ $rc = 0 ] && echo "$out" | grep -q "levels of fill" && ! echo "$out" | grep -q "gpuformats ILU(1) apply" && pass "gpu.trisolve.default_iluk_cusparse.$t" || { fail "gpu.trisolve.default_iluk_cusparse.$t" "rc=$rc"; echo "$out" | tail -5; }
+    [ $rc = 0 ] && echo "$out" | grep -q "1 level of fill" && ! echo "$out" | grep -q "gpuformats ILU(1) apply" && pass "gpu.trisolve.default_iluk_cusparse.$t" || { fail "gpu.trisolve.default_iluk_cusparse.$t" "rc=$rc"; echo "$out" | tail -5; }
     out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -ksp_type cg -pc_type icc -pc_factor_levels 1 -ksp_view 2>&1); rc=$?
     [ $rc = 0 ] && echo "$out" | grep -q "gpuformats ICC(1), as the ILU(1) of A, apply (-mat_gpuformats_trisolve levelset)" && pass "gpu.trisolve.default_icck_levelset.$t" || { fail "gpu.trisolve.default_icck_levelset.$t" "rc=$rc"; echo "$out" | tail -5; }
     out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu -pc_factor_levels 1 $LS -ksp_view 2>&1); rc=$?
