@@ -60,6 +60,18 @@ def run_key(rel):
     return os.path.basename(rel.rstrip("/"))[:10]
 
 
+def newest_run_per_gpu(wanted):
+    """{GPU: (folder relative to bench/, JSON)} of the run that ran last (run_key) among the result
+    JSONs for which wanted(folder, JSON) holds."""
+    newest = {}
+    for path, d in result_jsons():
+        rel = os.path.relpath(os.path.dirname(path), BENCH).replace(os.sep, "/") + "/"
+        kind = next((g for g in GPUS if g in str(d.get("gpu", ""))), None)
+        if kind and wanted(rel, d) and (kind not in newest or run_key(rel) > run_key(newest[kind][0])):
+            newest[kind] = (rel, d)
+    return newest
+
+
 def result_jsons():
     """(path, object) of every result JSON that holds an object."""
     for path in walk(RESULTS):
@@ -300,14 +312,7 @@ def ilu_section(out):
                "`aijcusparse` / ours of KSPSolve (`-log_view`), PCSetUp and the time per MatSolve "
                "(`-log_view_gpu_time`), and the iterations of each.")
     out.append("")
-    newest_by_gpu = {}
-    for path, d in result_jsons():
-        if d.get("experiment") != "trisolve-setup":
-            continue
-        kind = next((g for g in GPUS if g in str(d.get("gpu", ""))), None)
-        rel = os.path.relpath(os.path.dirname(path), BENCH).replace(os.sep, "/") + "/"
-        if kind and (kind not in newest_by_gpu or run_key(rel) > run_key(newest_by_gpu[kind][0])):
-            newest_by_gpu[kind] = (rel, d)
+    newest_by_gpu = newest_run_per_gpu(lambda rel, d: d.get("experiment") == "trisolve-setup")
     out.append("| GPU | case | KSPSolve | PCSetUp | MatSolve | iterations (aijcusparse / ours) | run |")
     out.append("|---|---|---|---|---|---|---|")
     for kind in GPUS:
@@ -328,14 +333,7 @@ def ilu_section(out):
                "(`bench/experiments/trisolve-exact/run.sh 3`): ratios `aijcusparse` / evchyb (`exact`, "
                "the default `levelset`) of KSPSolve and SNESSolve (`-log_view`), and the iterations of each.")
     out.append("")
-    newest_by_gpu = {}
-    for path, d in result_jsons():
-        rel = os.path.relpath(os.path.dirname(path), BENCH).replace(os.sep, "/") + "/"
-        kind = next((g for g in GPUS if g in str(d.get("gpu", ""))), None)
-        if "/trisolve-default/" not in "/" + rel or not kind:
-            continue
-        if kind not in newest_by_gpu or run_key(rel) > run_key(newest_by_gpu[kind][0]):
-            newest_by_gpu[kind] = (rel, d)
+    newest_by_gpu = newest_run_per_gpu(lambda rel, d: "/trisolve-default/" in "/" + rel)
     out.append("| GPU | case | KSPSolve | SNESSolve | iterations (aijcusparse / ours) | run |")
     out.append("|---|---|---|---|---|---|")
     for kind in GPUS:

@@ -121,6 +121,14 @@ struct ScaleRow {
   }
 };
 
+// A zeroed row r (r < ncols) after its entries: its diagonal entry diag where diag != 0 and it has
+// one, and b[r] = diag * x[r] where x and b are given (MatZeroRows, MatZeroRowsColumns).
+__host__ __device__ inline void set_zeroed_row(double *values, const int32_t *slot, const int32_t *diag_pos, double diag, const double *x, double *b, int64_t r)
+{
+  if (diag != 0.0 && diag_pos[r] >= 0) values[slot[diag_pos[r]]] = diag;
+  if (x && b) b[r] = diag * x[r];
+}
+
 struct ZeroRow {
   double        *values;
   const int32_t *slot, *rowptr, *rows, *diag_pos;
@@ -132,9 +140,7 @@ struct ZeroRow {
   {
     const int32_t r = rows[k];
     for (int32_t p = rowptr[r]; p < rowptr[r + 1]; ++p) values[slot[p]] = 0.0;
-    if (r >= ncols) return;
-    if (diag != 0.0 && diag_pos[r] >= 0) values[slot[diag_pos[r]]] = diag;
-    if (x && b) b[r] = diag * x[r];
+    if (r < ncols) set_zeroed_row(values, slot, diag_pos, diag, x, b, r);
   }
 };
 
@@ -154,8 +160,7 @@ struct ZeroRowColumns {
   {
     if (marks[i]) {
       for (int32_t p = rowptr[i]; p < rowptr[i + 1]; ++p) values[slot[p]] = 0.0;
-      if (diag != 0.0 && diag_pos[i] >= 0) values[slot[diag_pos[i]]] = diag;
-      if (x && b) b[i] = diag * x[i];
+      set_zeroed_row(values, slot, diag_pos, diag, x, b, i);
       return;
     }
     for (int32_t p = rowptr[i]; p < rowptr[i + 1]; ++p) {
@@ -184,10 +189,7 @@ __global__ static void zero_rows_columns_kernel(ZeroRowColumns f, int32_t nrows)
   if (f.marks[i]) {
     for (int32_t p = lo + lane; p < hi; p += kZeroLanes) f.values[f.slot[p]] = 0.0;
     tile.sync();
-    if (lane == 0) {
-      if (f.diag != 0.0 && f.diag_pos[i] >= 0) f.values[f.slot[f.diag_pos[i]]] = f.diag;
-      if (f.x && f.b) f.b[i] = f.diag * f.x[i];
-    }
+    if (lane == 0) set_zeroed_row(f.values, f.slot, f.diag_pos, f.diag, f.x, f.b, i);
     return;
   }
   const bool vecs = f.x && f.b;
