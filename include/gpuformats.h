@@ -41,7 +41,8 @@ typedef enum {
   MAT_GPUFORMATS_HALO_AUTO,      /* cuda backend: nccl for large halos (>= 2^20 ghost values on a rank) where NCCL serves every rank, else mpi; host backend: vecscatter */
   MAT_GPUFORMATS_HALO_NCCL,      /* device to device by NCCL on a stream of its own, overlapped with the local product */
   MAT_GPUFORMATS_HALO_MPI,       /* MPI point-to-point on our own pattern (staged through pinned host memory where MPI is not GPU-aware), overlapped */
-  MAT_GPUFORMATS_HALO_VECSCATTER /* PETSc's VecScatter, as MPIAIJ */
+  MAT_GPUFORMATS_HALO_VECSCATTER, /* PETSc's VecScatter, as MPIAIJ */
+  MAT_GPUFORMATS_HALO_IPC         /* between GPUs of one node by copy engines through CUDA IPC, no SM and no host wait; peers on other nodes by mpi */
 } MatGPUFormatsHalo;
 PETSC_EXTERN const char *const MatGPUFormatsHalos[];
 PETSC_EXTERN PetscErrorCode    MatGPUFormatsSetHalo(Mat, MatGPUFormatsHalo);

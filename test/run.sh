@@ -202,7 +202,13 @@ if [[ " $RANKS " == *" 2 "* ]]; then
   if [ $has_gpu = 0 ]; then
     out=$(timeout 120 $MPIEXEC -n 2 $h2 -mat_gpuformats_halo nccl 2>&1); rc=$?
     [ $rc != 0 ] && [ $rc != 124 ] && echo "$out" | grep -q "mat_gpuformats_halo nccl cannot run: a rank runs on the host backend" && pass petsc.halo_nccl_refused || { fail petsc.halo_nccl_refused "rc=$rc"; echo "$out" | tail -5; }
+    out=$(timeout 120 $MPIEXEC -n 2 $h2 -mat_gpuformats_halo ipc 2>&1); rc=$?
+    [ $rc != 0 ] && [ $rc != 124 ] && echo "$out" | grep -q "mat_gpuformats_halo ipc cannot run: a rank runs on the host backend" && pass petsc.halo_ipc_refused || { fail petsc.halo_ipc_refused "rc=$rc"; echo "$out" | tail -5; }
   fi
+  # the ranks-per-node option: listed, and a negative count refused
+  $MPIEXEC -n 2 $h2 -help 2>&1 | grep -q -- "-mat_gpuformats_halo_node_ranks <now 0" && pass petsc.halo_node_ranks_help || fail petsc.halo_node_ranks_help
+  out=$(timeout 120 $MPIEXEC -n 2 $h2 -mat_gpuformats_halo_node_ranks -1 2>&1); rc=$?
+  [ $rc != 0 ] && [ $rc != 124 ] && echo "$out" | grep -q "halo_node_ranks -1 is negative" && pass petsc.halo_node_ranks_negative || { fail petsc.halo_node_ranks_negative "rc=$rc"; echo "$out" | tail -3; }
 fi
 
 fi # section petsc
@@ -544,10 +550,20 @@ if gpu_section gpu-mpi; then
   ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
   CUDA_VISIBLE_DEVICES=0 run_checks gpu.matmult_halo_mpi.one_gpu.np2 $MPIEXEC -n 2 bin/test/test_matmult -dir test/matrices -quick -halo mpi
   CUDA_VISIBLE_DEVICES=0 run_checks gpu.matmult_halo_auto.one_gpu.np2 $MPIEXEC -n 2 bin/test/test_matmult -dir test/matrices -quick -halo auto
+  # ipc: two ranks on one GPU map each other's buffers too; with nodes of 2 ranks, rank 1 of 3
+  # reads rank 0 by IPC and rank 2 by MPI in the same product
+  CUDA_VISIBLE_DEVICES=0 run_checks gpu.matmult_halo_ipc.one_gpu.np2 $MPIEXEC -n 2 bin/test/test_matmult -dir test/matrices -quick -halo ipc
+  CUDA_VISIBLE_DEVICES=0 run_checks gpu.matmult_halo_ipc_mixed.one_gpu.np3 $MPIEXEC -n 3 bin/test/test_matmult -dir test/matrices -quick -halo ipc -mat_gpuformats_halo_node_ranks 2
+  e2="bin/petsc/ksp_ex2 -m 60 -n 60 -dll_append $LIB -mat_type evchyb -vec_type cuda -ksp_type cg -pc_type jacobi -ksp_rtol 1e-10"
+  ref=$(CUDA_VISIBLE_DEVICES=0 timeout 120 $MPIEXEC -n 3 $e2 -mat_gpuformats_halo mpi 2>&1 | grep "^Norm of error")
+  out=$(CUDA_VISIBLE_DEVICES=0 timeout 120 $MPIEXEC -n 3 $e2 -mat_gpuformats_halo ipc -mat_gpuformats_halo_node_ranks 2 -ksp_view_mat ::ascii_info 2>&1)
+  echo "$out" | grep -q "^ *\[1\] gpuformats halo: 1 peer ranks by IPC, 1 by MPI" && [ -n "$ref" ] && echo "$out" | grep -qF "$ref" && pass gpu.halo_ipc_mixed_solve || { fail gpu.halo_ipc_mixed_solve "ref: $ref"; echo "$out" | grep -i "halo\|Norm\|ERROR" | head -8; }
   out=$(CUDA_VISIBLE_DEVICES=0 timeout 120 $MPIEXEC -n 2 bin/petsc/ksp_ex2 -m 40 -n 40 -dll_append "$LIB" -mat_type evchyb -vec_type cuda -mat_gpuformats_halo nccl 2>&1); rc=$?
   [ $rc != 0 ] && [ $rc != 124 ] && echo "$out" | grep -q "halo nccl cannot run: ranks 0 and 1 share one GPU" && pass gpu.halo_nccl_refused_one_gpu || { fail gpu.halo_nccl_refused_one_gpu "rc=$rc"; echo "$out" | tail -5; }
   if [ "${ngpu:-0}" -ge 2 ]; then
     run_checks gpu.matmult_halo_nccl.np2 $MPIEXEC -n 2 bin/test/test_matmult -dir test/matrices -quick -halo nccl
+    run_checks gpu.matmult_halo_ipc.np2 $MPIEXEC -n 2 bin/test/test_matmult -dir test/matrices -quick -halo ipc
+    run_checks gpu.matmult_halo_ipc.np4 $MPIEXEC -n 4 bin/test/test_matmult -dir test/matrices -quick -halo ipc -types evchyb,pjds
     san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -1)
     if [ -n "$san" ]; then
       log=$OUTDIR/gpu.sanitizer.halo_nccl.log

@@ -21,7 +21,7 @@ __all__ = ["GPUFormatsError", "TYPES", "library_path", "init", "is_type", "sync"
 
 TYPES = ("evchyb", "pjds", "pellr", "suraa", "gpuauto")  # -mat_type names; seqaij<t> / mpiaij<t> below them
 _BACKENDS = ("auto", "host", "cuda")                      # MatGPUFormatsBackend, in its order
-_HALOS = ("auto", "nccl", "mpi", "vecscatter")            # MatGPUFormatsHalo, in its order
+_HALOS = ("auto", "nccl", "mpi", "vecscatter", "ipc")            # MatGPUFormatsHalo, in its order
 _PETSC_SERIES = "3.26"                                    # the PETSc the plugin is built for
 
 _lib = None     # the plugin, once loaded
@@ -252,7 +252,7 @@ def get_backend(A):
 
 
 def set_halo(A, halo):
-    """How an mpi type's products gather the ghost values: 'auto', 'nccl', 'mpi' or 'vecscatter'
+    """How an mpi type's products gather the ghost values: 'auto', 'nccl', 'mpi', 'vecscatter' or 'ipc'
     (-mat_gpuformats_halo; collective)."""
     if halo not in _HALOS:
         raise GPUFormatsError(f"gpuformats.set_halo: halo '{halo}' is not one of {', '.join(_HALOS)}")

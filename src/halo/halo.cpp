@@ -1,6 +1,9 @@
 #include "halo/halo.hpp"
 
+#include <chrono>
 #include <cstring>
+#include <set>
+#include <thread>
 
 namespace gpuformats {
 
@@ -8,7 +11,7 @@ namespace gpuformats {
 void halo_pack_cuda(const int32_t *idx, std::size_t n, const double *x, double *out, cudaStream_t s);
 void halo_unpack_cuda(const double *in, std::size_t n, const int32_t *slot, double *ghost, cudaStream_t s);
 
-const char *halo_path_name(HaloPath p) { return p == HaloPath::nccl ? "nccl" : "mpi"; }
+const char *halo_path_name(HaloPath p) { return p == HaloPath::nccl ? "nccl" : p == HaloPath::ipc ? "ipc" : "mpi"; }
 
 void HaloPattern::check() const
 {
@@ -69,7 +72,7 @@ Halo::Halo(HaloPattern pattern, HaloPath path, bool device, bool gpu_aware_mpi) 
 {
   p_.check();
   in_order_ = p_.in_order();
-  if (path_ == HaloPath::nccl && !device_) throw Error(ErrorKind::unsupported, "the nccl halo needs the cuda backend");
+  if (path_ != HaloPath::mpi && !device_) throw Error(ErrorKind::unsupported, std::string("the ") + halo_path_name(path_) + " halo needs the cuda backend");
   const std::size_t nsend = p_.send_idx.size(), nrecv = p_.recv_slot.size();
   if (!device_) {
     h_send_.resize(nsend);
@@ -94,14 +97,17 @@ Halo::Halo(HaloPattern pattern, HaloPath path, bool device, bool gpu_aware_mpi) 
     d_recv_slot_.upload(p_.recv_slot.data(), nrecv, stream_);
     d_recv_.resize(nrecv);
   }
-  if (staged()) {
-    GPUFORMATS_CUDA(cudaMallocHost((void **)&pin_send_, std::max<std::size_t>(nsend, 1) * sizeof(double)));
-    GPUFORMATS_CUDA(cudaMallocHost((void **)&pin_recv_, std::max<std::size_t>(nrecv, 1) * sizeof(double)));
-  }
+  if (staged() && path_ == HaloPath::mpi) stage();
   GPUFORMATS_CUDA(cudaStreamSynchronize(stream_));
 }
 
-void Halo::connect(MPI_Comm comm)
+void Halo::stage()
+{
+  GPUFORMATS_CUDA(cudaMallocHost((void **)&pin_send_, std::max<std::size_t>(p_.send_idx.size(), 1) * sizeof(double)));
+  GPUFORMATS_CUDA(cudaMallocHost((void **)&pin_recv_, std::max<std::size_t>(p_.recv_slot.size(), 1) * sizeof(double)));
+}
+
+void Halo::connect(MPI_Comm comm, int node_ranks)
 {
   if (path_ == HaloPath::nccl) {
     nccl_ = nccl_comm_of(comm);
@@ -109,12 +115,62 @@ void Halo::connect(MPI_Comm comm)
     double *recv = in_order_ ? d_ghost_.data() : d_recv_.data();
     for (std::size_t i = 0; i < p_.send_peers.size(); ++i) nccl_sends_.push_back({d_send_.data() + p_.send_off[i], (std::size_t)(p_.send_off[i + 1] - p_.send_off[i]), p_.send_peers[i]});
     for (std::size_t i = 0; i < p_.recv_peers.size(); ++i) nccl_recvs_.push_back({recv + p_.recv_off[i], (std::size_t)(p_.recv_off[i + 1] - p_.recv_off[i]), p_.recv_peers[i]});
-  } else if (comm_ == MPI_COMM_NULL) MPI_Comm_dup(comm, &comm_);
+    return;
+  }
+  if (comm_ == MPI_COMM_NULL) MPI_Comm_dup(comm, &comm_);
+  if (path_ != HaloPath::ipc || ipc_) return;
+  const std::vector<int> nodes = halo_nodes(comm_, node_ranks);
+  int                    me;
+  MPI_Comm_rank(comm_, &me);
+  send_ipc_.resize(p_.send_peers.size());
+  recv_ipc_.resize(p_.recv_peers.size());
+  any_mpi_ = false;
+  for (std::size_t i = 0; i < send_ipc_.size(); ++i) any_mpi_ |= !(send_ipc_[i] = nodes[p_.send_peers[i]] == nodes[me]);
+  for (std::size_t j = 0; j < recv_ipc_.size(); ++j) any_mpi_ |= !(recv_ipc_[j] = nodes[p_.recv_peers[j]] == nodes[me]);
+  ipc_ = std::make_unique<IpcLinks>(comm_, p_, send_ipc_, recv_ipc_, d_send_.data());
+  if (any_mpi_) {
+    if (staged()) stage();
+    GPUFORMATS_CUDA(cudaEventCreateWithFlags(&packed_, cudaEventDisableTiming));
+  }
+}
+
+int Halo::mpi_peers() const
+{
+  if (path_ == HaloPath::nccl) return 0;
+  std::set<int> peers;
+  for (std::size_t i = 0; i < p_.send_peers.size(); ++i)
+    if (send_ipc_.empty() || !send_ipc_[i]) peers.insert(p_.send_peers[i]);
+  for (std::size_t j = 0; j < p_.recv_peers.size(); ++j)
+    if (recv_ipc_.empty() || !recv_ipc_[j]) peers.insert(p_.recv_peers[j]);
+  return (int)peers.size();
+}
+
+// Whether a stream's work finishes within `seconds` (an ipc stream waits on peers that may be gone).
+static bool settles(cudaStream_t s, double seconds)
+{
+  const auto t0 = std::chrono::steady_clock::now();
+  for (;;) {
+    const cudaError_t e = cudaStreamQuery(s);
+    if (e != cudaErrorNotReady) return cudaGetLastError(), e == cudaSuccess;
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
 }
 
 Halo::~Halo()
 {
-  if (stream_) cudaStreamSynchronize(stream_);
+  bool settled = true;
+  if (stream_ && ipc_) settled = settles(stream_, 10.0);
+  else if (stream_) cudaStreamSynchronize(stream_);
+  if (ipc_ && settled) settled = ipc_->drain();
+  if (!settled) { // a peer never came: keep what it or our stream may still touch (leaked, not freed)
+    (void)ipc_.release();
+    (void)new DeviceBuffer<double>(std::move(d_send_));
+    (void)new DeviceBuffer<double>(std::move(d_ghost_));
+    (void)new DeviceBuffer<double>(std::move(d_recv_));
+    stream_ = nullptr;
+  }
+  if (packed_) cudaEventDestroy(packed_);
   if (!reqs_.empty()) MPI_Waitall((int)reqs_.size(), reqs_.data(), MPI_STATUSES_IGNORE);
   if (pin_send_) cudaFreeHost(pin_send_);
   if (pin_recv_) cudaFreeHost(pin_recv_);
@@ -132,10 +188,11 @@ std::size_t Halo::device_bytes() const { return d_send_idx_.bytes() + d_recv_slo
 
 void Halo::post_mpi(const double *sendbuf, double *recvbuf)
 {
-  reqs_.resize(p_.recv_peers.size() + p_.send_peers.size());
-  int n = 0;
-  for (std::size_t i = 0; i < p_.recv_peers.size(); ++i) MPI_Irecv(recvbuf + p_.recv_off[i], (int)(p_.recv_off[i + 1] - p_.recv_off[i]), MPI_DOUBLE, p_.recv_peers[i], 0, comm_, &reqs_[n++]);
-  for (std::size_t i = 0; i < p_.send_peers.size(); ++i) MPI_Isend(sendbuf + p_.send_off[i], (int)(p_.send_off[i + 1] - p_.send_off[i]), MPI_DOUBLE, p_.send_peers[i], 0, comm_, &reqs_[n++]);
+  reqs_.clear();
+  for (std::size_t i = 0; i < p_.recv_peers.size(); ++i)
+    if (recv_ipc_.empty() || !recv_ipc_[i]) MPI_Irecv(recvbuf + p_.recv_off[i], (int)(p_.recv_off[i + 1] - p_.recv_off[i]), MPI_DOUBLE, p_.recv_peers[i], 0, comm_, &reqs_.emplace_back());
+  for (std::size_t i = 0; i < p_.send_peers.size(); ++i)
+    if (send_ipc_.empty() || !send_ipc_[i]) MPI_Isend(sendbuf + p_.send_off[i], (int)(p_.send_off[i + 1] - p_.send_off[i]), MPI_DOUBLE, p_.send_peers[i], 0, comm_, &reqs_.emplace_back());
 }
 
 void Halo::fork(cudaStream_t s)
@@ -154,11 +211,23 @@ void Halo::begin(const double *x)
     return;
   }
   GPUFORMATS_CUDA(cudaStreamWaitEvent(stream_, measure_ ? ev_[0] : fork_));
+  if (ipc_) ipc_->before_pack(stream_); // the readers have copied the last product out of d_send_
   if (nsend) halo_pack_cuda(d_send_idx_.data(), nsend, x, d_send_.data(), stream_);
   if (path_ == HaloPath::nccl) {
     nccl_exchange(nccl_, nccl_sends_.data(), (int)nccl_sends_.size(), nccl_recvs_.data(), (int)nccl_recvs_.size(), stream_);
     if (!in_order_) halo_unpack_cuda(d_recv_.data(), p_.recv_slot.size(), d_recv_slot_.data(), d_ghost_.data(), stream_);
     GPUFORMATS_CUDA(cudaEventRecord(join_, stream_));
+  } else if (path_ == HaloPath::ipc) {
+    if (any_mpi_) { // end() sends these peers' values once the pack is done
+      if (staged() && nsend) GPUFORMATS_CUDA(cudaMemcpyAsync(pin_send_, d_send_.data(), nsend * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+      GPUFORMATS_CUDA(cudaEventRecord(packed_, stream_));
+    }
+    ipc_->after_pack(stream_);
+    ipc_->fetch(stream_, in_order_ ? d_ghost_.data() : d_recv_.data());
+    if (!any_mpi_) {
+      if (!in_order_) halo_unpack_cuda(d_recv_.data(), p_.recv_slot.size(), d_recv_slot_.data(), d_ghost_.data(), stream_);
+      GPUFORMATS_CUDA(cudaEventRecord(join_, stream_));
+    }
   } else if (staged() && nsend) GPUFORMATS_CUDA(cudaMemcpyAsync(pin_send_, d_send_.data(), nsend * sizeof(double), cudaMemcpyDeviceToHost, stream_));
 }
 
@@ -177,18 +246,15 @@ void Halo::end(cudaStream_t s)
       for (std::size_t k = 0; k < nrecv; ++k) h_ghost_[p_.recv_slot[k]] = h_recv_[k];
     return;
   }
+  // The host waits for the pack (and its copy to pinned memory) only: the local product queued on
+  // s since begin() runs on. Posting here, after that wait, also orders our receives after the
+  // previous product's last read of the buffers.
   if (path_ == HaloPath::mpi) {
-    // The host waits for the pack (and its copy to pinned memory) only: the local product queued on
-    // s since begin() runs on. Posting here, after that wait, also orders our receives after the
-    // previous product's last read of the buffers.
     GPUFORMATS_CUDA(cudaStreamSynchronize(stream_));
-    double *dst = in_order_ ? d_ghost_.data() : d_recv_.data();
-    post_mpi(staged() ? pin_send_ : d_send_.data(), staged() ? pin_recv_ : dst);
-    MPI_Waitall((int)reqs_.size(), reqs_.data(), MPI_STATUSES_IGNORE);
-    reqs_.clear();
-    if (staged() && nrecv) GPUFORMATS_CUDA(cudaMemcpyAsync(dst, pin_recv_, nrecv * sizeof(double), cudaMemcpyHostToDevice, stream_));
-    if (!in_order_) halo_unpack_cuda(d_recv_.data(), nrecv, d_recv_slot_.data(), d_ghost_.data(), stream_);
-    GPUFORMATS_CUDA(cudaEventRecord(join_, stream_));
+    finish_mpi();
+  } else if (path_ == HaloPath::ipc && any_mpi_) {
+    GPUFORMATS_CUDA(cudaEventSynchronize(packed_)); // not the stream: its IPC reads wait on peers
+    finish_mpi();
   }
   if (measure_) GPUFORMATS_CUDA(cudaEventRecord(ev_[1], stream_));
   GPUFORMATS_CUDA(cudaStreamWaitEvent(s, join_));
@@ -196,6 +262,22 @@ void Halo::end(cudaStream_t s)
     GPUFORMATS_CUDA(cudaEventRecord(ev_[3], s));
     pending_ = true;
   }
+}
+
+void Halo::finish_mpi()
+{
+  const std::size_t nrecv = p_.recv_slot.size();
+  double           *dst   = in_order_ ? d_ghost_.data() : d_recv_.data();
+  post_mpi(staged() ? pin_send_ : d_send_.data(), staged() ? pin_recv_ : dst);
+  MPI_Waitall((int)reqs_.size(), reqs_.data(), MPI_STATUSES_IGNORE);
+  reqs_.clear();
+  if (staged())
+    for (std::size_t j = 0; j < p_.recv_peers.size(); ++j) { // the MPI peers' ranges (ipc: the others are in place)
+      const std::size_t n = (std::size_t)(p_.recv_off[j + 1] - p_.recv_off[j]);
+      if (n && (recv_ipc_.empty() || !recv_ipc_[j])) GPUFORMATS_CUDA(cudaMemcpyAsync(dst + p_.recv_off[j], pin_recv_ + p_.recv_off[j], n * sizeof(double), cudaMemcpyHostToDevice, stream_));
+    }
+  if (!in_order_) halo_unpack_cuda(d_recv_.data(), nrecv, d_recv_slot_.data(), d_ghost_.data(), stream_);
+  GPUFORMATS_CUDA(cudaEventRecord(join_, stream_));
 }
 
 void Halo::collect()

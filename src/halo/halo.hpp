@@ -14,17 +14,22 @@
 //         packed values staged through pinned host buffers (the host posts the messages after the
 //         local product is queued, so the GPU computes while MPI moves the data); host memory on
 //         the host backend
+//   ipc   between GPUs of one node, copy engines read the owners' packed buffers through CUDA IPC
+//         mappings, ordered by flags in device memory (ipc.hpp): no SM, no MPI, nothing on the host
+//         waits; a peer on another node takes mpi within the same product
 // (PETSc's VecScatter, the third choice, is the glue's: it needs no object here.)
 //
 // The pattern is built once per nonzero pattern; its send lists and receive slots are in the order
 // in which each pair of ranks agrees (the glue takes them from a PetscSF, see gf_mpi.cpp).
 #pragma once
 #include "core/device_buffer.hpp"
+#include "halo/ipc.hpp"
 #include "halo/nccl_comm.hpp"
 
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -46,7 +51,7 @@ struct HaloPattern {
   bool in_order() const;
 };
 
-enum class HaloPath { nccl, mpi };
+enum class HaloPath { nccl, mpi, ipc };
 
 // -mat_gpuformats_halo auto on the GPU takes nccl when some rank has at least this many ghost
 // values, else mpi (staged where MPI is not GPU-aware). Measured on 2 H100 (NVLink NV18), one rank
@@ -79,9 +84,11 @@ public:
   // device: x and the ghosts in device memory (cuda backend); else host memory. gpu_aware_mpi:
   // device buffers may go to MPI. Local: allocates and uploads (a failure throws on this rank only).
   Halo(HaloPattern pattern, HaloPath path, bool device, bool gpu_aware_mpi);
-  // Collective over comm, once, before the first begin(): its own MPI communicator (mpi) or the
-  // communicator's NCCL one (nccl). A failure throws on every rank.
-  void connect(MPI_Comm comm);
+  // Collective over comm, once, before the first begin(): its own MPI communicator (mpi, ipc) or
+  // the communicator's NCCL one (nccl); ipc: the IPC mappings of the peers on this rank's node
+  // (halo_nodes(comm, node_ranks)). A failure of nccl throws on every rank, of ipc on the failing
+  // ranks (the caller makes it collective).
+  void connect(MPI_Comm comm, int node_ranks = 0);
   ~Halo();
   Halo(const Halo &)            = delete;
   Halo &operator=(const Halo &) = delete;
@@ -101,14 +108,18 @@ public:
   HaloPath           path() const { return path_; }
   const HaloPattern &pattern() const { return p_; }
   bool               device() const { return device_; }
-  bool               staged() const { return device_ && path_ == HaloPath::mpi && !gpu_aware_; } // through pinned host buffers
+  bool               staged() const { return device_ && path_ != HaloPath::nccl && !gpu_aware_; } // MPI's peers through pinned host buffers
+  int                ipc_peers() const { return ipc_ ? ipc_->peers() : 0; }
+  int                mpi_peers() const; // peer ranks reached by MPI (mpi: all; ipc: those on other nodes)
   // CUDA events around each product (4 per product, read at the next begin): the hidden fraction.
   void      measure(bool on) { measure_ = on && device_; }
   HaloTimes times();
   std::size_t device_bytes() const;
 
 private:
-  void post_mpi(const double *sendbuf, double *recvbuf); // Irecv/Isend on the pattern (waited for in end())
+  void post_mpi(const double *sendbuf, double *recvbuf); // Irecv/Isend to the MPI peers (waited for in end())
+  void finish_mpi(); // end(): the MPI peers' messages, their upload (staged) and the unpack
+  void stage();      // the pinned buffers of the staged MPI peers
   void collect();                                  // accumulates the last measured product
 
   MPI_Comm    comm_ = MPI_COMM_NULL; // mpi path: a duplicate of the matrix's, so our messages meet no other's
@@ -126,6 +137,10 @@ private:
   std::vector<double>   h_send_, h_recv_, h_ghost_; // host backend
   double               *pin_send_ = nullptr, *pin_recv_ = nullptr; // staged: pinned
   std::vector<MPI_Request> reqs_;
+  std::unique_ptr<IpcLinks> ipc_;                 // ipc
+  std::vector<char>     send_ipc_, recv_ipc_;     // ipc: per peer, reached by IPC (else MPI)
+  bool                  any_mpi_ = true;          // some peer takes MPI
+  cudaEvent_t           packed_ = nullptr;        // ipc with MPI peers: the pack (and its staging) done
   HaloTimes             sum_;
 };
 

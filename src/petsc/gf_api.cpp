@@ -281,16 +281,20 @@ PetscErrorCode MatGPUFormatsGetStatistics(Mat A, const char **json)
   Input Parameters:
 + A    - a gpuformats matrix
 - halo - `MAT_GPUFORMATS_HALO_AUTO` (default: on the GPU nccl for large halos where NCCL serves every rank, else mpi; vecscatter on the host backend),
-         `MAT_GPUFORMATS_HALO_NCCL`, `MAT_GPUFORMATS_HALO_MPI` or `MAT_GPUFORMATS_HALO_VECSCATTER`
+         `MAT_GPUFORMATS_HALO_NCCL`, `MAT_GPUFORMATS_HALO_MPI`, `MAT_GPUFORMATS_HALO_VECSCATTER` or `MAT_GPUFORMATS_HALO_IPC`
 
-  Options Database Key:
-. -mat_gpuformats_halo <auto,nccl,mpi,vecscatter> - the same, read by `MatSetFromOptions()`
+  Options Database Keys:
++ -mat_gpuformats_halo <auto,nccl,mpi,vecscatter,ipc> - the same, read by `MatSetFromOptions()`
+- -mat_gpuformats_halo_node_ranks <n> - ipc: ranks per node, consecutive (default 0: the ranks that share memory)
 
   Level: intermediate
 
   Notes:
   The choice takes effect at the next product, collectively: NCCL asked for where it cannot serve
-  every rank (the host backend, two ranks on one GPU, no NCCL library) is an error there. A seq
+  every rank (the host backend, two ranks on one GPU, no NCCL library) is an error there, and so is
+  IPC where it cannot (the host backend, GPUs of one node without peer access). IPC moves the ghost
+  values between the GPUs of a node with copy engines, ordered by flags in device memory; peers on
+  other nodes take MPI in the same product. A
   matrix ignores it. `-mat_view ::ascii_info` says which exchange runs and why.
 
 .seealso: `MatGPUFormatsHalo`, `MatGPUFormatsGetHaloTimes()`, `MATEVCHYB`
@@ -304,7 +308,7 @@ PetscErrorCode MatGPUFormatsSetHalo(Mat A, MatGPUFormatsHalo halo)
   PetscValidLogicalCollectiveEnum(A, halo, 2);
   PetscCall(MatGPUFormatsIsType(A, &ours));
   PetscCheck(ours, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "MatGPUFormatsSetHalo: matrix type %s is not a gpuformats type (e.g. %s, %s)", ((PetscObject)A)->type_name ? ((PetscObject)A)->type_name : "(not set)", MATEVCHYB, MATPJDS);
-  PetscCheck(halo >= MAT_GPUFORMATS_HALO_AUTO && halo <= MAT_GPUFORMATS_HALO_VECSCATTER, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "MatGPUFormatsSetHalo: unknown halo %d", (int)halo);
+  PetscCheck(halo >= MAT_GPUFORMATS_HALO_AUTO && halo <= MAT_GPUFORMATS_HALO_IPC, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "MatGPUFormatsSetHalo: unknown halo %d", (int)halo);
   gpuformats::GFSetHalo(gpuformats::gf(A), halo, gpuformats::gf(A).opt.halo_measure);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

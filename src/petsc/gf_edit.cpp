@@ -507,6 +507,7 @@ PetscErrorCode GFInherit(Mat from, Mat to)
   else if (f.opt.autosel) t.opt.autosel = std::make_shared<model::AutoSettings>(*f.opt.autosel); // not shared
   t.opt.halo_option = was.halo_option, t.opt.halo_measure = was.halo_measure;
   GFSetHalo(t, f.opt.halo_option, f.opt.halo_measure);
+  if (t.opt.halo_node_ranks != was.halo_node_ranks) t.halo_nzstate = -1; // ipc's peers chosen again
   if (t.opt.backend_option != was.backend_option) PetscCall(MatSetVecType(to, resolve_backend(t) == Backend::cuda ? VECCUDA : VECSTANDARD));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -156,6 +156,8 @@ struct GFOptions {
   // GFSetHalo, which makes the next product choose the exchange again
   MatGPUFormatsHalo halo_option  = MAT_GPUFORMATS_HALO_AUTO;
   PetscBool         halo_measure = PETSC_FALSE;
+  PetscInt          halo_node_ranks = 0;          // -mat_gpuformats_halo_node_ranks: ipc's nodes (0: shared memory)
+  PetscBool         halo_overlap    = PETSC_TRUE; // -mat_gpuformats_halo_overlap: the exchange beside the local product (else before it)
   bool              product_format = false; // -mat_gpuformats_product_result: device MatProducts give a matrix of this format (else aijcusparse)
   // -mat_gpuformats_trisolve, -mat_gpuformats_trisolve_sweeps, -mat_gpuformats_trisolve_auto_margin:
   // how the triangular solves of ILU(k) / ICC(k) in the natural ordering run (gf_factor.cpp, src/trisolve): 0

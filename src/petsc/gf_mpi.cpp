@@ -136,6 +136,14 @@ static PetscErrorCode ChooseHalo(Mat A, GFMat &gm, Backend backend)
     gm.halo_why = "asked for (NCCL " + nccl_version() + ")";
     break;
   }
+  case MAT_GPUFORMATS_HALO_IPC: {
+    const std::vector<int> nodes = halo_nodes(comm, (int)gm.opt.halo_node_ranks);
+    const std::string      why   = ipc_unusable_reason(comm, backend == Backend::cuda, nodes);
+    PetscCheck(why.empty(), comm, PETSC_ERR_SUP, "gpuformats: -mat_gpuformats_halo ipc cannot run: %s. Use -mat_gpuformats_halo auto, mpi or vecscatter", why.c_str());
+    path        = HaloPath::ipc;
+    gm.halo_why = std::string("asked for (copy engines through CUDA IPC between the GPUs of a node") + (gm.opt.halo_node_ranks ? ", nodes of " + std::to_string(gm.opt.halo_node_ranks) + " ranks" : std::string()) + "; peers on other nodes by mpi" + staged + ")";
+    break;
+  }
   default: {
     if (backend != Backend::cuda) {
       gm.halo_why = "auto: host backend";
@@ -156,10 +164,12 @@ static PetscErrorCode ChooseHalo(Mat A, GFMat &gm, Backend backend)
   std::unique_ptr<Halo> h;
   run_layer([&] { h = std::make_unique<Halo>(std::move(pattern), path, backend == Backend::cuda, use_gpu_aware_mpi); }, e);
   PetscCall(CollectiveCheck(comm, e, [] {}));
-  GF_TRY(comm, h->connect(comm)); // collective; a failure is every rank's
+  GFLayerError ce;
+  run_layer([&] { h->connect(comm, (int)gm.opt.halo_node_ranks); }, ce); // collective
+  PetscCall(CollectiveCheck(comm, ce, [] {}));                          // a failure is every rank's
   h->measure(gm.opt.halo_measure);
   gm.dhalo     = std::move(h);
-  gm.halo_used = path == HaloPath::nccl ? MAT_GPUFORMATS_HALO_NCCL : MAT_GPUFORMATS_HALO_MPI;
+  gm.halo_used = path == HaloPath::nccl ? MAT_GPUFORMATS_HALO_NCCL : path == HaloPath::ipc ? MAT_GPUFORMATS_HALO_IPC : MAT_GPUFORMATS_HALO_MPI;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -334,10 +344,11 @@ PetscErrorCode GFMPIProduct(Mat A, Backend backend, Vec x, PetscScalar beta, Vec
     if (backend == Backend::cuda) PetscCall(PetscGetCurrentCUDAStream(&s));
     PetscCall(GFGetArrays(backend, x, &xa, y, read_y, &ya));
     GF_TRY(PETSC_COMM_SELF, gm.dhalo->fork(s));
-    PetscCall(GFBlockSpMV(gm, *gm.diag, 1.0, xa, beta, ya));
+    if (gm.opt.halo_overlap) PetscCall(GFBlockSpMV(gm, *gm.diag, 1.0, xa, beta, ya));
     PetscCall(PetscLogEventBegin(MAT_GPUFormatsHalo, A, 0, 0, 0));
     GF_TRY(PETSC_COMM_SELF, gm.dhalo->local_done(s); gm.dhalo->begin(xa); gm.dhalo->end(s));
     PetscCall(PetscLogEventEnd(MAT_GPUFormatsHalo, A, 0, 0, 0));
+    if (!gm.opt.halo_overlap) PetscCall(GFBlockSpMV(gm, *gm.diag, 1.0, xa, beta, ya)); // after the exchange, which ran alone
     if (gm.offd.fmt->nnz > 0) PetscCall(GFBlockSpMV(gm, gm.offd, 1.0, gm.dhalo->ghosts(), 1.0, ya));
     PetscCall(GFRestoreArrays(backend, x, &xa, y, read_y, &ya));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -402,6 +413,7 @@ static PetscErrorCode HaloView(GFMat &gm, PetscMPIInt rank, PetscViewer viewer)
   const HaloPattern &p = gm.dhalo->pattern();
   PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] gpuformats halo: per product %zu values sent to %zu ranks, %zu received from %zu ranks%s; %s\n", rank, p.send_idx.size(), p.send_peers.size(), p.recv_slot.size(), p.recv_peers.size(),
                                                p.in_order() ? " straight into the ghost buffer" : " and unpacked", gm.dhalo->device() ? (std::to_string(gm.dhalo->device_bytes()) + " bytes on the device").c_str() : "host memory"));
+  if (gm.dhalo->path() == HaloPath::ipc) PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] gpuformats halo: %d peer ranks by IPC, %d by MPI\n", rank, gm.dhalo->ipc_peers(), gm.dhalo->mpi_peers()));
   HaloTimes t;
   GF_TRY(PETSC_COMM_SELF, t = gm.dhalo->times());
   if (t.products)

@@ -60,8 +60,14 @@ PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptio
   if (gm.mpi) {
     MatGPUFormatsHalo halo    = gm.opt.halo_option;
     PetscBool         measure = gm.opt.halo_measure;
-    PetscCall(PetscOptionsEnum("-mat_gpuformats_halo", "How products gather the ghost values: auto (GPU: nccl for halos of 2^20 values or more where NCCL serves every rank, else mpi; host backend: vecscatter), nccl (device to device, overlapped), mpi (our pattern over MPI, overlapped), vecscatter (PETSc's)", "MatSetFromOptions", MatGPUFormatsHalos, (PetscEnum)halo, (PetscEnum *)&halo, NULL));
+    PetscCall(PetscOptionsEnum("-mat_gpuformats_halo", "How products gather the ghost values: auto (GPU: nccl for halos of 2^20 values or more where NCCL serves every rank, else mpi; host backend: vecscatter), nccl (device to device, overlapped), mpi (our pattern over MPI, overlapped), vecscatter (PETSc's), ipc (GPUs of a node: copy engines through CUDA IPC, no SM and no host wait; other nodes by mpi)", "MatSetFromOptions", MatGPUFormatsHalos, (PetscEnum)halo, (PetscEnum *)&halo, NULL));
     PetscCall(PetscOptionsBool("-mat_gpuformats_halo_measure", "Time each product's halo and local product with CUDA events (the hidden fraction in -mat_view ::ascii_info)", "MatGPUFormatsGetHaloTimes", measure, &measure, NULL));
+    PetscInt node_ranks = gm.opt.halo_node_ranks;
+    PetscCall(PetscOptionsInt("-mat_gpuformats_halo_node_ranks", "ipc halo: ranks per node, consecutive (0: the ranks that share memory); a smaller number tries peers on other nodes (MPI) on one machine", "MatSetFromOptions", node_ranks, &node_ranks, NULL));
+    PetscCheck(node_ranks >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_gpuformats_halo_node_ranks %" PetscInt_FMT " is negative: give 0 (the ranks that share memory) or the ranks per node", node_ranks);
+    if (node_ranks != gm.opt.halo_node_ranks) gm.halo_nzstate = -1; // chosen again at the next product
+    gm.opt.halo_node_ranks = node_ranks;
+    PetscCall(PetscOptionsBool("-mat_gpuformats_halo_overlap", "Run the halo exchange beside the local product (else before it, alone on the GPU)", "MatSetFromOptions", gm.opt.halo_overlap, &gm.opt.halo_overlap, NULL));
     GFSetHalo(gm, halo, measure);
   }
   PetscCall(PetscOptionsEList("-mat_gpuformats_product_result", "Type of the result of a MatProduct computed on the GPU (MatMatMult, MatPtAP: GAMG's coarse operators): aijcusparse, or this matrix's format", "MatProductSetFromOptions", GFProductResults, 2, GFProductResults[result], &result, NULL));

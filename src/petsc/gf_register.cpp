@@ -13,7 +13,7 @@ using namespace gpuformats;
 
 PetscLogEvent      MAT_GPUFormatsBuild, MAT_GPUFormatsRefresh, MAT_GPUFormatsSpMV, MAT_GPUFormatsViewFill, MAT_GPUFormatsTransposeFill, MAT_GPUFormatsEdit, MAT_GPUFormatsHalo, MAT_GPUFormatsToHost;
 const char *const  MatGPUFormatsBackends[] = {"auto", "host", "cuda", "MatGPUFormatsBackend", "MAT_GPUFORMATS_BACKEND_", NULL};
-const char *const  MatGPUFormatsHalos[]    = {"auto", "nccl", "mpi", "vecscatter", "MatGPUFormatsHalo", "MAT_GPUFORMATS_HALO_", NULL};
+const char *const  MatGPUFormatsHalos[]    = {"auto", "nccl", "mpi", "vecscatter", "ipc", "MatGPUFormatsHalo", "MAT_GPUFORMATS_HALO_", NULL};
 static PetscBool   GPUFormatsPackageInitialized = PETSC_FALSE;
 static constexpr int kMaxFormats             = 8; // create functions are instantiated per slot
 
@@ -121,8 +121,10 @@ PetscErrorCode GPUFormatsFinalizePackage(void)
 +  -mat_type <type> - the root name (e.g. `evchyb`, or `aijevchyb`, the name a `DM` takes as AIJ for its interpolation)
 .  -mat_gpuformats_backend <auto,host,cuda> - where products run; auto: cuda when a device is present
 .  -mat_gpuformats_upload_threads <n> - host threads staging the AIJ arrays into pinned buffers for their upload
-.  -mat_gpuformats_halo <auto,nccl,mpi,vecscatter> - mpi types: how products gather the ghost values (`MatGPUFormatsSetHalo()`)
+.  -mat_gpuformats_halo <auto,nccl,mpi,vecscatter,ipc> - mpi types: how products gather the ghost values (`MatGPUFormatsSetHalo()`)
 .  -mat_gpuformats_halo_measure - mpi types: CUDA events around each product's halo (`MatGPUFormatsGetHaloTimes()`)
+.  -mat_gpuformats_halo_overlap <true> - mpi types: the exchange beside the local product (false: before it, alone)
+.  -mat_gpuformats_halo_node_ranks <0> - mpi types, ipc: ranks per node (0: the ranks that share memory)
 -  -mat_gpuformats_product_result <aijcusparse,format> - the type of matrix-matrix products computed on the GPU (GAMG's coarse operators)
 
    Options Database Keys (this type):

@@ -18,7 +18,7 @@
 using namespace gftest;
 
 static PetscMPIInt rank_;
-static int         halo_ = -1; // -halo <auto,nccl,mpi,vecscatter>: MatGPUFormatsSetHalo on every converted matrix
+static int         halo_ = -1; // -halo <auto,nccl,mpi,vecscatter,ipc>: MatGPUFormatsSetHalo on every converted matrix
 
 // Reports on rank 0 whether the check held on every rank.
 static PetscErrorCode report(PetscBool local_ok, const std::string &name)
@@ -714,7 +714,13 @@ static PetscErrorCode test_type(const char *type, const NamedMatrix &m)
     }
     PetscCall(ierr);
   }
-  if (halo_ >= 0) PetscCall(MatGPUFormatsSetHalo(B, (MatGPUFormatsHalo)halo_));
+  if (halo_ >= 0) {
+    PetscBool nodes, overlap;
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-mat_gpuformats_halo_node_ranks", &nodes));
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-mat_gpuformats_halo_overlap", &overlap));
+    if (nodes || overlap) PetscCall(MatSetFromOptions(B)); // the ipc halo's nodes, the exchange's order
+    PetscCall(MatGPUFormatsSetHalo(B, (MatGPUFormatsHalo)halo_));
+  }
   {
     PetscBool ours_b, ours_a;
     PetscCall(MatGPUFormatsIsType(B, &ours_b));
@@ -806,7 +812,7 @@ int main(int argc, char **argv)
   {
     PetscInt  h;
     PetscBool set;
-    PetscCall(PetscOptionsGetEList(NULL, NULL, "-halo", MatGPUFormatsHalos, 4, &h, &set)); // every matrix's halo exchange (MatGPUFormatsSetHalo)
+    PetscCall(PetscOptionsGetEList(NULL, NULL, "-halo", MatGPUFormatsHalos, 5, &h, &set)); // every matrix's halo exchange (MatGPUFormatsSetHalo)
     if (set) halo_ = (int)h;
   }
 

@@ -134,7 +134,7 @@ check("api.error.not_ours", raises(lambda: gpuformats.statistics(aij), E, "not a
 check("api.error.not_a_mat", raises(lambda: gpuformats.sync("A"), E, "takes a petsc4py Mat"))
 check("api.error.destroyed", raises(lambda: gpuformats.sync(PETSc.Mat()), E, "not created"))
 check("api.error.backend_name", raises(lambda: gpuformats.set_backend(A, "gpu"), E, "not one of auto, host, cuda"))
-check("api.error.halo_name", raises(lambda: gpuformats.set_halo(A, "shm"), E, "not one of auto, nccl, mpi, vecscatter"))
+check("api.error.halo_name", raises(lambda: gpuformats.set_halo(A, "shm"), E, "not one of auto, nccl, mpi, vecscatter, ipc"))
 # the C function's own check, past the module's
 check("api.error.petsc_message",
       raises(lambda: gpuformats._call("MatGPUFormatsGetHaloTimes", ctypes.c_void_p(aij.handle), None, None, None, None, None),

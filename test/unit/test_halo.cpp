@@ -141,6 +141,25 @@ int main(int argc, char **argv)
     check(threw, "halo.nccl_refuses_host_memory");
     const std::string why = nccl_unusable_reason(MPI_COMM_WORLD, false);
     check(why.find("host backend") != std::string::npos, "halo.nccl_unusable_on_host_backend");
+    // ipc: refused on host memory; each rank's node (one machine: one node, or groups of k ranks)
+    threw = false;
+    try {
+      Halo h(c.p, HaloPath::ipc, false, false);
+    } catch (const Error &e) {
+      threw = e.kind == ErrorKind::unsupported && std::string(e.what()).find("cuda backend") != std::string::npos;
+    }
+    check(threw, "halo.ipc_refuses_host_memory");
+    const std::vector<int> shared = halo_nodes(MPI_COMM_WORLD, 0);
+    check(ipc_unusable_reason(MPI_COMM_WORLD, false, shared).find("host backend") != std::string::npos, "halo.ipc_unusable_on_host_backend");
+    bool one = (int)shared.size() == size;
+    for (int n : shared) one = one && n == 0;
+    check(one, "halo.nodes_shared_memory_one_machine");
+    for (int k = 1; k <= 3; ++k) {
+      const std::vector<int> g  = halo_nodes(MPI_COMM_WORLD, k);
+      bool                   ok = (int)g.size() == size;
+      for (int r = 0; ok && r < size; ++r) ok = g[r] == r / k * k;
+      check(ok, "halo.nodes_of_" + std::to_string(k) + "_ranks");
+    }
   }
   if (rank_ == 0) std::printf("# test_halo: %d failed\n", failures);
   MPI_Finalize();
