@@ -1,11 +1,30 @@
 #include "halo/halo.hpp"
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <thread>
 
 namespace gpuformats {
+
+// GPUFORMATS_HALO_TRACE=1: each Halo's life and products on stderr (hangs between ranks).
+static bool trace_on()
+{
+  static const bool on = std::getenv("GPUFORMATS_HALO_TRACE") != nullptr;
+  return on;
+}
+#define HALO_TRACE(...) \
+  do { \
+    if (trace_on()) { \
+      int r_ = -1; \
+      MPI_Comm_rank(MPI_COMM_WORLD, &r_); \
+      std::fprintf(stderr, "[halo %d %p] ", r_, (const void *)this); \
+      std::fprintf(stderr, __VA_ARGS__); \
+      std::fputc('\n', stderr); \
+    } \
+  } while (0)
 
 // halo_cuda.cu: the pack (x[idx] -> out) and unpack (in -> ghost[slot]) on a stream (Thrust).
 void halo_pack_cuda(const int32_t *idx, std::size_t n, const double *x, double *out, cudaStream_t s);
@@ -128,6 +147,7 @@ void Halo::connect(MPI_Comm comm, int node_ranks)
   for (std::size_t i = 0; i < send_ipc_.size(); ++i) any_mpi_ |= !(send_ipc_[i] = nodes[p_.send_peers[i]] == nodes[me]);
   for (std::size_t j = 0; j < recv_ipc_.size(); ++j) any_mpi_ |= !(recv_ipc_[j] = nodes[p_.recv_peers[j]] == nodes[me]);
   ipc_ = std::make_unique<IpcLinks>(comm_, p_, send_ipc_, recv_ipc_, d_send_.data());
+  HALO_TRACE("connected: %zu send peers, %zu receive peers, %d by IPC, any mpi %d", p_.send_peers.size(), p_.recv_peers.size(), ipc_->peers(), (int)any_mpi_);
   if (any_mpi_) {
     if (staged()) stage();
     GPUFORMATS_CUDA(cudaEventCreateWithFlags(&packed_, cudaEventDisableTiming));
@@ -162,7 +182,8 @@ Halo::~Halo()
   bool settled = true;
   if (stream_ && ipc_) settled = settles(stream_, 10.0);
   else if (stream_) cudaStreamSynchronize(stream_);
-  if (ipc_ && settled) settled = ipc_->drain();
+  if (ipc_ && settled) settled = ipc_->retire(comm_);
+  HALO_TRACE("destroyed: settled %d, products %u", (int)settled, products_);
   if (!settled) { // a peer never came: keep what it or our stream may still touch (leaked, not freed)
     (void)ipc_.release();
     (void)new DeviceBuffer<double>(std::move(d_send_));
@@ -211,6 +232,8 @@ void Halo::begin(const double *x)
     return;
   }
   GPUFORMATS_CUDA(cudaStreamWaitEvent(stream_, measure_ ? ev_[0] : fork_));
+  ++products_;
+  HALO_TRACE("begin %u", products_);
   if (ipc_) ipc_->before_pack(stream_); // the readers have copied the last product out of d_send_
   if (nsend) halo_pack_cuda(d_send_idx_.data(), nsend, x, d_send_.data(), stream_);
   if (path_ == HaloPath::nccl) {

@@ -142,6 +142,7 @@ private:
   bool                  any_mpi_ = true;          // some peer takes MPI
   cudaEvent_t           packed_ = nullptr;        // ipc with MPI peers: the pack (and its staging) done
   HaloTimes             sum_;
+  uint32_t              products_ = 0;        // begun (GPUFORMATS_HALO_TRACE)
 };
 
 } // namespace gpuformats

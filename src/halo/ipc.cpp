@@ -55,10 +55,10 @@ struct Offer {
   int32_t            flag_index = -1;
   int32_t            has_buf    = 0;
 };
-constexpr int kOwnerTag = 7301, kReaderTag = 7302;
+constexpr int kOwnerTag = 7301, kReaderTag = 7302, kClosedTag = 7303;
 
-// How long teardown waits for a peer's last copy (a peer that failed never makes it).
-constexpr double kDrainSeconds = 10.0;
+// How long teardown waits for the peers (one that failed never answers).
+constexpr double kRetireSeconds = 10.0;
 
 } // namespace
 
@@ -126,7 +126,12 @@ IpcLinks::IpcLinks(MPI_Comm comm, const HaloPattern &p, const std::vector<char> 
   try {
     if (!memops().error.empty()) throw Error(ErrorKind::unsupported, memops().error);
     flags_.resize(nr + ns + 1);
-    GPUFORMATS_CUDA(cudaMemset(flags_.data(), 0, flags_.bytes()));
+    cudaStream_t z; // zeroed before any peer learns of them (not on the legacy stream, behind other work)
+    GPUFORMATS_CUDA(cudaStreamCreateWithFlags(&z, cudaStreamNonBlocking));
+    const cudaError_t set = cudaMemsetAsync(flags_.data(), 0, flags_.bytes(), z), wait = cudaStreamSynchronize(z);
+    cudaStreamDestroy(z);
+    GPUFORMATS_CUDA(set);
+    GPUFORMATS_CUDA(wait);
     GPUFORMATS_CUDA(cudaIpcGetMemHandle(&hflags, flags_.data()));
     if (has_buf) GPUFORMATS_CUDA(cudaIpcGetMemHandle(&hbuf, const_cast<double *>(send)));
   } catch (const Error &e) {
@@ -180,30 +185,30 @@ IpcLinks::IpcLinks(MPI_Comm comm, const HaloPattern &p, const std::vector<char> 
     for (void *ptr : mapped_) cudaIpcCloseMemHandle(ptr);
     throw;
   }
-  npeers_ = (int)flags_of.size();
+  for (const auto &f : flags_of) peers_.push_back(f.first);
 }
 
-bool IpcLinks::drain()
+bool IpcLinks::retire(MPI_Comm comm)
 {
-  const std::size_t ns = p_.send_peers.size(), nr = p_.recv_peers.size();
-  if (!seq_ || !flags_.data()) return true;
-  // On a stream of its own: the product's streams may wait on a peer that never comes.
-  cudaStream_t t;
-  if (cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking) != cudaSuccess) return cudaGetLastError(), false;
-  std::vector<uint32_t> h(ns);
-  const auto            t0   = std::chrono::steady_clock::now();
-  bool                  done = false;
-  while (!done) {
-    if (cudaMemcpyAsync(h.data(), flags_.data() + nr, ns * sizeof(uint32_t), cudaMemcpyDeviceToHost, t) != cudaSuccess || cudaStreamSynchronize(t) != cudaSuccess) break;
-    done = true;
-    for (std::size_t i = 0; i < ns; ++i)
-      if (send_ipc_[i] && (int32_t)(h[i] - seq_) < 0) done = false;
-    if (!done && std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > kDrainSeconds) break;
-    if (!done) std::this_thread::sleep_for(std::chrono::microseconds(50));
-  }
+  for (void *ptr : mapped_) cudaIpcCloseMemHandle(ptr);
   cudaGetLastError();
-  cudaStreamDestroy(t);
-  return done;
+  mapped_.clear();
+  std::vector<MPI_Request> reqs;
+  char                     mine = 0;
+  std::vector<char>        theirs(peers_.size());
+  for (std::size_t k = 0; k < peers_.size(); ++k) MPI_Irecv(&theirs[k], 1, MPI_CHAR, peers_[k], kClosedTag, comm, &reqs.emplace_back());
+  for (int peer : peers_) MPI_Isend(&mine, 1, MPI_CHAR, peer, kClosedTag, comm, &reqs.emplace_back());
+  const auto t0   = std::chrono::steady_clock::now();
+  int        done = 0;
+  while (MPI_Testall((int)reqs.size(), reqs.data(), &done, MPI_STATUSES_IGNORE) == MPI_SUCCESS && !done) {
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > kRetireSeconds) {
+      for (MPI_Request &r : reqs)
+        if (r != MPI_REQUEST_NULL) MPI_Cancel(&r), MPI_Request_free(&r);
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  return done != 0;
 }
 
 IpcLinks::~IpcLinks()

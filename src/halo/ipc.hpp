@@ -44,7 +44,8 @@ public:
   // send peer i / receive peer j is reached by IPC. send: the packed buffer (cudaMalloc'd, whole);
   // a failure throws on this rank only, after every message.
   IpcLinks(MPI_Comm comm, const HaloPattern &p, const std::vector<char> &send_ipc, const std::vector<char> &recv_ipc, const double *send);
-  // Closes the mapped handles: call drain() first.
+  // Frees this rank's exported buffers: call retire() first (CUDA: freeing memory that a peer still
+  // maps is undefined, and a freed address handed out again may meet the peer's old mapping).
   ~IpcLinks();
   IpcLinks(const IpcLinks &)            = delete;
   IpcLinks &operator=(const IpcLinks &) = delete;
@@ -54,16 +55,19 @@ public:
   void before_pack(cudaStream_t s);
   void after_pack(cudaStream_t s);
   void fetch(cudaStream_t s, double *recv);
-  int  peers() const { return npeers_; } // distinct peer ranks reached by IPC
-  // Before the send buffer is freed: waits (host, at most 10 s, on a stream of its own) until every
-  // reader has copied the last product. false: one never did (a failed peer); keep the buffer.
-  bool drain();
+  int  peers() const { return (int)peers_.size(); } // distinct peer ranks reached by IPC
+  // Teardown, once this rank's stream is idle: closes its mappings of the peers' memory, tells each
+  // peer, and waits (host, at most 10 s) until every peer has closed its mappings of ours (so their
+  // last reads are done). Point-to-point with the IPC peers only: they retire the same Halo (a
+  // matrix's destruction is collective). false: a peer never answered (it failed); then this
+  // rank's exported memory must never be freed.
+  bool retire(MPI_Comm comm);
 
 private:
   const HaloPattern           &p_;
   std::vector<char>            send_ipc_, recv_ipc_;
   uint32_t                     seq_ = 0; // products begun
-  int                          npeers_ = 0;
+  std::vector<int>             peers_;  // distinct peer ranks reached by IPC
   DeviceBuffer<uint32_t>       flags_;   // [ready from receive peer j][copied by send peer i]
   std::vector<uint32_t *>      ready_at_, copied_at_; // remote flags: per send peer, per receive peer
   std::vector<const double *>  source_;               // per receive peer: its slice in the owner's buffer
