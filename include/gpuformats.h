@@ -38,7 +38,7 @@ PETSC_EXTERN const char *const MatGPUFormatsBackends[];
 
 /* How an mpi type's product gathers the ghost values of x (-mat_gpuformats_halo). */
 typedef enum {
-  MAT_GPUFORMATS_HALO_AUTO,      /* cuda backend: nccl for large halos (>= 2^20 ghost values on a rank) where NCCL serves every rank, else mpi; host backend: vecscatter */
+  MAT_GPUFORMATS_HALO_AUTO,      /* cuda backend: ipc where every rank is on one node whose GPUs are peers; else nccl for large halos (>= 2^20 ghost values on a rank) where NCCL serves every rank, else mpi; host backend: vecscatter */
   MAT_GPUFORMATS_HALO_NCCL,      /* device to device by NCCL on a stream of its own, overlapped with the local product */
   MAT_GPUFORMATS_HALO_MPI,       /* MPI point-to-point on our own pattern (staged through pinned host memory where MPI is not GPU-aware), overlapped */
   MAT_GPUFORMATS_HALO_VECSCATTER, /* PETSc's VecScatter, as MPIAIJ */

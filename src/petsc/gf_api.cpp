@@ -280,7 +280,7 @@ PetscErrorCode MatGPUFormatsGetStatistics(Mat A, const char **json)
 
   Input Parameters:
 + A    - a gpuformats matrix
-- halo - `MAT_GPUFORMATS_HALO_AUTO` (default: on the GPU nccl for large halos where NCCL serves every rank, else mpi; vecscatter on the host backend),
+- halo - `MAT_GPUFORMATS_HALO_AUTO` (default: on the GPU ipc where every rank is on one node whose GPUs are peers, else nccl for large halos where NCCL serves every rank, else mpi; vecscatter on the host backend),
          `MAT_GPUFORMATS_HALO_NCCL`, `MAT_GPUFORMATS_HALO_MPI`, `MAT_GPUFORMATS_HALO_VECSCATTER` or `MAT_GPUFORMATS_HALO_IPC`
 
   Options Database Keys:

@@ -102,11 +102,29 @@ static PetscErrorCode LargestHalo(Mat A, PetscInt64 *largest)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// Whether auto takes ipc: every rank on one node (halo_nodes) and IPC usable there (else why not).
+// Collective. Measured on 2 H100 (NVLink), bench/results/h100x2/halo-paths/: ipc ties or beats the
+// staged mpi path on small halos (SNES ex14 256^3 CG: KSPSolve 1.84 s against 1.87 s; st7_200
+// 154 us against 176 us) and the nccl path on large ones (circuit 368 us against 386 us; rmat_s22
+// 363 / 365 us), where mpi is 6-15x slower; nccl loses inside the CG loop (2.74 s).
+static PetscErrorCode AutoTakesIpc(MPI_Comm comm, PetscInt node_ranks, bool *ipc, std::string *why)
+{
+  std::vector<int> nodes;
+
+  PetscFunctionBegin;
+  GF_TRY(comm, nodes = halo_nodes(comm, (int)node_ranks)); // (MPI only: throws nothing)
+  bool one_node = true;
+  for (int n : nodes) one_node = one_node && n == nodes[0];
+  *why = one_node ? ipc_unusable_reason(comm, true, nodes) : std::string("ranks on several nodes");
+  *ipc = why->empty();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // Which exchange the forward product uses (-mat_gpuformats_halo), made once per nonzero pattern,
-// backend and option; collective: every rank takes the same path. auto on the cuda backend: nccl
-// for halos of at least kNcclMinGhosts values on some rank where NCCL serves every rank (cuda
-// backend everywhere, one GPU per rank, the library found), else mpi; on the host backend PETSc's
-// VecScatter.
+// backend and option; collective: every rank takes the same path. auto on the cuda backend: ipc
+// where every rank is on one node whose GPUs are peers; else nccl for halos of at least
+// kNcclMinGhosts values on some rank where NCCL serves every rank (cuda backend everywhere, one GPU
+// per rank, the library found), else mpi; on the host backend PETSc's VecScatter.
 static PetscErrorCode ChooseHalo(Mat A, GFMat &gm, Backend backend)
 {
   MPI_Comm    comm = PetscObjectComm((PetscObject)A);
@@ -149,13 +167,21 @@ static PetscErrorCode ChooseHalo(Mat A, GFMat &gm, Backend backend)
       gm.halo_why = "auto: host backend";
       PetscFunctionReturn(PETSC_SUCCESS);
     }
+    bool        ipc;
+    std::string no_ipc;
+    PetscCall(AutoTakesIpc(comm, gm.opt.halo_node_ranks, &ipc, &no_ipc));
+    if (ipc) {
+      path        = HaloPath::ipc;
+      gm.halo_why = "auto: one node, its GPUs peers (copy engines through CUDA IPC)";
+      break;
+    }
     PetscInt64 largest;
     PetscCall(LargestHalo(A, &largest));
     const std::string why = largest >= kNcclMinGhosts ? nccl_unusable_reason(comm, true) : "";
     if (largest >= kNcclMinGhosts && why.empty()) {
       path        = HaloPath::nccl;
       gm.halo_why = "auto: " + std::to_string(largest) + " ghost values on the largest rank, NCCL " + nccl_version() + " serves every rank";
-    } else gm.halo_why = "auto: " + (why.empty() ? std::to_string(largest) + " ghost values on the largest rank, below " + std::to_string(kNcclMinGhosts) + " (nccl above)" : "NCCL cannot serve (" + why + ")") + staged;
+    } else gm.halo_why = "auto: no ipc (" + no_ipc + "); " + (why.empty() ? std::to_string(largest) + " ghost values on the largest rank, below " + std::to_string(kNcclMinGhosts) + " (nccl above)" : "NCCL cannot serve (" + why + ")") + staged;
   }
   }
   HaloPattern  pattern;
@@ -182,7 +208,7 @@ void GFSetHalo(GFMat &gm, MatGPUFormatsHalo halo, PetscBool measure)
 }
 
 // Collective, at an mpi<fmt>'s first final assembly: where the products will take NCCL (nccl asked
-// for, or auto with a large halo; device vectors), the NCCL communicator of this group of ranks is made now (once
+// for, or auto with a large halo where ipc cannot serve; device vectors), the NCCL communicator of this group of ranks is made now (once
 // per program: about a second, measured on 2 H100) rather than in the first product, inside a solve.
 PetscErrorCode GFMPIPrepareHalo(Mat A)
 {
@@ -205,6 +231,12 @@ PetscErrorCode GFMPIPrepareHalo(Mat A)
   // PETSc picks each rank's GPU lazily (at the first device vector): pick it now, or every rank
   // would still be on GPU 0 here (a context made there, and NCCL refused as two ranks on one GPU).
   PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+  if (gm.opt.halo_option == MAT_GPUFORMATS_HALO_AUTO) {
+    bool        ipc;
+    std::string no_ipc;
+    PetscCall(AutoTakesIpc(PetscObjectComm((PetscObject)A), gm.opt.halo_node_ranks, &ipc, &no_ipc));
+    if (ipc) PetscFunctionReturn(PETSC_SUCCESS); // auto takes ipc: no NCCL
+  }
   if (!nccl_unusable_reason(PetscObjectComm((PetscObject)A), true).empty()) PetscFunctionReturn(PETSC_SUCCESS); // the first product says why
   GF_TRY(PetscObjectComm((PetscObject)A), nccl_comm_of(PetscObjectComm((PetscObject)A)));
   PetscFunctionReturn(PETSC_SUCCESS);

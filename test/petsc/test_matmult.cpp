@@ -738,14 +738,14 @@ static PetscErrorCode test_type(const char *type, const NamedMatrix &m)
   const PetscInt refreshes = refresh_count();
   PetscCall(compare_all(A, B, type, name));
   PetscCall(report(refreshes >= 0 && refresh_count() == refreshes ? PETSC_TRUE : PETSC_FALSE, name + ".no_refresh_after_convert"));
-  if (halo_ >= 0 && size > 1) { // -halo: the products above used the exchange asked for (auto: mpi on the GPU for these small halos, vecscatter on the host)
+  if (halo_ >= 0 && size > 1) { // -halo: the products above used the exchange asked for (auto: ipc on the GPU, one node whose GPUs are peers; vecscatter on the host)
     MatGPUFormatsHalo used;
     VecType           vt;
     PetscBool         gpu;
     PetscCall(MatGPUFormatsGetHaloTimes(B, &used, NULL, NULL, NULL, NULL));
     PetscCall(MatGetVecType(B, &vt));
     PetscCall(PetscStrcmp(vt, VECCUDA, &gpu));
-    const MatGPUFormatsHalo want = halo_ == MAT_GPUFORMATS_HALO_AUTO ? (gpu ? MAT_GPUFORMATS_HALO_MPI : MAT_GPUFORMATS_HALO_VECSCATTER) : (MatGPUFormatsHalo)halo_;
+    const MatGPUFormatsHalo want = halo_ == MAT_GPUFORMATS_HALO_AUTO ? (gpu ? MAT_GPUFORMATS_HALO_IPC : MAT_GPUFORMATS_HALO_VECSCATTER) : (MatGPUFormatsHalo)halo_;
     const PetscBool         ok   = used == want ? PETSC_TRUE : PETSC_FALSE;
     PetscCall(report(ok, name + ".halo_" + MatGPUFormatsHalos[halo_] + "_used_" + MatGPUFormatsHalos[used]));
   }
