@@ -28,14 +28,15 @@ def main():
     ap.add_argument("--one", nargs="+", required=True)
     ap.add_argument("--many", nargs="+", required=True)
     ap.add_argument("-o", default="scaling.png")
-    ap.add_argument("--types", default="evchyb,aijcusparse")
+    ap.add_argument("--types", default="evchyb,aijcusparse", help="labels; ONE@MANY pairs a 1-rank label with an N-rank one (evchyb@evchyb:-mat_gpuformats_halo=ipc)")
     a = ap.parse_args()
     one, _ = load(a.one)
     many, gpus = load(a.many)
     types = a.types.split(",")
+    pair = {t: (t.split("@", 1) if "@" in t else (t, t)) for t in types}
     mats = []
-    for (m, t) in many:
-        if (m, t) in one and m not in mats:
+    for (m, _) in many:
+        if m not in mats and any((m, pair[t][0]) in one and (m, pair[t][1]) in many for t in types):
             mats.append(m)
     print("GPUs of the ranks:", json.dumps(gpus))
     print("| matrix | " + " | ".join(f"{t} 1 / N ranks (us), speed-up" for t in types) + " |")
@@ -44,8 +45,9 @@ def main():
     for m in mats:
         cells = []
         for t in types:
-            if (m, t) in one and (m, t) in many:
-                t1, t2 = one[(m, t)]["spmv_median_s"], many[(m, t)]["spmv_median_s"]
+            k1, k2 = (m, pair[t][0]), (m, pair[t][1])
+            if k1 in one and k2 in many:
+                t1, t2 = one[k1]["spmv_median_s"], many[k2]["spmv_median_s"]
                 sp[t].append(t1 / t2)
                 cells.append(f"{1e6 * t1:.0f} / {1e6 * t2:.0f}, {t1 / t2:.2f}x")
             else:
@@ -58,14 +60,14 @@ def main():
     fig, ax = plt.subplots(figsize=(max(8, 0.7 * len(mats)), 4.5))
     w = 0.8 / len(types)
     for i, t in enumerate(types):
-        ax.bar([k + i * w for k in range(len(mats))], sp[t], w, label=t)
+        ax.bar([k + i * w for k in range(len(mats))], sp[t], w, label=pair[t][1].replace(":-mat_gpuformats_", " "))
     ax.axhline(1.0, color="k", lw=0.8)
     ax.axhline(2.0, color="gray", lw=0.8, ls="--")
     ax.set_xticks([k + w * (len(types) - 1) / 2 for k in range(len(mats))])
     ax.set_xticklabels(mats, rotation=45, ha="right")
     ax.set_ylabel("SpMV speed-up, N ranks over 1 rank")
     ax.set_title("Strong scaling of the product: one rank per GPU")
-    ax.legend()
+    ax.legend(fontsize=8, loc="lower left")
     fig.tight_layout()
     fig.savefig(a.o, dpi=120)
     print("wrote", a.o)

@@ -252,6 +252,12 @@ def transpose_section(out, runs):
     out.append("")
 
 
+def halo_only(t):
+    """A label whose variants are all halo options: the same type as its 1-rank run."""
+    parts = t.split(":")
+    return len(parts) > 1 and all(p.startswith("-mat_gpuformats_halo") for p in parts[1:])
+
+
 def multigpu_section(out, runs):
     out.append("## 6. Two GPUs (1 rank per GPU)")
     out.append("")
@@ -259,7 +265,8 @@ def multigpu_section(out, runs):
                "1-rank twin of the same name with `np1` in the same folder: per type, geometric "
                "mean and min-max over the matrices measured in both of (1-rank median / 2-rank "
                "median), i.e. the speed-up from one GPU to two. `aijcusparse` is PETSc's (`mpiaijcusparse` "
-               "on 2 ranks).")
+               "on 2 ranks). A 2-rank type with halo options only (`evchyb:-mat_gpuformats_halo=ipc`) "
+               "is set against the 1-rank run of its type.")
     out.append("")
     out.append("| GPUs | pair | type | geometric mean | min-max | matrices | run |")
     out.append("|---|---|---|---|---|---|---|")
@@ -283,13 +290,13 @@ def multigpu_section(out, runs):
         for r2, r1 in sorted(pairs, key=lambda p: p[0]["path"]):
             common = sorted(set(r1["matrices"]) & set(r2["matrices"]))
             types = type_order(t for lab in common for t in r2["matrices"][lab]
-                               if (is_ours(t) and ":" not in t) or t == "aijcusparse"
+                               if (is_ours(t) and (":" not in t or halo_only(t))) or t == "aijcusparse"
                                or (is_aij(t) and ":" in t))
             pair = "`%s` / `%s`" % (r1["file"], r2["file"])
             for t in types:
                 xs = []
                 for lab in common:
-                    a = ok_time(r1["matrices"][lab].get(t))
+                    a = ok_time(r1["matrices"][lab].get(t if t in r1["matrices"][lab] or not halo_only(t) else t.split(":")[0]))
                     b = ok_time(r2["matrices"][lab].get(t))
                     if a is not None and b is not None:
                         xs.append(a / b)
