@@ -197,6 +197,8 @@ if [[ " $RANKS " == *" 2 "* ]]; then
   $MPIEXEC -n 2 $h2 -help 2>&1 | grep -q -- "-mat_gpuformats_halo: <now auto" && pass petsc.halo_help || fail petsc.halo_help
   out=$($MPIEXEC -n 2 $h2 -mat_gpuformats_halo mpi -ksp_view_mat ::ascii_info 2>&1)
   echo "$out" | grep -q "^ *\[1\] gpuformats halo: mpi (asked for" && echo "$out" | grep -q "gpuformats halo: per product [0-9]* values sent to 1 ranks" && pass petsc.halo_view_mpi || { fail petsc.halo_view_mpi; echo "$out" | grep -i halo | head -5; }
+  # the host's part of a product: 2 ranks on the host backend post a receive and a send and wait once
+  echo "$out" | grep -q "^ *\[0\] gpuformats halo: the last product's exchange made 3 calls (CUDA, driver, NCCL, MPI) and 1 host waits" && pass petsc.halo_view_calls || { fail petsc.halo_view_calls; echo "$out" | grep -i "host waits" | head -3; }
   # NCCL asked for where it cannot serve (host backend here, or no GPU per rank) is a clear error
   # on every rank, not a hang
   if [ $has_gpu = 0 ]; then

@@ -15,6 +15,9 @@ static bool trace_on()
   static const bool on = std::getenv("GPUFORMATS_HALO_TRACE") != nullptr;
   return on;
 }
+// Each product's calls to CUDA, the driver, NCCL and MPI, and the host's waits among them.
+#define HALO_CALL(call) (cur_.calls++, GPUFORMATS_CUDA(call))
+#define HALO_WAIT(call) (cur_.calls++, cur_.waits++, GPUFORMATS_CUDA(call))
 #define HALO_TRACE(...) \
   do { \
     if (trace_on()) { \
@@ -211,47 +214,50 @@ void Halo::post_mpi(const double *sendbuf, double *recvbuf)
 {
   reqs_.clear();
   for (std::size_t i = 0; i < p_.recv_peers.size(); ++i)
-    if (recv_ipc_.empty() || !recv_ipc_[i]) MPI_Irecv(recvbuf + p_.recv_off[i], (int)(p_.recv_off[i + 1] - p_.recv_off[i]), MPI_DOUBLE, p_.recv_peers[i], 0, comm_, &reqs_.emplace_back());
+    if (recv_ipc_.empty() || !recv_ipc_[i]) cur_.calls++, MPI_Irecv(recvbuf + p_.recv_off[i], (int)(p_.recv_off[i + 1] - p_.recv_off[i]), MPI_DOUBLE, p_.recv_peers[i], 0, comm_, &reqs_.emplace_back());
   for (std::size_t i = 0; i < p_.send_peers.size(); ++i)
-    if (send_ipc_.empty() || !send_ipc_[i]) MPI_Isend(sendbuf + p_.send_off[i], (int)(p_.send_off[i + 1] - p_.send_off[i]), MPI_DOUBLE, p_.send_peers[i], 0, comm_, &reqs_.emplace_back());
+    if (send_ipc_.empty() || !send_ipc_[i]) cur_.calls++, MPI_Isend(sendbuf + p_.send_off[i], (int)(p_.send_off[i + 1] - p_.send_off[i]), MPI_DOUBLE, p_.send_peers[i], 0, comm_, &reqs_.emplace_back());
 }
 
 void Halo::fork(cudaStream_t s)
 {
   if (!device_) return;
+  cur_ = {};
   if (pending_) collect();
-  GPUFORMATS_CUDA(cudaEventRecord(measure_ ? ev_[0] : fork_, s));
+  HALO_CALL(cudaEventRecord(measure_ ? ev_[0] : fork_, s));
 }
 
 void Halo::begin(const double *x)
 {
   const std::size_t nsend = p_.send_idx.size();
   if (!device_) { // host backend: pack and post
+    cur_ = {};
     for (std::size_t k = 0; k < nsend; ++k) h_send_[k] = x[p_.send_idx[k]];
     post_mpi(h_send_.data(), in_order_ ? h_ghost_.data() : h_recv_.data());
     return;
   }
-  GPUFORMATS_CUDA(cudaStreamWaitEvent(stream_, measure_ ? ev_[0] : fork_));
+  HALO_CALL(cudaStreamWaitEvent(stream_, measure_ ? ev_[0] : fork_));
   ++products_;
   HALO_TRACE("begin %u", products_);
-  if (ipc_) ipc_->before_pack(stream_); // the readers have copied the last product out of d_send_
-  if (nsend) halo_pack_cuda(d_send_idx_.data(), nsend, x, d_send_.data(), stream_);
+  if (ipc_) cur_.calls += ipc_->before_pack(stream_); // the readers have copied the last product out of d_send_
+  if (nsend) cur_.calls++, halo_pack_cuda(d_send_idx_.data(), nsend, x, d_send_.data(), stream_);
   if (path_ == HaloPath::nccl) {
+    cur_.calls += 2 + (uint32_t)(nccl_sends_.size() + nccl_recvs_.size());
     nccl_exchange(nccl_, nccl_sends_.data(), (int)nccl_sends_.size(), nccl_recvs_.data(), (int)nccl_recvs_.size(), stream_);
-    if (!in_order_) halo_unpack_cuda(d_recv_.data(), p_.recv_slot.size(), d_recv_slot_.data(), d_ghost_.data(), stream_);
-    GPUFORMATS_CUDA(cudaEventRecord(join_, stream_));
+    if (!in_order_) cur_.calls++, halo_unpack_cuda(d_recv_.data(), p_.recv_slot.size(), d_recv_slot_.data(), d_ghost_.data(), stream_);
+    HALO_CALL(cudaEventRecord(join_, stream_));
   } else if (path_ == HaloPath::ipc) {
     if (any_mpi_) { // end() sends these peers' values once the pack is done
-      if (staged() && nsend) GPUFORMATS_CUDA(cudaMemcpyAsync(pin_send_, d_send_.data(), nsend * sizeof(double), cudaMemcpyDeviceToHost, stream_));
-      GPUFORMATS_CUDA(cudaEventRecord(packed_, stream_));
+      if (staged() && nsend) HALO_CALL(cudaMemcpyAsync(pin_send_, d_send_.data(), nsend * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+      HALO_CALL(cudaEventRecord(packed_, stream_));
     }
-    ipc_->after_pack(stream_);
-    ipc_->fetch(stream_, in_order_ ? d_ghost_.data() : d_recv_.data());
+    cur_.calls += ipc_->after_pack(stream_);
+    cur_.calls += ipc_->fetch(stream_, in_order_ ? d_ghost_.data() : d_recv_.data());
     if (!any_mpi_) {
-      if (!in_order_) halo_unpack_cuda(d_recv_.data(), p_.recv_slot.size(), d_recv_slot_.data(), d_ghost_.data(), stream_);
-      GPUFORMATS_CUDA(cudaEventRecord(join_, stream_));
+      if (!in_order_) cur_.calls++, halo_unpack_cuda(d_recv_.data(), p_.recv_slot.size(), d_recv_slot_.data(), d_ghost_.data(), stream_);
+      HALO_CALL(cudaEventRecord(join_, stream_));
     }
-  } else if (staged() && nsend) GPUFORMATS_CUDA(cudaMemcpyAsync(pin_send_, d_send_.data(), nsend * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+  } else if (staged() && nsend) HALO_CALL(cudaMemcpyAsync(pin_send_, d_send_.data(), nsend * sizeof(double), cudaMemcpyDeviceToHost, stream_));
 }
 
 void Halo::local_done(cudaStream_t s)
@@ -263,28 +269,30 @@ void Halo::end(cudaStream_t s)
 {
   const std::size_t nrecv = p_.recv_slot.size();
   if (!device_) {
-    MPI_Waitall((int)reqs_.size(), reqs_.data(), MPI_STATUSES_IGNORE);
+    MPI_Waitall((int)reqs_.size(), reqs_.data(), MPI_STATUSES_IGNORE), cur_.calls++, cur_.waits++;
     reqs_.clear();
     if (!in_order_)
       for (std::size_t k = 0; k < nrecv; ++k) h_ghost_[p_.recv_slot[k]] = h_recv_[k];
+    last_ = cur_;
     return;
   }
   // The host waits for the pack (and its copy to pinned memory) only: the local product queued on
   // s since begin() runs on. Posting here, after that wait, also orders our receives after the
   // previous product's last read of the buffers.
   if (path_ == HaloPath::mpi) {
-    GPUFORMATS_CUDA(cudaStreamSynchronize(stream_));
+    HALO_WAIT(cudaStreamSynchronize(stream_));
     finish_mpi();
   } else if (path_ == HaloPath::ipc && any_mpi_) {
-    GPUFORMATS_CUDA(cudaEventSynchronize(packed_)); // not the stream: its IPC reads wait on peers
+    HALO_WAIT(cudaEventSynchronize(packed_)); // not the stream: its IPC reads wait on peers
     finish_mpi();
   }
-  if (measure_) GPUFORMATS_CUDA(cudaEventRecord(ev_[1], stream_));
-  GPUFORMATS_CUDA(cudaStreamWaitEvent(s, join_));
+  if (measure_) HALO_CALL(cudaEventRecord(ev_[1], stream_));
+  HALO_CALL(cudaStreamWaitEvent(s, join_));
   if (measure_) {
-    GPUFORMATS_CUDA(cudaEventRecord(ev_[3], s));
+    HALO_CALL(cudaEventRecord(ev_[3], s));
     pending_ = true;
   }
+  last_ = cur_;
 }
 
 void Halo::finish_mpi()
@@ -292,15 +300,15 @@ void Halo::finish_mpi()
   const std::size_t nrecv = p_.recv_slot.size();
   double           *dst   = in_order_ ? d_ghost_.data() : d_recv_.data();
   post_mpi(staged() ? pin_send_ : d_send_.data(), staged() ? pin_recv_ : dst);
-  MPI_Waitall((int)reqs_.size(), reqs_.data(), MPI_STATUSES_IGNORE);
+  MPI_Waitall((int)reqs_.size(), reqs_.data(), MPI_STATUSES_IGNORE), cur_.calls++, cur_.waits++;
   reqs_.clear();
   if (staged())
     for (std::size_t j = 0; j < p_.recv_peers.size(); ++j) { // the MPI peers' ranges (ipc: the others are in place)
       const std::size_t n = (std::size_t)(p_.recv_off[j + 1] - p_.recv_off[j]);
-      if (n && (recv_ipc_.empty() || !recv_ipc_[j])) GPUFORMATS_CUDA(cudaMemcpyAsync(dst + p_.recv_off[j], pin_recv_ + p_.recv_off[j], n * sizeof(double), cudaMemcpyHostToDevice, stream_));
+      if (n && (recv_ipc_.empty() || !recv_ipc_[j])) HALO_CALL(cudaMemcpyAsync(dst + p_.recv_off[j], pin_recv_ + p_.recv_off[j], n * sizeof(double), cudaMemcpyHostToDevice, stream_));
     }
-  if (!in_order_) halo_unpack_cuda(d_recv_.data(), nrecv, d_recv_slot_.data(), d_ghost_.data(), stream_);
-  GPUFORMATS_CUDA(cudaEventRecord(join_, stream_));
+  if (!in_order_) cur_.calls++, halo_unpack_cuda(d_recv_.data(), nrecv, d_recv_slot_.data(), d_ghost_.data(), stream_);
+  HALO_CALL(cudaEventRecord(join_, stream_));
 }
 
 void Halo::collect()

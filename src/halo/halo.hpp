@@ -80,6 +80,12 @@ struct HaloTimes {
   double  hidden() const { return halo_s > 0 ? 1.0 - exposed_s / halo_s : 1.0; } // fraction of the halo time hidden
 };
 
+// What a product asks of the host: calls to CUDA, the driver, NCCL and MPI (a pack or unpack counts
+// one), and how many of them block the host until the GPU or a peer is done.
+struct HaloCalls {
+  uint32_t calls = 0, waits = 0;
+};
+
 class Halo {
 public:
   // device: x and the ghosts in device memory (cuda backend); else host memory. gpu_aware_mpi:
@@ -115,6 +121,7 @@ public:
   // CUDA events around each product (4 per product, read at the next begin): the hidden fraction.
   void      measure(bool on) { measure_ = on && device_; }
   HaloTimes times();
+  HaloCalls last_product() const { return last_; } // the last product's calls and host waits
   std::size_t device_bytes() const;
 
 private:
@@ -144,6 +151,7 @@ private:
   cudaEvent_t           packed_ = nullptr;        // ipc with MPI peers: the pack (and its staging) done
   HaloTimes             sum_;
   uint32_t              products_ = 0;        // begun (GPUFORMATS_HALO_TRACE)
+  HaloCalls             cur_, last_;          // this product's calls so far; the last complete one's
 };
 
 } // namespace gpuformats

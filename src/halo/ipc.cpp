@@ -217,28 +217,35 @@ IpcLinks::~IpcLinks()
   cudaGetLastError();
 }
 
-void IpcLinks::before_pack(cudaStream_t s)
+uint32_t IpcLinks::before_pack(cudaStream_t s)
 {
+  uint32_t n = 0;
   ++seq_;
   for (std::size_t i = 0; i < send_ipc_.size(); ++i)
-    if (send_ipc_[i]) memop(memops().wait, "cuStreamWaitValue32", s, flags_.data() + p_.recv_peers.size() + i, seq_ - 1, CU_STREAM_WAIT_VALUE_GEQ);
+    if (send_ipc_[i]) memop(memops().wait, "cuStreamWaitValue32", s, flags_.data() + p_.recv_peers.size() + i, seq_ - 1, CU_STREAM_WAIT_VALUE_GEQ), ++n;
+  return n;
 }
 
-void IpcLinks::after_pack(cudaStream_t s)
+uint32_t IpcLinks::after_pack(cudaStream_t s)
 {
+  uint32_t n = 0;
   for (std::size_t i = 0; i < send_ipc_.size(); ++i)
-    if (send_ipc_[i]) memop(memops().write, "cuStreamWriteValue32", s, ready_at_[i], seq_, CU_STREAM_WRITE_VALUE_DEFAULT);
+    if (send_ipc_[i]) memop(memops().write, "cuStreamWriteValue32", s, ready_at_[i], seq_, CU_STREAM_WRITE_VALUE_DEFAULT), ++n;
+  return n;
 }
 
-void IpcLinks::fetch(cudaStream_t s, double *recv)
+uint32_t IpcLinks::fetch(cudaStream_t s, double *recv)
 {
+  uint32_t n = 0;
   for (std::size_t j = 0; j < recv_ipc_.size(); ++j) {
     if (!recv_ipc_[j]) continue;
     memop(memops().wait, "cuStreamWaitValue32", s, flags_.data() + j, seq_, CU_STREAM_WAIT_VALUE_GEQ);
-    const int64_t n = p_.recv_off[j + 1] - p_.recv_off[j];
-    if (n) GPUFORMATS_CUDA(cudaMemcpyAsync(recv + p_.recv_off[j], source_[j], (std::size_t)n * sizeof(double), cudaMemcpyDefault, s));
+    const int64_t count = p_.recv_off[j + 1] - p_.recv_off[j];
+    if (count) GPUFORMATS_CUDA(cudaMemcpyAsync(recv + p_.recv_off[j], source_[j], (std::size_t)count * sizeof(double), cudaMemcpyDefault, s)), ++n;
     memop(memops().write, "cuStreamWriteValue32", s, copied_at_[j], seq_, CU_STREAM_WRITE_VALUE_DEFAULT);
+    n += 2;
   }
+  return n;
 }
 
 } // namespace gpuformats

@@ -52,9 +52,10 @@ public:
 
   // One product, all queued on s: before the pack (the readers have copied the last product),
   // after it (their slices are ready), then this rank's reads into recv (the receive order).
-  void before_pack(cudaStream_t s);
-  void after_pack(cudaStream_t s);
-  void fetch(cudaStream_t s, double *recv);
+  // Each returns its calls to the driver and CUDA.
+  uint32_t before_pack(cudaStream_t s);
+  uint32_t after_pack(cudaStream_t s);
+  uint32_t fetch(cudaStream_t s, double *recv);
   int  peers() const { return (int)peers_.size(); } // distinct peer ranks reached by IPC
   // Teardown, once this rank's stream is idle: closes its mappings of the peers' memory, tells each
   // peer, and waits (host, at most 10 s) until every peer has closed its mappings of ours (so their

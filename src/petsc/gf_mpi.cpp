@@ -446,6 +446,8 @@ static PetscErrorCode HaloView(GFMat &gm, PetscMPIInt rank, PetscViewer viewer)
   PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] gpuformats halo: per product %zu values sent to %zu ranks, %zu received from %zu ranks%s; %s\n", rank, p.send_idx.size(), p.send_peers.size(), p.recv_slot.size(), p.recv_peers.size(),
                                                p.in_order() ? " straight into the ghost buffer" : " and unpacked", gm.dhalo->device() ? (std::to_string(gm.dhalo->device_bytes()) + " bytes on the device").c_str() : "host memory"));
   if (gm.dhalo->path() == HaloPath::ipc) PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] gpuformats halo: %d peer ranks by IPC, %d by MPI\n", rank, gm.dhalo->ipc_peers(), gm.dhalo->mpi_peers()));
+  const HaloCalls k = gm.dhalo->last_product();
+  PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] gpuformats halo: the last product's exchange made %u calls (CUDA, driver, NCCL, MPI) and %u host waits\n", rank, k.calls, k.waits));
   HaloTimes t;
   GF_TRY(PETSC_COMM_SELF, t = gm.dhalo->times());
   if (t.products)

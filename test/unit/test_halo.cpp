@@ -108,6 +108,9 @@ int main(int argc, char **argv)
       bool ok = true;
       for (int64_t g = 0; g < c.p.nghost; ++g) ok = ok && h.ghosts()[g] == c.expect[(size_t)g] + shift;
       check(ok, name + ".round" + std::to_string(round));
+      // the product's calls: a receive per peer sent from, a send per peer sent to, one wait for all
+      const HaloCalls k = h.last_product();
+      check(k.calls == c.p.recv_peers.size() + c.p.send_peers.size() + 1 && k.waits == 1, name + ".round" + std::to_string(round) + ".calls_counted");
     }
   }
 
