@@ -560,6 +560,12 @@ if gpu_section gpu-mpi; then
   ref=$(CUDA_VISIBLE_DEVICES=0 timeout 120 $MPIEXEC -n 3 $e2 -mat_gpuformats_halo mpi 2>&1 | grep "^Norm of error")
   out=$(CUDA_VISIBLE_DEVICES=0 timeout 120 $MPIEXEC -n 3 $e2 -mat_gpuformats_halo ipc -mat_gpuformats_halo_node_ranks 2 -ksp_view_mat ::ascii_info 2>&1)
   echo "$out" | grep -q "^ *\[1\] gpuformats halo: 1 peer ranks by IPC, 1 by MPI" && [ -n "$ref" ] && echo "$out" | grep -qF "$ref" && pass gpu.halo_ipc_mixed_solve || { fail gpu.halo_ipc_mixed_solve "ref: $ref"; echo "$out" | grep -i "halo\|Norm\|ERROR" | head -8; }
+  # an IPC set-up that fails on one rank (GPUFORMATS_HALO_IPC_FAIL): auto moves on to mpi with the
+  # same answer and says why; ipc asked for is an error on every rank naming it
+  out=$(CUDA_VISIBLE_DEVICES=0 GPUFORMATS_HALO_IPC_FAIL=1 timeout 120 $MPIEXEC -n 3 $e2 -ksp_view_mat ::ascii_info 2>&1)
+  echo "$out" | grep -q "^ *\[0\] gpuformats halo: mpi (auto: no ipc (its set-up failed, rank .*rank 1" && echo "$out" | grep -qF "$ref" && pass gpu.halo_ipc_failed_auto_moves_on || { fail gpu.halo_ipc_failed_auto_moves_on; echo "$out" | grep -i "halo\|Norm\|ERROR" | head -5; }
+  out=$(CUDA_VISIBLE_DEVICES=0 GPUFORMATS_HALO_IPC_FAIL=1 timeout 120 $MPIEXEC -n 2 $e2 -mat_gpuformats_halo ipc 2>&1); rc=$?
+  [ $rc != 0 ] && [ $rc != 124 ] && echo "$out" | grep -q "ipc halo could not be set up.*rank 1\|\[rank 1\] the ipc halo could not be set up" && pass gpu.halo_ipc_failed_error || { fail gpu.halo_ipc_failed_error "rc=$rc"; echo "$out" | grep ERROR | head -5; }
   out=$(CUDA_VISIBLE_DEVICES=0 timeout 120 $MPIEXEC -n 2 bin/petsc/ksp_ex2 -m 40 -n 40 -dll_append "$LIB" -mat_type evchyb -vec_type cuda -mat_gpuformats_halo nccl 2>&1); rc=$?
   [ $rc != 0 ] && [ $rc != 124 ] && echo "$out" | grep -q "halo nccl cannot run: ranks 0 and 1 share one GPU" && pass gpu.halo_nccl_refused_one_gpu || { fail gpu.halo_nccl_refused_one_gpu "rc=$rc"; echo "$out" | tail -5; }
   if [ "${ngpu:-0}" -ge 2 ]; then

@@ -5,8 +5,10 @@
 #include <cuda.h> // the stream memory operations' types (the functions come from the driver at run time)
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 #include <thread>
 
 namespace gpuformats {
@@ -125,6 +127,11 @@ IpcLinks::IpcLinks(MPI_Comm comm, const HaloPattern &p, const std::vector<char> 
   const bool         has_buf = send && !p.send_idx.empty();
   try {
     if (!memops().error.empty()) throw Error(ErrorKind::unsupported, memops().error);
+    if (const char *f = std::getenv("GPUFORMATS_HALO_IPC_FAIL")) { // a set-up failure on this rank, for tests
+      int me;
+      MPI_Comm_rank(comm, &me);
+      if (std::atoi(f) == me) throw Error(ErrorKind::device, "GPUFORMATS_HALO_IPC_FAIL: the set-up fails here on purpose");
+    }
     flags_.resize(nr + ns + 1);
     cudaStream_t z; // zeroed before any peer learns of them (not on the legacy stream, behind other work)
     GPUFORMATS_CUDA(cudaStreamCreateWithFlags(&z, cudaStreamNonBlocking));
@@ -154,7 +161,25 @@ IpcLinks::IpcLinks(MPI_Comm comm, const HaloPattern &p, const std::vector<char> 
       MPI_Isend(&to_owner[j], sizeof(Offer), MPI_BYTE, p.recv_peers[j], kReaderTag, comm, &reqs.emplace_back());
     }
   MPI_Waitall((int)reqs.size(), reqs.data(), MPI_STATUSES_IGNORE);
-  if (!failure.empty()) throw Error(ErrorKind::device, "the ipc halo could not be set up: " + failure);
+  // A rank whose set-up fails maps nothing of its peers': it says so at once (a peer that did set up
+  // waits for it when it retires), without waiting, as its peers may be in a collective by then.
+  auto gone = [&] {
+    static const char closed = 0;
+    std::set<int>     peers;
+    for (std::size_t i = 0; i < ns; ++i)
+      if (send_ipc[i]) peers.insert(p.send_peers[i]);
+    for (std::size_t j = 0; j < nr; ++j)
+      if (recv_ipc[j]) peers.insert(p.recv_peers[j]);
+    for (int peer : peers) {
+      MPI_Request r;
+      MPI_Isend(&closed, 1, MPI_CHAR, peer, kClosedTag, comm, &r);
+      MPI_Request_free(&r);
+    }
+  };
+  if (!failure.empty()) {
+    gone();
+    throw Error(ErrorKind::device, "the ipc halo could not be set up: " + failure);
+  }
 
   // CUDA maps an exported allocation once per process: one mapping per peer's flags.
   std::map<int, uint32_t *> flags_of;
@@ -183,6 +208,7 @@ IpcLinks::IpcLinks(MPI_Comm comm, const HaloPattern &p, const std::vector<char> 
       }
   } catch (...) {
     for (void *ptr : mapped_) cudaIpcCloseMemHandle(ptr);
+    gone();
     throw;
   }
   for (const auto &f : flags_of) peers_.push_back(f.first);

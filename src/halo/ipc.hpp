@@ -59,7 +59,7 @@ public:
   int  peers() const { return (int)peers_.size(); } // distinct peer ranks reached by IPC
   // Teardown, once this rank's stream is idle: closes its mappings of the peers' memory, tells each
   // peer, and waits (host, at most 10 s) until every peer has closed its mappings of ours (so their
-  // last reads are done). Point-to-point with the IPC peers only: they retire the same Halo (a
+  // last reads are done; a peer whose set-up failed said so from the constructor). Point-to-point with the IPC peers only: they retire the same Halo (a
   // matrix's destruction is collective). false: a peer never answered (it failed); then this
   // rank's exported memory must never be freed.
   bool retire(MPI_Comm comm);

@@ -120,17 +120,70 @@ static PetscErrorCode AutoTakesIpc(MPI_Comm comm, PetscInt node_ranks, bool *ipc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// auto across nodes (or where ipc does not serve): nccl for halos of at least kNcclMinGhosts values
+// on some rank where NCCL serves every rank, else mpi. Collective.
+static PetscErrorCode AutoAcrossNodes(Mat A, GFMat &gm, const std::string &no_ipc, const char *staged, HaloPath *path)
+{
+  MPI_Comm   comm = PetscObjectComm((PetscObject)A);
+  PetscInt64 largest;
+
+  PetscFunctionBegin;
+  PetscCall(LargestHalo(A, &largest));
+  const std::string why = largest >= kNcclMinGhosts ? nccl_unusable_reason(comm, true) : "";
+  if (largest >= kNcclMinGhosts && why.empty()) {
+    *path       = HaloPath::nccl;
+    gm.halo_why = "auto: no ipc (" + no_ipc + "); " + std::to_string(largest) + " ghost values on the largest rank, NCCL " + nccl_version() + " serves every rank";
+  } else {
+    *path       = HaloPath::mpi;
+    gm.halo_why = "auto: no ipc (" + no_ipc + "); " + (why.empty() ? std::to_string(largest) + " ghost values on the largest rank, below " + std::to_string(kNcclMinGhosts) + " (nccl above)" : "NCCL cannot serve (" + why + ")") + staged;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The exchange on `path`, set up collectively. ok (may be null): where given, a failure of the
+// set-up on any rank comes back as false on every rank (its message in *failure) instead of an error.
+static PetscErrorCode MakeHalo(Mat A, GFMat &gm, Backend backend, HaloPath path, std::unique_ptr<Halo> &h, bool *ok, std::string *failure)
+{
+  MPI_Comm     comm = PetscObjectComm((PetscObject)A);
+  HaloPattern  pattern;
+  GFLayerError e, ce;
+
+  PetscFunctionBegin;
+  PetscCall(BuildHaloPattern(A, pattern));
+  run_layer([&] { h = std::make_unique<Halo>(std::move(pattern), path, backend == Backend::cuda, use_gpu_aware_mpi); }, e);
+  PetscCall(CollectiveCheck(comm, e, [] {}));
+  run_layer([&] { h->connect(comm, (int)gm.opt.halo_node_ranks); }, ce); // collective
+  if (ok) {
+    PetscMPIInt mine = ce.cls ? 1 : 0, any = 0, rank, who;
+    PetscCallMPI(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm));
+    *ok = !any;
+    if (any) { // every rank learns the first failing rank's message
+      PetscCallMPI(MPI_Comm_rank(comm, &rank));
+      const PetscMPIInt cand = mine ? rank : PETSC_MPI_INT_MAX;
+      PetscCallMPI(MPI_Allreduce(&cand, &who, 1, MPI_INT, MPI_MIN, comm));
+      std::string msg = mine ? "rank " + std::to_string(rank) + ": " + ce.msg : "";
+      PetscMPIInt len = (PetscMPIInt)msg.size();
+      PetscCallMPI(MPI_Bcast(&len, 1, MPI_INT, who, comm));
+      msg.resize((size_t)len);
+      PetscCallMPI(MPI_Bcast(msg.data(), len, MPI_CHAR, who, comm));
+      *failure = msg;
+      h.reset();
+    }
+  } else PetscCall(CollectiveCheck(comm, ce, [] {})); // a failure is every rank's
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // Which exchange the forward product uses (-mat_gpuformats_halo), made once per nonzero pattern,
 // backend and option; collective: every rank takes the same path. auto on the cuda backend: ipc
-// where every rank is on one node whose GPUs are peers; else nccl for halos of at least
-// kNcclMinGhosts values on some rank where NCCL serves every rank (cuda backend everywhere, one GPU
-// per rank, the library found), else mpi; on the host backend PETSc's VecScatter.
+// where every rank is on one node whose GPUs are peers (and, should its set-up fail on some rank,
+// the rule across nodes instead); else AutoAcrossNodes; on the host backend PETSc's VecScatter.
 static PetscErrorCode ChooseHalo(Mat A, GFMat &gm, Backend backend)
 {
   MPI_Comm    comm = PetscObjectComm((PetscObject)A);
   PetscMPIInt size;
-  HaloPath    path = HaloPath::mpi;
-  const char *staged = backend == Backend::cuda && !use_gpu_aware_mpi ? ", staged through pinned host memory (MPI is not GPU-aware here)" : "";
+  HaloPath    path     = HaloPath::mpi;
+  bool        auto_ipc = false;
+  const char *staged   = backend == Backend::cuda && !use_gpu_aware_mpi ? ", staged through pinned host memory (MPI is not GPU-aware here)" : "";
 
   PetscFunctionBegin;
   gm.dhalo.reset();
@@ -167,32 +220,23 @@ static PetscErrorCode ChooseHalo(Mat A, GFMat &gm, Backend backend)
       gm.halo_why = "auto: host backend";
       PetscFunctionReturn(PETSC_SUCCESS);
     }
-    bool        ipc;
     std::string no_ipc;
-    PetscCall(AutoTakesIpc(comm, gm.opt.halo_node_ranks, &ipc, &no_ipc));
-    if (ipc) {
+    PetscCall(AutoTakesIpc(comm, gm.opt.halo_node_ranks, &auto_ipc, &no_ipc));
+    if (auto_ipc) {
       path        = HaloPath::ipc;
       gm.halo_why = "auto: one node, its GPUs peers (copy engines through CUDA IPC)";
-      break;
-    }
-    PetscInt64 largest;
-    PetscCall(LargestHalo(A, &largest));
-    const std::string why = largest >= kNcclMinGhosts ? nccl_unusable_reason(comm, true) : "";
-    if (largest >= kNcclMinGhosts && why.empty()) {
-      path        = HaloPath::nccl;
-      gm.halo_why = "auto: " + std::to_string(largest) + " ghost values on the largest rank, NCCL " + nccl_version() + " serves every rank";
-    } else gm.halo_why = "auto: no ipc (" + no_ipc + "); " + (why.empty() ? std::to_string(largest) + " ghost values on the largest rank, below " + std::to_string(kNcclMinGhosts) + " (nccl above)" : "NCCL cannot serve (" + why + ")") + staged;
+    } else PetscCall(AutoAcrossNodes(A, gm, no_ipc, staged, &path));
   }
   }
-  HaloPattern  pattern;
-  GFLayerError e;
-  PetscCall(BuildHaloPattern(A, pattern));
   std::unique_ptr<Halo> h;
-  run_layer([&] { h = std::make_unique<Halo>(std::move(pattern), path, backend == Backend::cuda, use_gpu_aware_mpi); }, e);
-  PetscCall(CollectiveCheck(comm, e, [] {}));
-  GFLayerError ce;
-  run_layer([&] { h->connect(comm, (int)gm.opt.halo_node_ranks); }, ce); // collective
-  PetscCall(CollectiveCheck(comm, ce, [] {}));                          // a failure is every rank's
+  bool                  ok = true;
+  std::string           failure;
+  PetscCall(MakeHalo(A, gm, backend, path, h, auto_ipc ? &ok : nullptr, &failure));
+  if (!ok) { // IPC refused where it looked usable (MIG, a container's namespaces): auto moves on
+    PetscCall(PetscInfo(A, "gpuformats: the ipc halo could not be set up (%s); auto takes the rule across nodes\n", failure.c_str()));
+    PetscCall(AutoAcrossNodes(A, gm, "its set-up failed, " + failure, staged, &path));
+    PetscCall(MakeHalo(A, gm, backend, path, h, nullptr, nullptr));
+  }
   h->measure(gm.opt.halo_measure);
   gm.dhalo     = std::move(h);
   gm.halo_used = path == HaloPath::nccl ? MAT_GPUFORMATS_HALO_NCCL : path == HaloPath::ipc ? MAT_GPUFORMATS_HALO_IPC : MAT_GPUFORMATS_HALO_MPI;
