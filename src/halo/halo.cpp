@@ -110,6 +110,7 @@ Halo::Halo(HaloPattern pattern, HaloPath path, bool device, bool gpu_aware_mpi) 
   GPUFORMATS_CUDA(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
   GPUFORMATS_CUDA(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming));
   for (cudaEvent_t &e : ev_) GPUFORMATS_CUDA(cudaEventCreate(&e));
+  for (cudaEvent_t &e : end_) GPUFORMATS_CUDA(cudaEventCreate(&e));
   d_send_idx_.resize(nsend);
   d_send_idx_.upload(p_.send_idx.data(), nsend, stream_);
   d_send_.resize(nsend);
@@ -200,6 +201,8 @@ Halo::~Halo()
   if (pin_recv_) cudaFreeHost(pin_recv_);
   for (cudaEvent_t e : ev_)
     if (e) cudaEventDestroy(e);
+  for (cudaEvent_t e : end_)
+    if (e) cudaEventDestroy(e);
   if (fork_) cudaEventDestroy(fork_);
   if (join_) cudaEventDestroy(join_);
   if (stream_) cudaStreamDestroy(stream_);
@@ -265,6 +268,13 @@ void Halo::local_done(cudaStream_t s)
   if (measure_) GPUFORMATS_CUDA(cudaEventRecord(ev_[2], s));
 }
 
+void Halo::product_done(cudaStream_t s)
+{
+  if (!measure_ || !pending_) return;
+  end_now_ = end_prev_ == 0 ? 1 : 0;
+  GPUFORMATS_CUDA(cudaEventRecord(end_[end_now_], s));
+}
+
 void Halo::end(cudaStream_t s)
 {
   const std::size_t nrecv = p_.recv_slot.size();
@@ -314,7 +324,20 @@ void Halo::finish_mpi()
 void Halo::collect()
 {
   float halo = 0, local = 0, exposed = 0;
-  GPUFORMATS_CUDA(cudaEventSynchronize(ev_[3]));
+  GPUFORMATS_CUDA(cudaEventSynchronize(end_now_ >= 0 ? end_[end_now_] : ev_[3]));
+  if (end_prev_ >= 0) { // the previous measured product's end to this one's fork
+    float gap = 0;
+    GPUFORMATS_CUDA(cudaEventElapsedTime(&gap, end_[end_prev_], ev_[0]));
+    sum_.gap_s += 1e-3 * gap;
+    sum_.gaps++;
+  }
+  if (end_now_ >= 0) {
+    float rest = 0;
+    GPUFORMATS_CUDA(cudaEventElapsedTime(&rest, ev_[3], end_[end_now_]));
+    sum_.rest_s += 1e-3 * rest;
+  }
+  end_prev_ = end_now_;
+  end_now_  = -1;
   GPUFORMATS_CUDA(cudaEventElapsedTime(&halo, ev_[0], ev_[1]));
   GPUFORMATS_CUDA(cudaEventElapsedTime(&local, ev_[0], ev_[2]));
   GPUFORMATS_CUDA(cudaEventElapsedTime(&exposed, ev_[2], ev_[3]));

@@ -77,6 +77,9 @@ struct HaloTimes {
   double  halo_s    = 0; // pack + exchange + unpack, from the fork
   double  local_s   = 0; // the local product, from the fork
   double  exposed_s = 0; // how long the caller's stream waited for the ghosts after its local product
+  double  rest_s    = 0; // from the ghosts' arrival to the product's end (the off-process product): product_done()
+  double  gap_s     = 0; // from a measured product's end to the next one's fork (the caller's work between them) ...
+  int64_t gaps      = 0; // ... over this many pairs
   double  hidden() const { return halo_s > 0 ? 1.0 - exposed_s / halo_s : 1.0; } // fraction of the halo time hidden
 };
 
@@ -110,6 +113,8 @@ public:
   void end(cudaStream_t s);
   // Device memory, measure on: call between the local product and end() (marks its end on s).
   void local_done(cudaStream_t s);
+  // Measure on: the whole product is queued on s (after the off-process product).
+  void product_done(cudaStream_t s);
   const double *ghosts() const;
 
   HaloPath           path() const { return path_; }
@@ -139,7 +144,10 @@ private:
   std::vector<NcclTransfer> nccl_sends_, nccl_recvs_; // nccl: each product's transfers (connect())
   cudaStream_t stream_ = nullptr;                 // c
   cudaEvent_t  fork_ = nullptr, join_ = nullptr;
-  cudaEvent_t  ev_[4] = {};                       // measure: fork, local done, ghosts waited for, end
+  cudaEvent_t  ev_[4] = {};                       // measure: fork, exchange done, local done, ghosts waited for
+  cudaEvent_t  end_[2] = {};                      // measure: the product's end (product_done), alternating
+  int          end_now_ = -1;                     // end_ of the product being measured (-1: none recorded)
+  int          end_prev_ = -1;                    // end_ of the previous measured product (-1: none)
   DeviceBuffer<int32_t> d_send_idx_, d_recv_slot_;
   DeviceBuffer<double>  d_send_, d_recv_, d_ghost_;
   std::vector<double>   h_send_, h_recv_, h_ghost_; // host backend

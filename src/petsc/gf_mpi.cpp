@@ -426,6 +426,7 @@ PetscErrorCode GFMPIProduct(Mat A, Backend backend, Vec x, PetscScalar beta, Vec
     PetscCall(PetscLogEventEnd(MAT_GPUFormatsHalo, A, 0, 0, 0));
     if (!gm.opt.halo_overlap) PetscCall(GFBlockSpMV(gm, *gm.diag, 1.0, xa, beta, ya)); // after the exchange, which ran alone
     if (gm.offd.fmt->nnz > 0) PetscCall(GFBlockSpMV(gm, gm.offd, 1.0, gm.dhalo->ghosts(), 1.0, ya));
+    GF_TRY(PETSC_COMM_SELF, gm.dhalo->product_done(s));
     PetscCall(GFRestoreArrays(backend, x, &xa, y, read_y, &ya));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -494,9 +495,11 @@ static PetscErrorCode HaloView(GFMat &gm, PetscMPIInt rank, PetscViewer viewer)
   PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] gpuformats halo: the last product's exchange made %u calls (CUDA, driver, NCCL, MPI) and %u host waits\n", rank, k.calls, k.waits));
   HaloTimes t;
   GF_TRY(PETSC_COMM_SELF, t = gm.dhalo->times());
-  if (t.products)
+  if (t.products) {
     PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] gpuformats halo: over %" PetscInt64_FMT " measured products, each: halo %.1f us, local product %.1f us, waited for the ghosts %.1f us: %.0f%% of the halo hidden\n", rank, (PetscInt64)t.products, 1e6 * t.halo_s / (double)t.products,
                                                  1e6 * t.local_s / (double)t.products, 1e6 * t.exposed_s / (double)t.products, 100.0 * t.hidden()));
+    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] gpuformats halo: then the off-process product and the rest %.1f us; between one product's end and the next one's start %.1f us (the caller's work)\n", rank, 1e6 * t.rest_s / (double)t.products, t.gaps ? 1e6 * t.gap_s / (double)t.gaps : 0.0));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
