@@ -208,7 +208,7 @@ if [[ " $RANKS " == *" 2 "* ]]; then
     [ $rc != 0 ] && [ $rc != 124 ] && echo "$out" | grep -q "mat_gpuformats_halo ipc cannot run: a rank runs on the host backend" && pass petsc.halo_ipc_refused || { fail petsc.halo_ipc_refused "rc=$rc"; echo "$out" | tail -5; }
   fi
   # the ranks-per-node option: listed, and a negative count refused
-  $MPIEXEC -n 2 $h2 -help 2>&1 | grep -q -- "-mat_gpuformats_halo_node_ranks <now 0" && pass petsc.halo_node_ranks_help || fail petsc.halo_node_ranks_help
+  $MPIEXEC -n 2 $h2 -help 2>&1 | grep -q -- "-mat_gpuformats_halo_node_ranks: <now 0" && pass petsc.halo_node_ranks_help || fail petsc.halo_node_ranks_help
   out=$(timeout 120 $MPIEXEC -n 2 $h2 -mat_gpuformats_halo_node_ranks -1 2>&1); rc=$?
   [ $rc != 0 ] && [ $rc != 124 ] && echo "$out" | grep -q "halo_node_ranks -1 is negative" && pass petsc.halo_node_ranks_negative || { fail petsc.halo_node_ranks_negative "rc=$rc"; echo "$out" | tail -3; }
 fi
