@@ -48,6 +48,26 @@ PetscErrorCode GFMPIAdoptLocalBlock(Mat A, Mat *Ad, Mat *Ao)
 template <class Cleanup>
 static PetscErrorCode CollectiveCheck(MPI_Comm comm, const GFLayerError &e, Cleanup cleanup);
 
+// Collective: whether e holds a failure on any rank (*any: the largest error class, 0 for none) and,
+// if so, the first failing rank and its message, on every rank.
+static PetscErrorCode FirstFailure(MPI_Comm comm, const GFLayerError &e, PetscMPIInt *any, PetscMPIInt *who, std::string *msg)
+{
+  PetscMPIInt mine = (PetscMPIInt)e.cls, rank, len;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Allreduce(&mine, any, 1, MPI_INT, MPI_MAX, comm));
+  if (!*any) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  const PetscMPIInt cand = e.cls ? rank : PETSC_MPI_INT_MAX;
+  PetscCallMPI(MPI_Allreduce(&cand, who, 1, MPI_INT, MPI_MIN, comm));
+  *msg = e.cls ? e.msg : "";
+  len  = (PetscMPIInt)msg->size();
+  PetscCallMPI(MPI_Bcast(&len, 1, MPI_INT, *who, comm));
+  msg->resize((size_t)len);
+  PetscCallMPI(MPI_Bcast(msg->data(), len, MPI_CHAR, *who, comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // The exchange pattern of the ghosts (MatGetGhosts, sorted global columns) from a PetscSF of type
 // basic on them: its root ranks are whom we receive from, its leaf ranks whom we send to, and each
 // pair's lists are in the order the two ranks agreed at the SF's set-up.
@@ -154,19 +174,12 @@ static PetscErrorCode MakeHalo(Mat A, GFMat &gm, Backend backend, HaloPath path,
   PetscCall(CollectiveCheck(comm, e, [] {}));
   run_layer([&] { h->connect(comm, (int)gm.opt.halo_node_ranks); }, ce); // collective
   if (ok) {
-    PetscMPIInt mine = ce.cls ? 1 : 0, any = 0, rank, who;
-    PetscCallMPI(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm));
+    PetscMPIInt any, who;
+    std::string msg;
+    PetscCall(FirstFailure(comm, ce, &any, &who, &msg));
     *ok = !any;
-    if (any) { // every rank learns the first failing rank's message
-      PetscCallMPI(MPI_Comm_rank(comm, &rank));
-      const PetscMPIInt cand = mine ? rank : PETSC_MPI_INT_MAX;
-      PetscCallMPI(MPI_Allreduce(&cand, &who, 1, MPI_INT, MPI_MIN, comm));
-      std::string msg = mine ? "rank " + std::to_string(rank) + ": " + ce.msg : "";
-      PetscMPIInt len = (PetscMPIInt)msg.size();
-      PetscCallMPI(MPI_Bcast(&len, 1, MPI_INT, who, comm));
-      msg.resize((size_t)len);
-      PetscCallMPI(MPI_Bcast(msg.data(), len, MPI_CHAR, who, comm));
-      *failure = msg;
+    if (any) {
+      *failure = "rank " + std::to_string(who) + ": " + msg;
       h.reset();
     }
   } else PetscCall(CollectiveCheck(comm, ce, [] {})); // a failure is every rank's
@@ -355,22 +368,14 @@ static PetscErrorCode SyncBlocks(Mat A, GFMat &gm, Backend backend, PetscBool wa
 template <class Cleanup>
 static PetscErrorCode CollectiveCheck(MPI_Comm comm, const GFLayerError &e, Cleanup cleanup)
 {
-  PetscMPIInt mine = (PetscMPIInt)e.cls, any = 0;
+  PetscMPIInt any, who;
+  std::string msg;
 
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm));
+  PetscCall(FirstFailure(comm, e, &any, &who, &msg));
   if (any) {
-    PetscMPIInt rank, who, len;
-    PetscCallMPI(MPI_Comm_rank(comm, &rank));
-    const PetscMPIInt cand = e.cls ? rank : PETSC_MPI_INT_MAX;
-    PetscCallMPI(MPI_Allreduce(&cand, &who, 1, MPI_INT, MPI_MIN, comm));
-    std::string msg = e.cls ? "[rank " + std::to_string(rank) + "] " + e.msg : "";
-    len             = (PetscMPIInt)msg.size();
-    PetscCallMPI(MPI_Bcast(&len, 1, MPI_INT, who, comm));
-    msg.resize((size_t)len);
-    PetscCallMPI(MPI_Bcast(msg.data(), len, MPI_CHAR, who, comm));
     cleanup();
-    SETERRQ(PETSC_COMM_SELF, (PetscErrorCode)(mine ? mine : any), "gpuformats: %s; the AIJ matrix is unchanged", msg.c_str());
+    SETERRQ(PETSC_COMM_SELF, (PetscErrorCode)(e.cls ? (PetscMPIInt)e.cls : any), "gpuformats: [rank %d] %s; the AIJ matrix is unchanged", who, msg.c_str());
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

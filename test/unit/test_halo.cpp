@@ -134,24 +134,19 @@ int main(int argc, char **argv)
       threw = e.kind == ErrorKind::bad_input;
     }
     check(threw, "halo.refuses_bad_offsets");
-    c     = make_case(size, false, false, 3);
-    threw = false;
-    try {
-      Halo h(c.p, HaloPath::nccl, false, false);
-    } catch (const Error &e) {
-      threw = e.kind == ErrorKind::unsupported && std::string(e.what()).find("cuda backend") != std::string::npos;
+    c = make_case(size, false, false, 3);
+    for (HaloPath path : {HaloPath::nccl, HaloPath::ipc}) { // the device paths refuse host memory
+      threw = false;
+      try {
+        Halo h(c.p, path, false, false);
+      } catch (const Error &e) {
+        threw = e.kind == ErrorKind::unsupported && std::string(e.what()).find("cuda backend") != std::string::npos;
+      }
+      check(threw, std::string("halo.") + halo_path_name(path) + "_refuses_host_memory");
     }
-    check(threw, "halo.nccl_refuses_host_memory");
     const std::string why = nccl_unusable_reason(MPI_COMM_WORLD, false);
     check(why.find("host backend") != std::string::npos, "halo.nccl_unusable_on_host_backend");
-    // ipc: refused on host memory; each rank's node (one machine: one node, or groups of k ranks)
-    threw = false;
-    try {
-      Halo h(c.p, HaloPath::ipc, false, false);
-    } catch (const Error &e) {
-      threw = e.kind == ErrorKind::unsupported && std::string(e.what()).find("cuda backend") != std::string::npos;
-    }
-    check(threw, "halo.ipc_refuses_host_memory");
+    // ipc: each rank's node (one machine: one node, or groups of k ranks)
     const std::vector<int> shared = halo_nodes(MPI_COMM_WORLD, 0);
     check(ipc_unusable_reason(MPI_COMM_WORLD, false, shared).find("host backend") != std::string::npos, "halo.ipc_unusable_on_host_backend");
     bool one = (int)shared.size() == size;
