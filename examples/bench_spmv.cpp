@@ -446,6 +446,7 @@ struct Settings {
   double      tol     = 1e-10;
   bool        gpu     = false; // a CUDA device is in use for this run
   bool        transpose = false; // also time MatMultTranspose
+  bool        halo_view = false; // print each mpi type's halo lines of -mat_view ::ascii_info after its timing
   double      copy_gbs = NAN, host_copy_gbs = NAN;
   PetscMPIInt size = 1, rank = 0;
 };
@@ -927,6 +928,11 @@ PetscErrorCode measure_type(const Settings &S, HostMatrix &M, const TypeEntry &T
     std::string text;
     PetscCall(MatGPUFormatsIsType(o.B, &ours));
     if (ours || auto_type) PetscCall(view_info(o.B, &text));
+    if (ours && S.halo_view && S.rank == 0) { // the exchange and, with -mat_gpuformats_halo_measure, where a product's time goes
+      std::istringstream lines(text);
+      for (std::string l; std::getline(lines, l);)
+        if (l.find("gpuformats halo") != std::string::npos) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %s: %s\n", T.label.c_str(), l.c_str()));
+    }
     if (ours) layout_of(text, &R.layout, &R.layout_reason);
     if (auto_type) gpuauto_choice_of(text, &R.gpuauto_choice, &R.gpuauto_predicted_us, &R.gpuauto_choice_ms);
   }
@@ -1312,6 +1318,7 @@ static const char help[] = "SpMV benchmark: PETSc's GPU types and gpuformats' fo
                            "                            (aij and the gpuformats types without a GPU)\n"
                            "  -reps <20> -warmup <5> -nx <4> -refresh_reps <3> -host_reps <reps> -seed <1> -verify_tol <1e-10>\n"
                            "  -transpose: also time MatMultTranspose (first product, median, checked against the host A^T x)\n"
+                           "  -halo_view: print each mpi type's halo lines of -mat_view ::ascii_info after its timing (with -mat_gpuformats_halo_measure: the exchange, the local product, the rest and the gap per product)\n"
                            "  -copy_mb <1024>           size of each copy-bandwidth buffer\n"
                            "  -json <file>              write all figures as JSON (rewritten after every matrix)\n"
                            "  -model <file.json>        SpMV model to predict with (default: this GPU's, found by name; none without a GPU)\n"
@@ -1348,6 +1355,9 @@ int main(int argc, char **argv)
   if (flg) S.refresh_reps = (int)ival;
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-transpose", &bval, NULL));
   S.transpose = bval;
+  bval        = PETSC_FALSE;
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-halo_view", &bval, NULL));
+  S.halo_view = bval;
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &ival, &flg));
   if (flg) S.seed = (uint64_t)ival;
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-verify_tol", &rval, &flg));

@@ -485,6 +485,26 @@ if python3 bench/results_md.py >"$OUTDIR/RESULTS.md" 2>"$OUTDIR/results_md.log" 
   pass bench.results_md_current
 else fail bench.results_md_current "bench/RESULTS.md differs from python3 bench/results_md.py's output (or the script failed: $OUTDIR/results_md.log)"; fi
 
+# the main job's table: speedups from synthetic runs (2x the product, 1.25x the solve), a failed run
+# reported and counted in the exit status; then make demo's script itself on a tiny grid
+demo_json() { # file, then "type status matmult_s kspsolve_s" per run
+  local f=$1; shift
+  { echo '{"n": 8, "where": "test", "runs": ['; local sep=""
+    for r in "$@"; do set -- $r
+      echo "$sep{\"type\": \"$1\", \"rep\": 1, \"status\": \"$2\", \"matmult_s\": $3, \"matmult_count\": 100, \"kspsolve_s\": $4, \"snessolve_s\": 2.0, \"host_eval_share\": 0.5, \"ksp_its\": 50}"; sep=","
+    done; echo ']}'; } >"$f"
+}
+demo_json "$OUTDIR/demo_a.json" "aijcusparse ok 1.0 1.0" "evchyb ok 0.5 0.8"
+out=$(python3 examples/demo_report.py "$OUTDIR/demo_a.json" "$OUTDIR/demo_a.json" 2>&1); rc=$?
+[ $rc = 0 ] && echo "$out" | grep -Eq '^evchyb +5\.000 +2\.00x +0\.800 +1\.25x' && pass bench.demo_report_speedups || { fail bench.demo_report_speedups "rc=$rc"; echo "$out" | head -8; }
+demo_json "$OUTDIR/demo_b.json" "aijcusparse ok 1.0 1.0" "evchyb FAILED 0.5 0.8"
+out=$(python3 examples/demo_report.py "$OUTDIR/demo_b.json" "$OUTDIR/demo_b.json" 2>&1); rc=$?
+[ $rc = 1 ] && echo "$out" | grep -q '^failed: evchyb' && pass bench.demo_report_failed_run || { fail bench.demo_report_failed_run "rc=$rc"; echo "$out" | tail -3; }
+if [ -x bin/petsc/snes_ex14 ] && [ $has_gpu = 0 ]; then
+  out=$(DEMO_REPS=1 DEMO_OUT=$OUTDIR/demo examples/demo.sh 8 aij evchyb 2>&1); rc=$?
+  [ $rc = 0 ] && echo "$out" | grep -Eq '^evchyb +[0-9.]+ +[0-9.]+x +[0-9.]+ +[0-9.]+x' && pass bench.demo_runs || { fail bench.demo_runs "rc=$rc"; echo "$out" | tail -8; }
+fi
+
 fi # section bench
 
 # --- gpu (where a CUDA device is present) ---

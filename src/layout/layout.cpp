@@ -7,7 +7,78 @@
 
 namespace gpuformats::layout {
 
+const FormatOps *const *types(int *count)
+{
+  static const std::vector<const FormatOps *> list = [] {
+    int                           n;
+    const FormatOps *const       *all = all_formats(&n);
+    std::vector<const FormatOps *> l(all, all + n);
+    l.push_back(&model::gpuauto_ops);
+    return l;
+  }();
+  *count = (int)list.size();
+  return list.data();
+}
+
 namespace {
+
+enum AutoOption { kModel, kCandidates };
+
+} // namespace
+
+Settings::Settings(const FormatOps &type)
+{
+  if (&type == &model::gpuauto_ops) auto_.emplace();
+}
+
+std::vector<StringOption> Settings::options() const
+{
+  if (!auto_) return {};
+  return {{"model", "Model file to choose with (JSON written by bin/gpuformats_calibrate; default: share/gpuformats/models/<this GPU's name>.json beside the library, or in $GPUFORMATS_MODEL_DIR)", false},
+          {"candidates", "Candidates gpuauto may choose, comma-separated (default: all the model has: evchyb, pjds, pellr, suraa, cusparse_csr)", true}};
+}
+
+std::string Settings::value(size_t option) const
+{
+  if (!auto_) return "";
+  if (option == kModel) return auto_->model ? auto_->source : "";
+  std::string v;
+  for (const std::string &c : auto_->candidates) v += (v.empty() ? "" : ",") + c;
+  return v;
+}
+
+bool Settings::set(size_t option, const std::vector<std::string> &values)
+{
+  if (!auto_ || option > kCandidates) throw Error(ErrorKind::internal, "layout: an option this type does not have");
+  model::AutoSettings &as = *auto_;
+  if (option == kModel) {
+    const std::string path = values.empty() ? "" : values.front();
+    if (path.empty()) throw Error(ErrorKind::bad_input, "-mat_gpuauto_model needs a file name (a model written by bin/gpuformats_calibrate)");
+    if (as.model && as.source == path) return false;
+    as.model  = model::model_from_file(path);
+    as.source = path;
+    as.message.clear();
+    return true;
+  }
+  std::shared_ptr<const model::Model> m = as.model;
+  std::string                         src, msg;
+  if (!m) m = model::model_for_this_gpu(&src, &msg);
+  model::restrict_candidates(*m, values); // an unknown name fails here, not at the first product
+  if (values == as.candidates) return false;
+  as.candidates = values;
+  return true;
+}
+
+namespace {
+
+// gpuauto's settings for a build: the type's, with the strip size its FormatOps parameter gives.
+std::optional<model::AutoSettings> auto_settings(const Request &rq)
+{
+  if (!rq.settings || !rq.settings->autosel()) return std::nullopt;
+  model::AutoSettings as = *rq.settings->autosel();
+  as.strip_rows          = (int32_t)checked_param(*rq.ops, rq.params, model::kAutoParamStripRows);
+  return as;
+}
 
 // The block layout's build: BELL where the decision says block, the decision revised where it
 // refuses (auto: scalar with the builder's reason; block: the refusal is thrown).
@@ -81,9 +152,9 @@ Layout build_host(const CsrView &A, const Request &rq)
   if (auto fmt = try_block(d, rq, [&](const int64_t *p) { return bell::ops.build_host(A, p); })) return finish(std::move(fmt), d, {}, &bell::ops, rq, nullptr);
   select::StencilDecision st = stencil_decision(A, rq, d);
   if (auto fmt = try_stencil(st, rq, [&](const int64_t *p) { return dia::ops.build_host(A, p); })) return finish(std::move(fmt), d, st, &dia::ops, rq, nullptr);
-  if (rq.autosel) {
+  if (const auto as = auto_settings(rq)) {
     auto report = std::make_unique<model::AutoReport>();
-    auto fmt    = model::build_auto_host(A, *rq.autosel, report.get());
+    auto fmt    = model::build_auto_host(A, *as, report.get());
     const FormatOps *chosen = model::candidate_ops(report->chosen); // before report moves
     return finish(std::move(fmt), d, st, chosen, rq, std::move(report));
   }
@@ -93,15 +164,16 @@ Layout build_host(const CsrView &A, const Request &rq)
 Layout build_cuda(const CsrView &A, const Request &rq, cudaStream_t stream, const UploadContext &up, const std::function<void(const DeviceCsr &)> &uploaded)
 {
   select::BlockDecision d = select::choose_block_layout(A, rq.block_size, rq.block_mode);
-  if (!rq.autosel && !rq.ops->build_uploaded) throw Error(ErrorKind::internal, std::string("layout: format ") + rq.ops->root + " has no build_uploaded");
+  const auto as = auto_settings(rq);
+  if (!as && !rq.ops->build_uploaded) throw Error(ErrorKind::internal, std::string("layout: format ") + rq.ops->root + " has no build_uploaded");
   DeviceCsr dev = upload_csr(A, stream, up);
   if (uploaded) uploaded(dev);
   if (auto fmt = try_block(d, rq, [&](const int64_t *p) { return bell::ops.build_uploaded(A, dev, p, stream); })) return finish(std::move(fmt), d, {}, &bell::ops, rq, nullptr);
   select::StencilDecision st = stencil_decision(A, rq, d);
   if (auto fmt = try_stencil(st, rq, [&](const int64_t *p) { return dia::ops.build_uploaded(A, dev, p, stream); })) return finish(std::move(fmt), d, st, &dia::ops, rq, nullptr);
-  if (rq.autosel) {
+  if (as) {
     auto report = std::make_unique<model::AutoReport>();
-    auto fmt    = model::build_auto_uploaded(A, dev, *rq.autosel, stream, report.get());
+    auto fmt    = model::build_auto_uploaded(A, dev, *as, stream, report.get());
     const FormatOps *chosen = model::candidate_ops(report->chosen); // before report moves
     return finish(std::move(fmt), d, st, chosen, rq, std::move(report));
   }

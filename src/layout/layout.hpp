@@ -2,7 +2,7 @@
 // type, BELL where a block size and the pattern ask for it, DIA where the pattern is a stencil, or
 // gpuauto's choice.
 //
-//   CsrView A, Request {ops, params, autosel, block size, block mode, stencil mode}
+//   CsrView A, Request {ops, params, settings, block size, block mode, stencil mode}
 //     |
 //     +-- select::choose_block_layout (block size, mode, a cheap pattern check)
 //     |     block: bell::ops with the block size ------------------+  refused (not block-dense):
@@ -10,7 +10,7 @@
 //     +-- select::choose_stencil_layout (mode, row lengths)        |
 //     |     stencil: dia::ops ---------------------------------------+  refused (an entry off the
 //     |                                                             |  offsets): refused_stencil_layout
-//     +-- gpuauto (autosel): model::build_auto_* ------------------+--> Layout {fmt, ops, block_bs,
+//     +-- gpuauto (settings): model::build_auto_* -----------------+--> Layout {fmt, ops, block_bs,
 //     +-- the type's ops ----------------------------------------- +      name, reason, report,
 //                                                                          derived_ops}
 //
@@ -18,7 +18,8 @@
 // (FormatOps::build_uploaded, which every layout has), a refused BELL build included, and the
 // caller sees the upload first (the glue finds the diagonal's positions in it). The caller names
 // no format: Layout::ops is what built the block (bell::ops for the block layout, gpuauto's
-// choice for gpuauto), the one that knows its parameters and streams.
+// choice for gpuauto), the one that knows its parameters and streams. The types themselves
+// (types()) and a type's options beyond its format parameters (Settings) come from here too.
 #pragma once
 #include "../formats/format.hpp"
 #include "../model/auto.hpp"
@@ -27,14 +28,42 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace gpuformats::layout {
+
+// The matrix types: every registered format, then gpuauto (the model's choice among them).
+const FormatOps *const *types(int *count);
+
+// A type's options beyond its format parameters (FormatOps::params), given as strings
+// -mat_<root>_<name>: gpuauto's model file and candidates; a fixed format has none. A value: a
+// matrix keeps its own copy, and a matrix made from it copies it.
+struct StringOption {
+  const char *name;
+  const char *help;
+  bool        list; // comma-separated values
+};
+class Settings {
+public:
+  Settings() = default; // a fixed format's: no options
+  explicit Settings(const FormatOps &type);
+  std::vector<StringOption> options() const;
+  std::string               value(size_t option) const; // the current value, for -help
+  // Option `option` given `values`: true where the layout a build takes may change. Error(bad_input)
+  // for a value the type cannot take (an unreadable model file, a candidate the model lacks).
+  bool                       set(size_t option, const std::vector<std::string> &values);
+  const model::AutoSettings *autosel() const { return auto_ ? &*auto_ : nullptr; } // the decision's (gpuauto)
+
+private:
+  std::optional<model::AutoSettings> auto_;
+};
 
 struct Request {
   const FormatOps           *ops;                  // the type's format (gpuauto's ops for gpuauto)
   const int64_t             *params;               // its parameters, in ops->params order
-  const model::AutoSettings *autosel = nullptr;    // gpuauto: the model's settings
+  const Settings            *settings = nullptr;   // the type's Settings (null: none)
   int32_t                    block_size = 1;       // the matrix's (row) block size
   select::BlockMode          block_mode = select::BlockMode::automatic;
   select::StencilMode        stencil_mode = select::StencilMode::automatic;

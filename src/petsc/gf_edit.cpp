@@ -502,9 +502,8 @@ PetscErrorCode GFInherit(Mat from, Mat to)
   PetscFunctionBegin;
   GFMat          &f = gf(from), &t = gf(to);
   const GFOptions was = t.opt;
-  t.opt             = f.opt; // all of them, but: the format's parameters and gpuauto's settings belong to a format
-  if (f.ops != t.ops) t.opt.params = was.params, t.opt.autosel = was.autosel;
-  else if (f.opt.autosel) t.opt.autosel = std::make_shared<model::AutoSettings>(*f.opt.autosel); // not shared
+  t.opt             = f.opt; // all of them, but: the format's parameters and the type's settings belong to a type
+  if (f.ops != t.ops) t.opt.params = was.params, t.opt.settings = was.settings;
   t.opt.halo_option = was.halo_option, t.opt.halo_measure = was.halo_measure;
   GFSetHalo(t, f.opt.halo_option, f.opt.halo_measure);
   if (t.opt.halo_node_ranks != was.halo_node_ranks) t.halo_nzstate = -1; // ipc's peers chosen again

@@ -29,7 +29,7 @@
 #include "core/stage_timer.hpp"
 #include "formats/format.hpp"
 #include "halo/halo.hpp"
-#include "model/auto.hpp"
+#include "layout/layout.hpp"
 #include "transpose/transpose.hpp"
 #include "trisolve/trisolve.hpp"
 
@@ -60,7 +60,7 @@ struct GFBlock {
   int32_t                      block_bs = 0;  // > 0: fmt is BELL with this block size (select/block_layout.hpp)
   std::string                  layout_name;   // layout::Layout::name, for -mat_view and -info
   std::string                  layout_reason; // why block, stencil or scalar, for -mat_view ::ascii_info
-  const FormatOps             *built_ops = nullptr; // what built the layout (layout/layout.hpp: gpuauto's choice, BELL's for the block layout, DIA's for a stencil)
+  const FormatOps             *built_ops = nullptr; // what built the layout (layout/layout.hpp: the model's choice, the block or stencil layout's format)
   const FormatOps             *derived_ops = nullptr; // the format a factor's triangles take (layout::Layout::derived_ops)
   std::vector<std::string>     layout_info, layout_view; // the layout decision's words (layout::Layout::info, view): -info, -mat_view
   bool                         caller_step = false; // layout made current inside a Mat call that raises the state once more on return (same values)
@@ -173,8 +173,9 @@ struct GFOptions {
   // -mat_gpuformats_stencil auto|off|on (select::StencilMode): a block whose rows share a few column
   // offsets (a DMDA's stencil) in DIA, one value array per offset and no column index
   PetscInt stencil_mode = 0;
-  // gpuauto: -mat_gpuauto_model, -mat_gpuauto_candidates; null for the other types
-  std::shared_ptr<model::AutoSettings> autosel;
+  // the type's string options beyond its format parameters (-mat_<root>_<name>: the model-driven type's model and
+  // candidates), held and checked by the layout decision
+  layout::Settings settings;
 };
 
 struct GFMat {

@@ -1,4 +1,4 @@
-// A gpuformats matrix's options (-mat_gpuformats_*, -mat_<fmt>_*, gpuauto's -mat_gpuauto_*), read
+// A gpuformats matrix's options (-mat_gpuformats_*, -mat_<fmt>_*, a type's own -mat_<type>_*), read
 // by MatSetFromOptions: what they change is dropped so that the next use rebuilds with them.
 #include "gf_mat.hpp"
 
@@ -11,37 +11,34 @@
 
 namespace gpuformats {
 
-// gpuauto's model file and candidates (the strip size is its FormatOps parameter).
-static PetscErrorCode AutoOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptionsObject, PetscBool *changed)
+// The type's string options beyond its format parameters (the model-driven type's model file and candidates),
+// checked and kept by the layout decision's Settings.
+static PetscErrorCode TypeOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptionsObject, PetscBool *changed)
 {
-  model::AutoSettings &as = *gm.opt.autosel;
-  char                 path[PETSC_MAX_PATH_LEN];
-  char                *names[32];
-  PetscInt             n = 32;
-  PetscBool            set;
+  const std::vector<layout::StringOption> options = gm.opt.settings.options();
 
   PetscFunctionBegin;
-  PetscCall(PetscStrncpy(path, as.model ? as.source.c_str() : "", sizeof(path)));
-  PetscCall(PetscOptionsString("-mat_gpuauto_model", "Model file to choose with (JSON written by bin/gpuformats_calibrate; default: share/gpuformats/models/<this GPU's name>.json beside the library, or in $GPUFORMATS_MODEL_DIR)", "MatSetFromOptions", path, path, sizeof(path), &set));
-  if (set && (!as.model || as.source != path)) {
-    PetscCheck(path[0], PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "-mat_gpuauto_model needs a file name (a model written by bin/gpuformats_calibrate)");
-    GF_TRY(PetscObjectComm((PetscObject)A), as.model = model::model_from_file(path));
-    as.source = path;
-    as.message.clear();
-    *changed = PETSC_TRUE;
-  }
-  PetscCall(PetscOptionsStringArray("-mat_gpuauto_candidates", "Candidates gpuauto may choose, comma-separated (default: all the model has: evchyb, pjds, pellr, suraa, cusparse_csr)", "MatSetFromOptions", names, &n, &set));
-  if (set) {
-    std::vector<std::string> list(names, names + n);
-    for (PetscInt i = 0; i < n; ++i) PetscCall(PetscFree(names[i]));
-    std::shared_ptr<const model::Model> m = as.model;
-    std::string                         src, msg;
-    if (!m) GF_TRY(PetscObjectComm((PetscObject)A), m = model::model_for_this_gpu(&src, &msg));
-    GF_TRY(PetscObjectComm((PetscObject)A), model::restrict_candidates(*m, list)); // an unknown name fails here, not at the first product
-    if (list != as.candidates) {
-      as.candidates = list;
-      *changed      = PETSC_TRUE;
+  for (size_t i = 0; i < options.size(); ++i) {
+    const layout::StringOption &so = options[i];
+    char                        opt[128];
+    std::vector<std::string>    values;
+    PetscBool                   set;
+    PetscCall(PetscSNPrintf(opt, sizeof(opt), "-mat_%s_%s", gm.ops->root, so.name));
+    if (so.list) {
+      char    *names[32];
+      PetscInt n = 32;
+      PetscCall(PetscOptionsStringArray(opt, so.help, "MatSetFromOptions", names, &n, &set));
+      for (PetscInt k = 0; k < n; ++k) values.emplace_back(names[k]);
+      for (PetscInt k = 0; k < n; ++k) PetscCall(PetscFree(names[k]));
+    } else {
+      char value[PETSC_MAX_PATH_LEN];
+      PetscCall(PetscStrncpy(value, gm.opt.settings.value(i).c_str(), sizeof(value)));
+      PetscCall(PetscOptionsString(opt, so.help, "MatSetFromOptions", value, value, sizeof(value), &set));
+      values.emplace_back(value);
     }
+    bool now_changed = false;
+    if (set) GF_TRY(PetscObjectComm((PetscObject)A), now_changed = gm.opt.settings.set(i, values));
+    if (now_changed) *changed = PETSC_TRUE;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -86,7 +83,7 @@ PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptio
   PetscCall(PetscOptionsReal("-mat_gpuformats_trisolve_auto_margin", "-mat_gpuformats_trisolve auto takes the sweeps where their predicted solve time is at most this times the exact solves' (0: never; default, shown as -1: 0.4 for ILU(0) / ICC(0), 0.3 with fill)", "PCFactorSetMatSolverType", gm.opt.trisolve_auto_margin, &gm.opt.trisolve_auto_margin, &margin_set));
   PetscCheck(!margin_set || gm.opt.trisolve_auto_margin >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_gpuformats_trisolve_auto_margin must be 0 or more (given %g): it bounds a ratio of times", (double)gm.opt.trisolve_auto_margin);
   PetscCall(PetscOptionsRangeInt("-mat_gpuformats_upload_threads", "Host threads that copy the AIJ arrays into pinned buffers for their upload to the GPU at a build or values-only refresh (1: cudaMemcpyAsync from pageable memory, as aijcusparse)", "MatSetFromOptions", gm.opt.upload_threads, &gm.opt.upload_threads, NULL, 1, kMaxUploadThreads));
-  if (gm.opt.autosel) PetscCall(AutoOptions(A, gm, PetscOptionsObject, &changed));
+  PetscCall(TypeOptions(A, gm, PetscOptionsObject, &changed));
   // the type's format's parameters, then the stencil layout's (every type may take it)
   for (auto [ops, params] : {std::pair<const FormatOps *, std::vector<int64_t> *>{gm.ops, &gm.opt.params}, {&layout::stencil_ops(), &gm.opt.stencil_params}})
     for (int p = 0; p < ops->nparams; ++p) {

@@ -23,19 +23,7 @@ namespace {
 // GAMG, MatMPIAIJGetSeqAIJ, ...). The short names of earlier releases (seqevchyb) still create them.
 std::string seq_names[kMaxFormats], mpi_names[kMaxFormats], seq_aliases[kMaxFormats], mpi_aliases[kMaxFormats];
 
-// The types: every registered format, then gpuauto (the model's choice among them, model/auto.hpp).
-const FormatOps *const *glue_formats(int *count)
-{
-  static std::vector<const FormatOps *> list;
-  if (list.empty()) {
-    int                     n;
-    const FormatOps *const *all = all_formats(&n);
-    list.assign(all, all + n);
-    list.push_back(&model::gpuauto_ops);
-  }
-  *count = (int)list.size();
-  return list.data();
-}
+const FormatOps *const *glue_formats(int *count) { return layout::types(count); }
 
 int index_of(const FormatOps *ops)
 {

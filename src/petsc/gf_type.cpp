@@ -332,7 +332,7 @@ PetscErrorCode GFInstall(Mat B, const FormatOps *ops, PetscBool mpi, GFConvertFn
   gm->mpi   = mpi;
   gm->opt.params = default_params(*ops);
   gm->opt.stencil_params = default_params(layout::stencil_ops());
-  if (ops == &model::gpuauto_ops) gm->opt.autosel = std::make_shared<model::AutoSettings>();
+  gm->opt.settings = layout::Settings(*ops);
   gm->aij  = GFOps{B->ops->assemblyend, B->ops->mult, B->ops->multadd, B->ops->getdiagonal, B->ops->destroy, B->ops->setfromoptions, B->ops->view, B->ops->duplicate, B->ops->multtranspose, B->ops->multtransposeadd,
                    B->ops->scale, B->ops->shift, B->ops->diagonalset, B->ops->diagonalscale, B->ops->axpy, B->ops->zeroentries, B->ops->createsubmatrix, B->ops->createsubmatrices, B->ops->zerorows, B->ops->zerorowscolumns};
   B->spptr = gm;

@@ -122,7 +122,7 @@ int main()
 
   // gpuauto: the model's choice, its report, and the layout that built it
   {
-    model::AutoSettings        as;
+    const layout::Settings     as(model::gpuauto_ops);
     const std::vector<int64_t> params = default_params(model::gpuauto_ops);
     const layout::Layout       L      = layout::build_host(grid.view(), {&model::gpuauto_ops, params.data(), &as});
     check(L.report && L.ops && L.ops == model::candidate_ops(L.report->chosen) && L.block_bs == 0, "layout.gpuauto", L.report ? L.report->chosen : "no report");
@@ -142,6 +142,40 @@ int main()
     const CsrMatrix      BS = generate_matrix("blockstencil3d:n=8,bs=2", 1);
     const layout::Layout LBS = layout::build_host(BS.view(), {&evchyb_ops, default_params(evchyb_ops).data(), nullptr, 2});
     check(LBS.ops == &bell::ops && LBS.block_bs == 2, "layout.block_before_stencil", LBS.name);
+  }
+
+  // the types and their own options: a fixed format has none; gpuauto's model and candidates are
+  // checked when given, change the build, and belong to one copy of the settings
+  {
+    int                     n;
+    const FormatOps *const *types = layout::types(&n);
+    int                     nf;
+    all_formats(&nf);
+    check(n == nf + 1 && types[n - 1] == &model::gpuauto_ops, "layout.types", std::to_string(n));
+    check(layout::Settings(evchyb_ops).options().empty() && layout::Settings().options().empty(), "layout.settings_fixed_format_none");
+    layout::Settings s(model::gpuauto_ops);
+    const auto       opts = s.options();
+    check(opts.size() == 2 && std::string(opts[0].name) == "model" && !opts[0].list && std::string(opts[1].name) == "candidates" && opts[1].list, "layout.settings_gpuauto_options");
+    const auto throws_bad_input = [&](size_t i, const std::vector<std::string> &v) {
+      try {
+        s.set(i, v);
+      } catch (const Error &e) {
+        return e.kind == ErrorKind::bad_input;
+      }
+      return false;
+    };
+    check(throws_bad_input(0, {""}) && throws_bad_input(0, {"/no/such/model.json"}), "layout.settings_bad_model");
+    check(throws_bad_input(1, {"pjds", "csr5"}) && s.value(1).empty(), "layout.settings_unknown_candidate", s.value(1));
+    // the committed H100 model (the run's directory is the repository's root): the default model
+    // without a calibration for this machine has cuSPARSE CSR only
+    check(s.set(0, {"share/gpuformats/models/nvidia-h100-80gb-hbm3.json"}) && !s.set(0, {"share/gpuformats/models/nvidia-h100-80gb-hbm3.json"}), "layout.settings_model_set_once", s.value(0));
+    const layout::Settings before = s;
+    check(s.set(1, {"pjds"}) && !s.set(1, {"pjds"}) && s.value(1) == "pjds" && before.value(1).empty() && !before.value(0).empty(), "layout.settings_candidates_set_once", s.value(1));
+    const CsrMatrix            R      = generate_matrix("randrows:n=300,minlen=5,maxlen=12", 3);
+    const std::vector<int64_t> params = default_params(model::gpuauto_ops);
+    const layout::Layout       L      = layout::build_host(R.view(), {&model::gpuauto_ops, params.data(), &s});
+    check(L.report && L.report->chosen == "pjds" && L.ops == model::candidate_ops("pjds"), "layout.settings_candidates_build", L.name);
+    check(product_error(L, R) <= 1e-13, "layout.settings_candidates_product");
   }
   return gftest::finish();
 }
