@@ -4,6 +4,7 @@
 
 #include "../formats/bell/bell.hpp"
 #include "../formats/dia/dia.hpp"
+#include "compressed_rows.hpp"
 
 namespace gpuformats::layout {
 
@@ -142,6 +143,19 @@ Layout finish(std::unique_ptr<FormatBlock> fmt, const select::BlockDecision &d, 
   return L;
 }
 
+// A's layout over its nonempty rows where compress_rows takes it (compressed_rows.hpp), from
+// `build` of the view it gives (A's own otherwise).
+template <class Build>
+Layout maybe_compressed(const CsrView &A, const Request &rq, Backend backend, cudaStream_t stream, Build &&build)
+{
+  const std::unique_ptr<CompressedRows> c = rq.compress_rows ? compress_rows(A) : nullptr;
+  if (!c) return build(A, nullptr);
+  Layout L = build(c->view, c.get());
+  L.fmt    = with_compressed_rows(std::move(L.fmt), A, *c, backend, stream);
+  L.reason += "; compressed rows: " + std::to_string(c->rows.size()) + " of " + std::to_string(A.nrows) + " rows have entries, the product runs on those (-mat_gpuformats_compressed_rows)";
+  return L;
+}
+
 } // namespace
 
 const FormatOps &stencil_ops() { return dia::ops; }
@@ -150,15 +164,17 @@ Layout build_host(const CsrView &A, const Request &rq)
 {
   select::BlockDecision d = select::choose_block_layout(A, rq.block_size, rq.block_mode);
   if (auto fmt = try_block(d, rq, [&](const int64_t *p) { return bell::ops.build_host(A, p); })) return finish(std::move(fmt), d, {}, &bell::ops, rq, nullptr);
-  select::StencilDecision st = stencil_decision(A, rq, d);
-  if (auto fmt = try_stencil(st, rq, [&](const int64_t *p) { return dia::ops.build_host(A, p); })) return finish(std::move(fmt), d, st, &dia::ops, rq, nullptr);
-  if (const auto as = auto_settings(rq)) {
-    auto report = std::make_unique<model::AutoReport>();
-    auto fmt    = model::build_auto_host(A, *as, report.get());
-    const FormatOps *chosen = model::candidate_ops(report->chosen); // before report moves
-    return finish(std::move(fmt), d, st, chosen, rq, std::move(report));
-  }
-  return finish(rq.ops->build_host(A, rq.params), d, st, rq.ops, rq, nullptr);
+  return maybe_compressed(A, rq, Backend::host, nullptr, [&](const CsrView &B, const CompressedRows *) {
+    select::StencilDecision st = stencil_decision(B, rq, d);
+    if (auto fmt = try_stencil(st, rq, [&](const int64_t *p) { return dia::ops.build_host(B, p); })) return finish(std::move(fmt), d, st, &dia::ops, rq, nullptr);
+    if (const auto as = auto_settings(rq)) {
+      auto report = std::make_unique<model::AutoReport>();
+      auto fmt    = model::build_auto_host(B, *as, report.get());
+      const FormatOps *chosen = model::candidate_ops(report->chosen); // before report moves
+      return finish(std::move(fmt), d, st, chosen, rq, std::move(report));
+    }
+    return finish(rq.ops->build_host(B, rq.params), d, st, rq.ops, rq, nullptr);
+  });
 }
 
 Layout build_cuda(const CsrView &A, const Request &rq, cudaStream_t stream, const UploadContext &up, const std::function<void(const DeviceCsr &)> &uploaded)
@@ -169,15 +185,26 @@ Layout build_cuda(const CsrView &A, const Request &rq, cudaStream_t stream, cons
   DeviceCsr dev = upload_csr(A, stream, up);
   if (uploaded) uploaded(dev);
   if (auto fmt = try_block(d, rq, [&](const int64_t *p) { return bell::ops.build_uploaded(A, dev, p, stream); })) return finish(std::move(fmt), d, {}, &bell::ops, rq, nullptr);
-  select::StencilDecision st = stencil_decision(A, rq, d);
-  if (auto fmt = try_stencil(st, rq, [&](const int64_t *p) { return dia::ops.build_uploaded(A, dev, p, stream); })) return finish(std::move(fmt), d, st, &dia::ops, rq, nullptr);
-  if (as) {
-    auto report = std::make_unique<model::AutoReport>();
-    auto fmt    = model::build_auto_uploaded(A, dev, *as, stream, report.get());
-    const FormatOps *chosen = model::candidate_ops(report->chosen); // before report moves
-    return finish(std::move(fmt), d, st, chosen, rq, std::move(report));
-  }
-  return finish(rq.ops->build_uploaded(A, dev, rq.params, stream), d, st, rq.ops, rq, nullptr);
+  return maybe_compressed(A, rq, Backend::cuda, stream, [&](const CsrView &B, const CompressedRows *c) {
+    DeviceCsr  devc;
+    DeviceCsr &D = c ? devc : dev;
+    if (c) { // the compressed rows' pointers uploaded; the entries are A's, already there
+      devc.nrows = B.nrows, devc.ncols = B.ncols, devc.nnz = B.nnz;
+      devc.rowptr.resize(c->rowptr.size());
+      devc.rowptr.upload(c->rowptr.data(), c->rowptr.size(), stream);
+      devc.colidx = std::move(dev.colidx);
+      devc.values = std::move(dev.values);
+    }
+    select::StencilDecision st = stencil_decision(B, rq, d);
+    if (auto fmt = try_stencil(st, rq, [&](const int64_t *p) { return dia::ops.build_uploaded(B, D, p, stream); })) return finish(std::move(fmt), d, st, &dia::ops, rq, nullptr);
+    if (as) {
+      auto report = std::make_unique<model::AutoReport>();
+      auto fmt    = model::build_auto_uploaded(B, D, *as, stream, report.get());
+      const FormatOps *chosen = model::candidate_ops(report->chosen); // before report moves
+      return finish(std::move(fmt), d, st, chosen, rq, std::move(report));
+    }
+    return finish(rq.ops->build_uploaded(B, D, rq.params, stream), d, st, rq.ops, rq, nullptr);
+  });
 }
 
 } // namespace gpuformats::layout

@@ -2,11 +2,14 @@
 // type, BELL where a block size and the pattern ask for it, DIA where the pattern is a stencil, or
 // gpuauto's choice.
 //
-//   CsrView A, Request {ops, params, settings, block size, block mode, stencil mode}
+//   CsrView A, Request {ops, params, settings, block size, block mode, stencil mode, compress rows}
 //     |
 //     +-- select::choose_block_layout (block size, mode, a cheap pattern check)
 //     |     block: bell::ops with the block size ------------------+  refused (not block-dense):
 //     |                                                             |  select::refused_block_layout
+//     +-- compress_rows: at most half the rows have entries?        |
+//     |     what follows decides over those rows alone              |
+//     |     (compressed_rows.hpp: an mpi matrix's off-process block)|
 //     +-- select::choose_stencil_layout (mode, row lengths)        |
 //     |     stencil: dia::ops ---------------------------------------+  refused (an entry off the
 //     |                                                             |  offsets): refused_stencil_layout
@@ -68,6 +71,7 @@ struct Request {
   select::BlockMode          block_mode = select::BlockMode::automatic;
   select::StencilMode        stencil_mode = select::StencilMode::automatic;
   const int64_t             *stencil_params = nullptr; // the stencil layout's, in stencil_ops().params order; null: defaults
+  bool                       compress_rows = true;     // mostly empty rows: the layout over the others (compressed_rows.hpp)
 };
 
 // The stencil layout's format: its parameters are options of every type (-mat_<root>_<name>),

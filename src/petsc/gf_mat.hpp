@@ -173,6 +173,9 @@ struct GFOptions {
   // -mat_gpuformats_stencil auto|off|on (select::StencilMode): a block whose rows share a few column
   // offsets (a DMDA's stencil) in DIA, one value array per offset and no column index
   PetscInt stencil_mode = 0;
+  // -mat_gpuformats_compressed_rows: a block with at most half its rows nonempty (an mpi matrix's
+  // off-process block) in its layout over those rows (layout/compressed_rows.hpp)
+  PetscBool compressed_rows = PETSC_TRUE;
   // the type's string options beyond its format parameters (-mat_<root>_<name>: the model-driven type's model and
   // candidates), held and checked by the layout decision
   layout::Settings settings;

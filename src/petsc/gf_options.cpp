@@ -79,6 +79,9 @@ PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptio
   const PetscInt stencil_mode = gm.opt.stencil_mode;
   PetscCall(PetscOptionsEList("-mat_gpuformats_stencil", "Stencil layout (DIA: one value array per column offset, no column index) for a block whose rows all lie on the column offsets of its longest row, at most 32 of them, with at most 15% padding (a DMDA's stencil): auto (DIA where it fits, checked at each build; else this format), off (always this format), on (DIA, an error where it does not fit)", "MatSetFromOptions", select::kStencilModeNames, 3, select::kStencilModeNames[gm.opt.stencil_mode], &gm.opt.stencil_mode, NULL));
   if (gm.opt.stencil_mode != stencil_mode) changed = PETSC_TRUE;
+  const PetscBool compressed_rows = gm.opt.compressed_rows;
+  PetscCall(PetscOptionsBool("-mat_gpuformats_compressed_rows", "A block with at most half its rows nonempty (an mpi matrix's off-process block) in its layout over those rows only, the product adding into them (else over every row, a pass over y per product)", "MatSetFromOptions", gm.opt.compressed_rows, &gm.opt.compressed_rows, NULL));
+  if (gm.opt.compressed_rows != compressed_rows) changed = PETSC_TRUE;
   PetscBool margin_set = PETSC_FALSE;
   PetscCall(PetscOptionsReal("-mat_gpuformats_trisolve_auto_margin", "-mat_gpuformats_trisolve auto takes the sweeps where their predicted solve time is at most this times the exact solves' (0: never; default, shown as -1: 0.4 for ILU(0) / ICC(0), 0.3 with fill)", "PCFactorSetMatSolverType", gm.opt.trisolve_auto_margin, &gm.opt.trisolve_auto_margin, &margin_set));
   PetscCheck(!margin_set || gm.opt.trisolve_auto_margin >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_gpuformats_trisolve_auto_margin must be 0 or more (given %g): it bounds a ratio of times", (double)gm.opt.trisolve_auto_margin);

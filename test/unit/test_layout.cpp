@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace gpuformats;
@@ -41,6 +42,30 @@ double product_error(const layout::Layout &L, const CsrMatrix &A)
   L.fmt->spmv(1.0, x.data(), 0.0, y.data(), StreamSet{});
   csr_spmv_host(A.view(), 1.0, x.data(), 0.0, want.data());
   return gftest::rel_error(y, want, A.nrows);
+}
+
+// y = A x + beta y from a y of known values, against the CSR reference.
+double product_error_beta(const layout::Layout &L, const CsrMatrix &A, double beta)
+{
+  std::vector<double> x(A.ncols), y(A.nrows), want(A.nrows);
+  for (int32_t j = 0; j < A.ncols; ++j) x[j] = 1.0 + 0.25 * (j % 7) - 0.1 * (j % 3);
+  for (int32_t i = 0; i < A.nrows; ++i) y[i] = want[i] = 0.5 - 0.125 * (i % 5);
+  L.fmt->spmv(1.0, x.data(), beta, y.data(), StreamSet{});
+  csr_spmv_host(A.view(), 1.0, x.data(), beta, want.data());
+  return gftest::rel_error(y, want, A.nrows);
+}
+
+// A with only the rows r % every == 0 kept (the rest empty): an off-process block's shape.
+CsrMatrix keep_rows(const CsrMatrix &A, int32_t every)
+{
+  CsrMatrix B = A;
+  B.rowptr.assign(1, 0), B.colidx.clear(), B.values.clear();
+  for (int32_t i = 0; i < A.nrows; ++i) {
+    if (i % every == 0)
+      for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) B.colidx.push_back(A.colidx[k]), B.values.push_back(A.values[k]);
+    B.rowptr.push_back((int32_t)B.colidx.size());
+  }
+  return B;
 }
 
 } // namespace
@@ -176,6 +201,40 @@ int main()
     const layout::Layout       L      = layout::build_host(R.view(), {&model::gpuauto_ops, params.data(), &s});
     check(L.report && L.report->chosen == "pjds" && L.ops == model::candidate_ops("pjds"), "layout.settings_candidates_build", L.name);
     check(product_error(L, R) <= 1e-13, "layout.settings_candidates_product");
+  }
+
+  // compressed rows: a block with at most half its rows nonempty runs its layout over those rows
+  // (every format, the stencil layout, gpuauto), with the slot map of the whole block; more than
+  // half, or compress_rows off: the whole block
+  {
+    const CsrMatrix R = generate_matrix("randrows:n=600,minlen=3,maxlen=20", 5);
+    std::vector<const FormatOps *> types;
+    for (int f = 0; f < nf; ++f) types.push_back(fmt[f]);
+    types.push_back(&model::gpuauto_ops);
+    const layout::Settings autos(model::gpuauto_ops);
+    for (const FormatOps *ops : types) {
+      const std::vector<int64_t> params = default_params(*ops);
+      const layout::Settings    *set    = ops == &model::gpuauto_ops ? &autos : nullptr;
+      for (auto [every, src, want] : {std::tuple<int32_t, const CsrMatrix *, bool>{20, &R, true}, {2, &R, true}, {1, &R, false}, {7, &st7, true}}) {
+        const CsrMatrix      B   = keep_rows(*src, every);
+        const std::string    tag = std::string(ops->root) + ".every" + std::to_string(every) + (src == &st7 ? ".st7" : "");
+        const layout::Layout L   = layout::build_host(B.view(), {ops, params.data(), set});
+        const bool           compressed = L.reason.find("compressed rows: ") != std::string::npos;
+        check(compressed == want && L.fmt->nrows == B.nrows && L.fmt->nnz == (int64_t)B.values.size(), "layout.compressed_rows_taken." + tag, L.reason);
+        bool slots = true;
+        for (size_t k = 0; k < B.values.size(); ++k) slots = slots && L.fmt->values[L.fmt->slot_of_csr[k]] == B.values[k];
+        check(slots, "layout.compressed_rows_slots." + tag);
+        for (double beta : {0.0, 1.0, -0.5}) check(product_error_beta(L, B, beta) <= 1e-13, "layout.compressed_rows_product." + tag + ".beta" + std::to_string(beta), std::to_string(product_error_beta(L, B, beta)));
+        layout::Request off{ops, params.data(), set};
+        off.compress_rows = false;
+        const layout::Layout W = layout::build_host(B.view(), off);
+        check(W.reason.find("compressed rows") == std::string::npos && product_error_beta(W, B, 1.0) <= 1e-13, "layout.compressed_rows_off." + tag, W.reason);
+      }
+    }
+    // the stencil's kept rows are a stencil again: DIA over them
+    const CsrMatrix      S = keep_rows(st7, 7);
+    const layout::Layout L = layout::build_host(S.view(), {&evchyb_ops, default_params(evchyb_ops).data()});
+    check(L.ops == &dia::ops || L.reason.find("not stencil") != std::string::npos, "layout.compressed_rows_then_stencil_decided", L.reason);
   }
   return gftest::finish();
 }
