@@ -134,6 +134,27 @@ void Wrap(Mat A, Fn _MatOps::*slot, Fn wrapper)
   X(findoffblockdiagonalentries) X(invertblockdiagonal) X(invertvariableblockdiagonal) X(getvblockdiagonal) X(multdiagonalblock) X(multhermitiantranspose) \
   X(multhermitiantransposeadd) X(residual) X(copy) X(convert) X(permute) X(creategraph) X(adot) X(anorm) X(adot_local) X(anorm_local)
 
+// SeqAIJ's own pattern operations, which MatSeqAIJCheckInode replaces by inode versions where it
+// found inodes (an AIJ block assembled before our type adopted it): read from a fresh SeqAIJ, since
+// PETSc does not export them.
+PetscErrorCode PlainSeqAIJOps(const _MatOps **ops)
+{
+  static _MatOps plain{};
+  static bool    done = false;
+
+  PetscFunctionBegin;
+  if (!done) {
+    Mat M;
+    PetscCall(MatCreate(PETSC_COMM_SELF, &M));
+    PetscCall(MatSetType(M, MATSEQAIJ));
+    plain = *M->ops;
+    PetscCall(MatDestroy(&M));
+    done = true;
+  }
+  *ops = &plain;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 } // namespace
 
 PetscErrorCode GFWrapHostPaths(Mat A)
@@ -152,6 +173,17 @@ PetscErrorCode GFWrapHostPaths(Mat A)
     a->inode.node_count            = 0;
     a->inode.checked               = PETSC_FALSE;
     PetscCall(PetscFree(a->inode.size_csr)); // what a host factorization would take for inode kernels
+    // ... and the pattern operations back to SeqAIJ's, as PETSc's MatSeqAIJ_Inode_ResetOps does: the
+    // inode versions need the sizes just freed ("Missing Inode Structure": an adopted block's
+    // MatGetRowIJ under a nested-dissection ordering, GAMG's coarse LU on 2 ranks)
+    const _MatOps *plain;
+    PetscCall(PlainSeqAIJOps(&plain));
+    A->ops->getrowij          = plain->getrowij;
+    A->ops->restorerowij      = plain->restorerowij;
+    A->ops->getcolumnij       = plain->getcolumnij;
+    A->ops->restorecolumnij   = plain->restorecolumnij;
+    A->ops->coloringpatch     = plain->coloringpatch;
+    A->ops->multdiagonalblock = plain->multdiagonalblock;
   }
 #define GF_WRAP(op) Wrap(A, &_MatOps::op, HostOp<decltype(&_MatOps::op)>::template call<&_MatOps::op>);
   GF_HOST_OPS(GF_WRAP)
