@@ -298,6 +298,25 @@ if [[ " $TYPES " == *" gpuauto "* ]]; then
   # the strip size: more strips (the DP runs over them)
   out=$($AUTO -m 300 -n 300 $MODEL -mat_gpuauto_strip_rows 1000 -mat_view ::ascii_info 2>&1)
   echo "$out" | grep -q "features (.*): 90 strip(s) of 1000 rows" && echo "$out" | grep -q "gpuformats: gpuauto: partition: " && pass petsc.gpuauto.strip_rows || { fail petsc.gpuauto.strip_rows; echo "$out" | grep gpuauto | head; }
+  # the DP's partition built (-mat_gpuauto_partition force): a model whose evchyb pays for a strip's
+  # longest row and whose cuSPARSE CSR pays more per nonzero splits a stencil from long rows; the
+  # solve gives AIJ's history; a bad mode is an error naming the modes
+  python3 - "$H100" "$OUTDIR/split_model.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["candidates"] = [dict(m["candidates"][0], name="evchyb", coef=[1e-7, 1e-10, 1e-11, 1e-9, 0, 0, 0, 0]),
+                   dict(m["candidates"][0], name="cusparse_csr", coef=[1e-7, 1e-10, 3e-11, 0, 0, 0, 0, 0])]
+json.dump(m, open(sys.argv[2], "w"))
+PY
+  SPLIT="-f joined:first=stencil3d7,second=longrows,share=0.5,nnz=60000 -mat_gpuauto_model $OUTDIR/split_model.json -mat_gpuauto_strip_rows 256 -ksp_monitor -ksp_max_it 40 -pc_type jacobi"
+  out=$(bin/test/ksp_matrix $SPLIT -dll_append $LIB -mat_type gpuauto -mat_gpuauto_partition force -mat_view ::ascii_info 2>&1)
+  echo "$out" | grep -q "gpuformats: partition of [0-9]* parts (chosen by gpuauto) on" && echo "$out" | grep -q "gpuauto: partition: the DP predicts .*; built" && echo "$out" | grep -q "part 1: rows" &&
+    pass petsc.gpuauto.partition_built || { fail petsc.gpuauto.partition_built; echo "$out" | grep -i "partition\|part " | head; }
+  out=$(bin/test/ksp_matrix $SPLIT -dll_append $LIB -mat_type gpuauto -mat_gpuauto_partition off -mat_view ::ascii_info 2>&1)
+  echo "$out" | grep -q "not built (-mat_gpuauto_partition off); one format is built" && ! echo "$out" | grep -q "partition of" && pass petsc.gpuauto.partition_off || { fail petsc.gpuauto.partition_off; echo "$out" | grep -i partition | head; }
+  compare_solver petsc.gpuauto.partition_solve 1 aij gpuauto "-mat_gpuauto_partition force" bin/test/ksp_matrix $SPLIT
+  out=$($AUTO -m 30 -n 30 $MODEL -mat_gpuauto_partition sometimes 2>&1); rc=$?
+  [ $rc != 0 ] && echo "$out" | grep -q "mat_gpuauto_partition takes auto, off or force" && pass petsc.gpuauto.partition_bad_mode || { fail petsc.gpuauto.partition_bad_mode "rc=$rc"; echo "$out" | tail -5; }
   # bad model files: an error naming the file and what is wrong, never a silent default
   echo '{"kind": "something else"}' >"$OUTDIR/bad_model.json"
   out=$($AUTO -m 30 -n 30 -mat_gpuauto_model "$OUTDIR/bad_model.json" 2>&1); rc=$?
@@ -311,7 +330,7 @@ if [[ " $TYPES " == *" gpuauto "* ]]; then
   fi
   # every option is shown by -help
   out=$($AUTO -m 4 -n 4 -help 2>&1)
-  missing=$(for o in -mat_gpuauto_model -mat_gpuauto_candidates -mat_gpuauto_strip_rows; do echo "$out" | grep -q -- "$o" || echo "$o"; done)
+  missing=$(for o in -mat_gpuauto_model -mat_gpuauto_candidates -mat_gpuauto_strip_rows -mat_gpuauto_partition -mat_gpuauto_partition_gain_pct; do echo "$out" | grep -q -- "$o" || echo "$o"; done)
   [ -z "$missing" ] && pass petsc.gpuauto.help || fail petsc.gpuauto.help "not in -help: $missing"
   # solves with the model's choice on 1..3 ranks (each rank's blocks chosen apart) give AIJ's history
   for np in $RANKS; do

@@ -23,7 +23,7 @@ const FormatOps *const *types(int *count)
 
 namespace {
 
-enum AutoOption { kModel, kCandidates };
+enum AutoOption { kModel, kCandidates, kPartition };
 
 } // namespace
 
@@ -36,13 +36,15 @@ std::vector<StringOption> Settings::options() const
 {
   if (!auto_) return {};
   return {{"model", "Model file to choose with (JSON written by bin/gpuformats_calibrate; default: share/gpuformats/models/<this GPU's name>.json beside the library, or in $GPUFORMATS_MODEL_DIR)", false},
-          {"candidates", "Candidates gpuauto may choose, comma-separated (default: all the model has: evchyb, pjds, pellr, suraa, cusparse_csr)", true}};
+          {"candidates", "Candidates gpuauto may choose, comma-separated (default: all the model has: evchyb, pjds, pellr, suraa, cusparse_csr)", true},
+          {"partition", "Build the model's partition of a block into row ranges, each in its own format: auto (where predicted faster by -mat_gpuauto_partition_gain_pct), off, force (wherever it splits)", false}};
 }
 
 std::string Settings::value(size_t option) const
 {
   if (!auto_) return "";
   if (option == kModel) return auto_->model ? auto_->source : "";
+  if (option == kPartition) return model::partition_mode_name(auto_->partition);
   std::string v;
   for (const std::string &c : auto_->candidates) v += (v.empty() ? "" : ",") + c;
   return v;
@@ -50,8 +52,19 @@ std::string Settings::value(size_t option) const
 
 bool Settings::set(size_t option, const std::vector<std::string> &values)
 {
-  if (!auto_ || option > kCandidates) throw Error(ErrorKind::internal, "layout: an option this type does not have");
+  if (!auto_ || option > kPartition) throw Error(ErrorKind::internal, "layout: an option this type does not have");
   model::AutoSettings &as = *auto_;
+  if (option == kPartition) {
+    const std::string v = values.empty() ? "" : values.front();
+    model::PartitionMode m;
+    if (v == "auto") m = model::PartitionMode::automatic;
+    else if (v == "off") m = model::PartitionMode::off;
+    else if (v == "force") m = model::PartitionMode::force;
+    else throw Error(ErrorKind::bad_input, "-mat_gpuauto_partition takes auto, off or force, not \"" + v + "\"");
+    if (m == as.partition) return false;
+    as.partition = m;
+    return true;
+  }
   if (option == kModel) {
     const std::string path = values.empty() ? "" : values.front();
     if (path.empty()) throw Error(ErrorKind::bad_input, "-mat_gpuauto_model needs a file name (a model written by bin/gpuformats_calibrate)");
@@ -78,6 +91,7 @@ std::optional<model::AutoSettings> auto_settings(const Request &rq)
   if (!rq.settings || !rq.settings->autosel()) return std::nullopt;
   model::AutoSettings as = *rq.settings->autosel();
   as.strip_rows          = (int32_t)checked_param(*rq.ops, rq.params, model::kAutoParamStripRows);
+  as.partition_gain      = 0.01 * (double)checked_param(*rq.ops, rq.params, model::kAutoParamPartitionGainPct);
   return as;
 }
 
@@ -136,6 +150,7 @@ Layout finish(std::unique_ptr<FormatBlock> fmt, const select::BlockDecision &d, 
   L.derived_ops = report ? ops : rq.ops;
   if (d.block) L.name = std::string(ops->root) + " (block layout, bs " + std::to_string(d.bs) + ")";
   else if (ops == &dia::ops) L.name = std::string(ops->root) + " (stencil layout)";
+  else if (report && report->partition_built) L.name = "partition of " + std::to_string(report->partition.blocks.size()) + " parts (chosen by gpuauto)";
   else if (report) L.name = report->chosen + " (chosen by gpuauto)";
   else L.name = ops->root;
   if (report) L.info = model::info_lines(*report), L.view = model::view_lines(*report);
@@ -170,7 +185,7 @@ Layout build_host(const CsrView &A, const Request &rq)
     if (const auto as = auto_settings(rq)) {
       auto report = std::make_unique<model::AutoReport>();
       auto fmt    = model::build_auto_host(B, *as, report.get());
-      const FormatOps *chosen = model::candidate_ops(report->chosen); // before report moves
+      const FormatOps *chosen = model::built_ops(*report); // before report moves
       return finish(std::move(fmt), d, st, chosen, rq, std::move(report));
     }
     return finish(rq.ops->build_host(B, rq.params), d, st, rq.ops, rq, nullptr);
@@ -200,7 +215,7 @@ Layout build_cuda(const CsrView &A, const Request &rq, cudaStream_t stream, cons
     if (as) {
       auto report = std::make_unique<model::AutoReport>();
       auto fmt    = model::build_auto_uploaded(B, D, *as, stream, report.get());
-      const FormatOps *chosen = model::candidate_ops(report->chosen); // before report moves
+      const FormatOps *chosen = model::built_ops(*report); // before report moves
       return finish(std::move(fmt), d, st, chosen, rq, std::move(report));
     }
     return finish(rq.ops->build_uploaded(B, D, rq.params, stream), d, st, rq.ops, rq, nullptr);

@@ -670,6 +670,27 @@ CsrMatrix gen_scaled(const Params &p, uint64_t seed)
   return scale_matrix(read_matrix_market(file), (int64_t)std::llround(target), seed, p.integer("shuffle", 1, 0, 1) != 0);
 }
 
+// Block-diagonal: `first`'s matrix, then `second`'s, each generated with its share of nnz (their
+// other parameters at their defaults) from seeds of its own; square (both parts must be).
+CsrMatrix gen_joined(const Params &p, uint64_t seed, const std::string &what)
+{
+  const std::string first = p.str("first").empty() ? "stencil3d7" : p.str("first"), second = p.str("second").empty() ? "rmat" : p.str("second");
+  const double      share = p.real("share", 0.5, 0.01, 0.99);
+  const double      nnz   = p.real("nnz", 1e6, 2, 4e9);
+  for (const std::string &g : {first, second})
+    if (g == "joined" || g == "scaled" || !is_generator_spec(g)) p.fail("first= and second= name generators (not joined or scaled), not '" + g + "'");
+  const CsrMatrix A = generate_matrix(first + ":nnz=" + std::to_string(std::llround(share * nnz)), mix64(seed, 1)), B = generate_matrix(second + ":nnz=" + std::to_string(std::llround((1 - share) * nnz)), mix64(seed, 2));
+  if (A.nrows != A.ncols || B.nrows != B.ncols) p.fail("both parts must be square");
+  if ((int64_t)A.nrows + B.nrows > kMaxDim || (int64_t)A.colidx.size() + (int64_t)B.colidx.size() > INT32_MAX) throw Error(ErrorKind::unsupported, "matrix spec '" + what + "': the joined matrix does not fit 32-bit indices");
+  CsrMatrix J;
+  J.nrows = J.ncols = A.nrows + B.nrows;
+  J.rowptr = A.rowptr, J.colidx = A.colidx, J.values = A.values;
+  for (int32_t i = 0; i < B.nrows; ++i) J.rowptr.push_back((int32_t)A.colidx.size() + B.rowptr[(size_t)i + 1]);
+  for (int32_t c : B.colidx) J.colidx.push_back(c + A.nrows);
+  J.values.insert(J.values.end(), B.values.begin(), B.values.end());
+  return J;
+}
+
 struct GeneratorInfo {
   const char *name, *help;
 };
@@ -688,6 +709,7 @@ const GeneratorInfo kGenerators[] = {
   {"circuit", "circuit:n=1e7               short rows + ndense=4 dense rows/columns (densefrac,pdense,minlen,maxlen,bw,plocal)"},
   {"banded", "banded:n=1e6,bw=20          band of half-width bw (fill=1)"},
   {"scaled", "scaled:file=X.mtx,target_nnz=5e7  a real matrix replicated with shuffled column blocks (shuffle=1)"},
+  {"joined", "joined:first=stencil3d7,second=rmat,share=0.5,nnz=1e6  block-diagonal: two generators' matrices, share of nnz in the first"},
   {"blockstencil3d", "blockstencil3d:n=100,bs=3   3D 7-point stencil of dense bs x bs blocks, n^3 points (or nx=,ny=,nz=); block size bs, diagonally dominant"},
   {"blockfem", "blockfem:n=4e5,bs=3         FEM-like symmetric mesh graph of n nodes, min=10..max=30 neighbours (plane=), dense bs x bs blocks; block size bs, diagonally dominant"},
 };
@@ -707,6 +729,7 @@ CsrMatrix generate_by_name(const Spec &s, uint64_t seed, const std::string &spec
   if (g == "circuit") return gen_circuit(Params(s, {"n", "ndense", "densefrac", "minlen", "maxlen", "pdense", "plocal", "bw"}), seed, spec_text);
   if (g == "banded") return gen_banded(Params(s, {"n", "bw", "fill"}), seed, spec_text);
   if (g == "scaled") return gen_scaled(Params(s, {"file", "target_nnz", "shuffle"}), seed);
+  if (g == "joined") return gen_joined(Params(s, {"first", "second", "share", "nnz"}), seed, spec_text);
   if (g == "blockstencil3d") return gen_blockstencil3d(Params(s, {"n", "nx", "ny", "nz", "bs"}), seed, spec_text);
   if (g == "blockfem") return gen_blockfem(Params(s, {"n", "bs", "min", "max", "plane"}), seed, spec_text);
   std::string names;

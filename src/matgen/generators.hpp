@@ -39,6 +39,10 @@
 //                                     permutation (shuffle=0: block diagonal): the row-length
 //                                     distribution and the locality within each copy are kept
 //                                     exactly; nnz= is the same as target_nnz=
+//   joined:first=stencil3d7,second=rmat,share=0.5,nnz=1e6
+//                                     block-diagonal: `first`'s matrix (share of nnz), then
+//                                     `second`'s (the rest), each at its other defaults: matrices
+//                                     of unlike parts, where a partitioned layout may pay
 //
 //   blockstencil3d:n=100,bs=3         3D 7-point stencil on n^3 points (also nx=,ny=,nz=) with bs
 //                                     unknowns each: every coupling a dense bs x bs block; carries

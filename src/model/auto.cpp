@@ -2,7 +2,9 @@
 #include "model/auto.hpp"
 
 #include "core/device_buffer.hpp"
+#include "core/text.hpp"
 #include "formats/csr/csr.hpp"
+#include "formats/partitioned/partitioned.hpp"
 #include "formats/suraa/suraa.hpp"
 
 #include <algorithm>
@@ -19,6 +21,7 @@ constexpr int kAutoExtraStreams = suraa::kMaxStreams;
 
 const FormatParam kAutoParams[] = {
   {"strip_rows", "Rows per strip of the model's features and of the DP (0: the model's, SMs x threads per SM)", 0, 0, 2147483647},
+  {"partition_gain_pct", "Least gain, in percent of the product's predicted time, for which -mat_gpuauto_partition auto builds the DP's partition", 10, 0, 1000},
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
@@ -49,8 +52,43 @@ std::unique_ptr<FormatBlock> build_in_order(const AutoPlan &plan, AutoReport &re
 AutoSettings defaults_with(const int64_t *params)
 {
   AutoSettings s;
-  s.strip_rows = (int32_t)checked_param(gpuauto_ops, params, kAutoParamStripRows);
+  s.strip_rows     = (int32_t)checked_param(gpuauto_ops, params, kAutoParamStripRows);
+  s.partition_gain = 0.01 * (double)checked_param(gpuauto_ops, params, kAutoParamPartitionGainPct);
   return s;
+}
+
+// The DP's partition as parts (rows of its strips, formats of its blocks), built by `build` where
+// the settings take it; null (report.partition_note says why) where one format is built instead.
+template <class BuildParts>
+std::unique_ptr<FormatBlock> try_partition(const AutoSettings &s, AutoReport &r, BuildParts &&build)
+{
+  const select::Partition &p = r.partition;
+  if (!p.partitioned()) return nullptr;
+  const double gain = p.single.time / std::max(p.time, 1e-30) - 1;
+  if (s.partition == PartitionMode::off) {
+    r.partition_note = "not built (-mat_gpuauto_partition off)";
+    return nullptr;
+  }
+  if (s.partition == PartitionMode::automatic && gain < s.partition_gain) {
+    r.partition_note = format("not built: %.1f%% faster is below the %.0f%% margin (-mat_gpuauto_partition_gain_pct; -mat_gpuauto_partition force builds it)", 100 * gain, 100 * s.partition_gain);
+    return nullptr;
+  }
+  std::vector<partitioned::Part> parts;
+  for (const select::Block &b : p.blocks) {
+    const Strip &first = r.strips[(size_t)b.first_strip], &last = r.strips[(size_t)b.last_strip];
+    parts.push_back({first.f.first_row, last.f.first_row + last.f.rows - first.f.first_row, candidate_ops(r.names[(size_t)b.format]), b.time});
+  }
+  try {
+    auto blk             = build(parts);
+    r.partition_built    = true;
+    r.chosen             = "partition";
+    r.chosen_predicted   = p.time;
+    return blk;
+  } catch (const Error &e) {
+    if (e.kind != ErrorKind::unsupported) throw;
+    r.partition_note = std::string("not built: ") + e.what();
+    return nullptr;
+  }
 }
 
 std::unique_ptr<FormatBlock> ops_build_host(const CsrView &A, const int64_t *params) { return build_auto_host(A, defaults_with(params), nullptr); }
@@ -68,8 +106,8 @@ AutoSettings resolved(const AutoSettings &s)
 
 // The choice from the strips `features` computes (host or device), then `build` of the candidates in
 // order; *report (may be null) filled.
-template <class Features, class Build>
-std::unique_ptr<FormatBlock> choose_and_build(const CsrView &A, const AutoSettings &s, bool on_device, AutoReport *report, Features &&features, Build &&build)
+template <class Features, class Build, class BuildParts>
+std::unique_ptr<FormatBlock> choose_and_build(const CsrView &A, const AutoSettings &s, bool on_device, AutoReport *report, Features &&features, Build &&build, BuildParts &&build_parts)
 {
   AutoReport  local;
   AutoReport &r      = report ? *report : local;
@@ -81,6 +119,7 @@ std::unique_ptr<FormatBlock> choose_and_build(const CsrView &A, const AutoSettin
   r.features_on_device = on_device;
   r.sector_stride      = k;
   r.choice_seconds     = seconds_since(t0);
+  if (auto blk = try_partition(rs, r, build_parts)) return blk;
   return build_in_order(plan, r, build);
 }
 
@@ -96,7 +135,8 @@ std::unique_ptr<FormatBlock> build_auto_uploaded(const CsrView &A, DeviceCsr &d,
       // build_uploaded is required of a format (CONTRIBUTING.md); a missing one is a clear error, not a crash
       if (!ops.build_uploaded) throw Error(ErrorKind::internal, std::string("gpuauto: the format ") + ops.root + " has no build_uploaded; every format must provide it");
       return ops.build_uploaded(A, d, params, stream);
-    });
+    },
+    [&](const std::vector<partitioned::Part> &parts) { return partitioned::build_uploaded(A, d, parts, stream); });
 }
 
 namespace {
@@ -109,13 +149,17 @@ extern const FormatOps gpuauto_ops = {
   "gpuauto",
   "the layout the SpMV performance model predicts fastest for each block (EVC-HYB, pJDS, PELLR, SURAA or cuSPARSE CSR), from the GPU's calibrated model",
   kAutoParams,
-  1,
+  2,
   kAutoExtraStreams,
   ops_build_host,
   ops_build_cuda,
   false, // a candidate's refusal moves to the next
   ops_build_uploaded,
 };
+
+const FormatOps *built_ops(const AutoReport &r) { return r.partition_built ? &gpuauto_ops : candidate_ops(r.chosen); }
+
+const char *partition_mode_name(PartitionMode m) { return m == PartitionMode::off ? "off" : m == PartitionMode::force ? "force" : "auto"; }
 
 const FormatOps *candidate_ops(const std::string &name)
 {
@@ -209,7 +253,8 @@ AutoPlan plan_auto(const AutoSettings &s, std::vector<Strip> strips, AutoReport 
 std::unique_ptr<FormatBlock> build_auto_host(const CsrView &A, const AutoSettings &s, AutoReport *report)
 {
   return choose_and_build(
-    A, s, false, report, [&](int32_t strip, int32_t k) { return strips_of(A, strip, k); }, [&](const FormatOps &ops, const int64_t *params) { return ops.build_host(A, params); });
+    A, s, false, report, [&](int32_t strip, int32_t k) { return strips_of(A, strip, k); }, [&](const FormatOps &ops, const int64_t *params) { return ops.build_host(A, params); },
+    [&](const std::vector<partitioned::Part> &parts) { return partitioned::build_host(A, parts); });
 }
 
 std::unique_ptr<FormatBlock> build_auto_cuda(const CsrView &A, const AutoSettings &s, cudaStream_t stream, const UploadContext &up, AutoReport *report)

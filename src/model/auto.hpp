@@ -12,10 +12,11 @@
 //
 // The candidates are the model's (every registered format with its defaults, and cuSPARSE CSR, what
 // aijcusparse runs), so a correct model never picks slower than aijcusparse. The DP of the paper's
-// section 4 (select::partition_strips with dp_cost) runs over the same strips and is reported: one
-// layout per block is built (the report says when a partition of its strips into formats was
-// predicted faster, and by how much). Each block of an MPI matrix (local and off-process) is
-// chosen on its own.
+// section 4 (select::partition_strips with dp_cost) runs over the same strips: where it predicts a
+// split into formats faster than the best single format by at least the margin
+// (-mat_gpuauto_partition_gain_pct), the block is built partitioned (formats/partitioned: each
+// part in its format), else in the one format; -mat_gpuauto_partition auto|off|force. Each block of
+// an MPI matrix (local and off-process) is chosen on its own.
 #pragma once
 #include "formats/format.hpp"
 #include "model/model.hpp"
@@ -30,11 +31,20 @@ namespace gpuformats::model {
 // GPU (found by name, model_for_this_gpu) and all its candidates; the glue calls build_auto_* with
 // the matrix's own settings (-mat_gpuauto_model, -mat_gpuauto_candidates).
 extern const FormatOps gpuauto_ops;
-constexpr int kAutoParamStripRows = 0;
+constexpr int kAutoParamStripRows = 0, kAutoParamPartitionGainPct = 1;
+
+// Whether the DP's partition is built: where its predicted gain reaches the margin, never, or
+// wherever it splits the block at all.
+enum class PartitionMode { automatic, off, force };
+const char *partition_mode_name(PartitionMode m);
 
 // The layout a candidate name builds: a registered format's ops, or cusparse_csr_ops (kCusparseCsr);
 // null for any other name.
 const FormatOps *candidate_ops(const std::string &name);
+struct AutoReport;
+// What built a block the report describes: the chosen candidate's ops, or gpuauto's own for a
+// partition (its streams cover every part's; a matrix derived from the block chooses again).
+const FormatOps *built_ops(const AutoReport &r);
 
 // The model of the GPU this process uses (cudaGetDevice), read once per process: the file for its
 // name in model_dirs(), else default_model(). *source: the file, or why the default; *message
@@ -52,6 +62,8 @@ struct AutoSettings {
   std::string                  message;    // why a default model is used, if it is
   std::vector<std::string>     candidates; // allowed names (empty: every candidate of the model)
   int32_t                      strip_rows = 0; // 0: model->strip_rows
+  PartitionMode                partition  = PartitionMode::automatic;
+  double                       partition_gain = 0.10; // least predicted gain (one format's time / the partition's - 1) of a partition built by automatic
 };
 
 // What the choice saw and did, for -mat_view ::ascii_info and -info.
@@ -66,6 +78,8 @@ struct AutoReport {
   std::string              chosen;    // the name built
   double                   chosen_predicted = 0;
   select::Partition        partition; // the DP over `names` (Block::format indexes names); empty without strips
+  bool                     partition_built = false; // the block is the DP's partition (chosen: "partition")
+  std::string              partition_note;          // why a split the DP found was not built
   double                   choice_seconds = 0; // host clock: features, predictions and the DP (not the build)
 };
 

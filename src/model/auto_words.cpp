@@ -34,7 +34,8 @@ std::string partition(const AutoReport &r)
     const select::Block &k = p.blocks[b];
     out += format("%sstrips %d-%d %s", b ? ", " : "", k.first_strip, k.last_strip, r.names[k.format].c_str());
   }
-  return out + format(" at %.1f us against %.1f us for one format (%.3fx); one format is built", 1e6 * p.time, 1e6 * p.single.time, p.single.time / std::max(p.time, 1e-30));
+  out += format(" at %.1f us against %.1f us for one format (%.3fx)", 1e6 * p.time, 1e6 * p.single.time, p.single.time / std::max(p.time, 1e-30));
+  return out + (r.partition_built ? "; built (the layout's parts below)" : "; " + r.partition_note + "; one format is built");
 }
 
 } // namespace

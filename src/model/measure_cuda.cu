@@ -2,6 +2,7 @@
 // product, shared by the calibration and the advisor (and later the glue's -measure).
 #include "core/device_buffer.hpp"
 #include "formats/format.hpp"
+#include "formats/partitioned/partitioned.hpp"
 #include "model/auto.hpp"
 #include "model/model.hpp"
 
@@ -41,20 +42,19 @@ bool device_info(DeviceInfo *info, std::string *why)
 
 namespace {
 
-// A registered format, default parameters. The extra streams are joined as the glue does
+// A block built on the device: a registered format with default parameters, or a partition. The extra streams are joined as the glue does
 // (format.hpp StreamSet): they wait for streams[0] before and streams[0] waits for them after, so
 // events on streams[0] time the whole product.
 struct FormatRunner {
   std::unique_ptr<FormatBlock> block;
   std::vector<cudaStream_t>    streams;
   std::vector<cudaEvent_t>     events; // [0] fork, [1..] joins
-  FormatRunner(const FormatOps &ops, const CsrView &A, cudaStream_t s)
+  FormatRunner(std::unique_ptr<FormatBlock> built, int extra_streams, cudaStream_t s) : block(std::move(built))
   {
-    block = ops.build_cuda(A, default_params(ops).data(), s, UploadContext{});
     streams.push_back(s);
-    events.resize(1 + ops.extra_streams, nullptr);
+    events.resize(1 + extra_streams, nullptr);
     for (auto &ev : events) GPUFORMATS_CUDA(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
-    for (int i = 0; i < ops.extra_streams; ++i) {
+    for (int i = 0; i < extra_streams; ++i) {
       cudaStream_t x;
       GPUFORMATS_CUDA(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking));
       streams.push_back(x);
@@ -80,9 +80,10 @@ struct FormatRunner {
   }
 };
 
-} // namespace
 
-double measure_spmv(const CsrView &A, const std::string &name, int reps, int warmup, double *rel_error)
+// Median seconds of the products of the block `build(stream)` makes (measure_spmv's timing).
+template <class Build>
+double measure_block(const CsrView &A, int extra_streams, int reps, int warmup, double *rel_error, Build &&build)
 {
   cudaStream_t s;
   GPUFORMATS_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -90,9 +91,7 @@ double measure_spmv(const CsrView &A, const std::string &name, int reps, int war
     cudaStream_t s;
     ~StreamGuard() { cudaStreamDestroy(s); }
   } guard{s};
-  std::unique_ptr<FormatRunner> r;
-  if (const FormatOps *ops = candidate_ops(name)) r = std::make_unique<FormatRunner>(*ops, A, s);
-  else throw Error(ErrorKind::bad_input, "measure_spmv: no candidate \"" + name + "\" (a format root or " + kCusparseCsr + ")");
+  auto r = std::make_unique<FormatRunner>(build(s), extra_streams, s);
 
   std::vector<double> x(std::max(A.ncols, 1));
   for (size_t i = 0; i < x.size(); ++i) x[i] = 1.0 + 0.5 * std::sin(0.37 * (double)i); // no cancellation to hide errors
@@ -128,6 +127,25 @@ double measure_spmv(const CsrView &A, const std::string &name, int reps, int war
   GPUFORMATS_CUDA(cudaStreamSynchronize(s));
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
+}
+
+} // namespace
+
+double measure_spmv(const CsrView &A, const std::string &name, int reps, int warmup, double *rel_error)
+{
+  const FormatOps *ops = candidate_ops(name);
+  if (!ops) throw Error(ErrorKind::bad_input, "measure_spmv: no candidate \"" + name + "\" (a format root or " + kCusparseCsr + ")");
+  return measure_block(A, ops->extra_streams, reps, warmup, rel_error, [&](cudaStream_t s) { return ops->build_cuda(A, default_params(*ops).data(), s, UploadContext{}); });
+}
+
+double measure_partitioned(const CsrView &A, const std::vector<partitioned::Part> &parts, int reps, int warmup, double *rel_error)
+{
+  int extra = 0;
+  for (const partitioned::Part &p : parts) extra = std::max(extra, p.ops ? p.ops->extra_streams : 0);
+  return measure_block(A, extra, reps, warmup, rel_error, [&](cudaStream_t s) {
+    DeviceCsr d = upload_csr(A, s);
+    return partitioned::build_uploaded(A, d, parts, s);
+  });
 }
 
 } // namespace gpuformats::model

@@ -1,0 +1,26 @@
+#!/bin/bash
+# partitions: where a partitioned layout (formats/partitioned; gpuauto's -mat_gpuauto_partition)
+# pays, and that it gives AIJ's answers on the GPU. bench_partition times every candidate on each
+# matrix of bench/suites/partition.txt whole and on each of its two parts, then the partition of the
+# parts' fastest, beside the model's predictions; then ksp_matrix solves with gpuauto's DP partition
+# (built from a model that splits, as test/run.sh's check) against AIJ, with Dirichlet rows changing
+# the values through the slot map between two solves.
+set -u
+timeout ${PART_LIMIT:-330} bin/bench_partition -json $OUT/partition.json -reps ${PART_REPS:-20} >$OUT/partition.log 2>&1
+echo "bench_partition rc=$?"
+cut -c1-220 $OUT/partition.log
+python3 - share/gpuformats/models/nvidia-h100-80gb-hbm3.json $OUT/split_model.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["candidates"] = [dict(m["candidates"][0], name="evchyb", coef=[1e-7, 1e-10, 1e-11, 1e-9, 0, 0, 0, 0]),
+                   dict(m["candidates"][0], name="cusparse_csr", coef=[1e-7, 1e-10, 3e-11, 0, 0, 0, 0, 0])]
+json.dump(m, open(sys.argv[2], "w"))
+PY
+K="bin/test/ksp_matrix -f joined:first=stencil3d7,second=longrows,share=0.5,nnz=2M -ksp_monitor -ksp_max_it 60 -pc_type jacobi -repeat 2 -dirichlet 7"
+P="-dll_append lib/libgpuformats.so -mat_type gpuauto -mat_gpuauto_model $OUT/split_model.json -mat_gpuauto_strip_rows 4096"
+$K $P -mat_gpuauto_partition force -mat_view ::ascii_info >$OUT/solve-partition.log 2>&1; echo "partition solve rc=$?"
+$K -mat_type aij >$OUT/solve-aij.log 2>&1; echo "aij solve rc=$?"
+$K $P -mat_gpuauto_partition off >$OUT/solve-one-format.log 2>&1; echo "one-format solve rc=$?"
+grep -E "gpuformats: (partition of|gpuauto: partition)|part [0-9]+: rows|ksp_matrix:" $OUT/solve-partition.log | cut -c1-200
+echo "partition vs aij: $(python3 test/petsc/compare_runs.py $OUT/solve-partition.log $OUT/solve-aij.log)"
+echo "one format vs aij: $(python3 test/petsc/compare_runs.py $OUT/solve-one-format.log $OUT/solve-aij.log)"
