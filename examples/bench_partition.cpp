@@ -4,8 +4,8 @@
 // the GPU, each with CUDA events (median of -reps products, model/measure_cuda.cu):
 //   - every candidate (registered formats with defaults, cuSPARSE CSR) on the whole matrix;
 //   - every candidate on each part alone (the part's rows, all columns);
-//   - the partition built with each part's fastest candidate (formats/partitioned), checked
-//     against the host product;
+//   - the partition built with each part's fastest candidate (formats/partitioned), its parts one
+//     after another and at once (a stream each), checked against the host product;
 // and prints beside them the model's predictions for the same blocks and the DP's split
 // (select/partition.hpp over this GPU's model), so measured and predicted gains sit side by side.
 //
@@ -167,16 +167,20 @@ int main(int argc, char **argv)
         continue;
       }
       const std::vector<partitioned::Part> parts{{0, r, model::candidate_ops(names[arg_part[0]])}, {r, A.nrows - r, model::candidate_ops(names[arg_part[1]])}};
-      double       err  = 0;
-      const double tp   = model::measure_partitioned(V, parts, reps, 3, &err);
-      const auto   dp   = select::partition_strips((int)sw.size(), model::dp_cost(M, sw));
-      std::printf("  best one format: %s %.1f us; parts' best: %s + %s = %.1f us apart; the partition of them: %.1f us (rel. error %.1e): %.3fx the best one format\n", names[arg_whole].c_str(), 1e6 * best_whole, names[arg_part[0]].c_str(), names[arg_part[1]].c_str(), 1e6 * (best_part[0] + best_part[1]), 1e6 * tp, err, best_whole / tp);
+      double       err = 0, errc = 0;
+      const double tp  = model::measure_partitioned(V, parts, false, reps, 3, &err);
+      const double tc  = model::measure_partitioned(V, parts, true, reps, 3, &errc);
+      const auto   dp  = select::partition_strips((int)sw.size(), model::dp_cost(M, sw));
+      std::printf("  best one format: %s %.1f us; parts' best: %s + %s = %.1f us apart; their partition: %.1f us one after another, %.1f us at once (rel. errors %.1e, %.1e): %.3fx, %.3fx the best one format\n", names[arg_whole].c_str(), 1e6 * best_whole, names[arg_part[0]].c_str(), names[arg_part[1]].c_str(), 1e6 * (best_part[0] + best_part[1]), 1e6 * tp, 1e6 * tc, err, errc, best_whole / tp, best_whole / tc);
       std::printf("  the model's DP over %zu strips: %s (predicted %.1f us against %.1f us for one format)\n", sw.size(), dp.partitioned() ? format("%zu blocks", dp.blocks.size()).c_str() : "one block", 1e6 * dp.time, 1e6 * dp.single.time);
       m["best_whole"]          = {{"name", names[arg_whole]}, {"us", 1e6 * best_whole}};
       m["best_parts"]          = {{"names", {names[arg_part[0]], names[arg_part[1]]}}, {"us_apart", 1e6 * (best_part[0] + best_part[1])}};
       m["partition_us"]        = 1e6 * tp;
       m["partition_rel_error"] = err;
       m["partition_gain"]      = best_whole / tp;
+      m["concurrent_us"]       = 1e6 * tc;
+      m["concurrent_rel_error"] = errc;
+      m["concurrent_gain"]     = best_whole / tc;
       m["dp"]                  = {{"blocks", dp.blocks.size()}, {"predicted_us", 1e6 * dp.time}, {"single_predicted_us", 1e6 * dp.single.time}};
       out["matrices"].push_back(m);
       std::fflush(stdout);

@@ -138,13 +138,11 @@ double measure_spmv(const CsrView &A, const std::string &name, int reps, int war
   return measure_block(A, ops->extra_streams, reps, warmup, rel_error, [&](cudaStream_t s) { return ops->build_cuda(A, default_params(*ops).data(), s, UploadContext{}); });
 }
 
-double measure_partitioned(const CsrView &A, const std::vector<partitioned::Part> &parts, int reps, int warmup, double *rel_error)
+double measure_partitioned(const CsrView &A, const std::vector<partitioned::Part> &parts, bool concurrent, int reps, int warmup, double *rel_error)
 {
-  int extra = 0;
-  for (const partitioned::Part &p : parts) extra = std::max(extra, p.ops ? p.ops->extra_streams : 0);
-  return measure_block(A, extra, reps, warmup, rel_error, [&](cudaStream_t s) {
+  return measure_block(A, partitioned::extra_streams(parts, concurrent), reps, warmup, rel_error, [&](cudaStream_t s) {
     DeviceCsr d = upload_csr(A, s);
-    return partitioned::build_uploaded(A, d, parts, s);
+    return partitioned::build_uploaded(A, d, parts, s, concurrent);
   });
 }
 

@@ -317,7 +317,8 @@ bool device_info(DeviceInfo *info, std::string *why);
 // against csr_spmv_host, x fixed and non-trivial. Throws Error (unsupported where the format
 // refuses the matrix, device on CUDA/cuSPARSE errors, bad_input for an unknown name).
 double measure_spmv(const CsrView &A, const std::string &name, int reps, int warmup, double *rel_error);
-// The same for A partitioned into `parts` (formats/partitioned), each in its format.
-double measure_partitioned(const CsrView &A, const std::vector<partitioned::Part> &parts, int reps, int warmup, double *rel_error);
+// The same for A partitioned into `parts` (formats/partitioned), each in its format, the parts one
+// after another or at once.
+double measure_partitioned(const CsrView &A, const std::vector<partitioned::Part> &parts, bool concurrent, int reps, int warmup, double *rel_error);
 
 } // namespace gpuformats::model

@@ -111,6 +111,16 @@ int main()
     blk->describe(st);
     check(!st.empty() && st[0].key == "partition" && st.size() > parts.size(), "partitioned.describe." + name, st.empty() ? "" : st[0].value);
   }
+  // at once where no part has streams of its own (the host backend runs them in turn either way)
+  for (bool with_suraa : {false, true}) {
+    const FormatOps *last = with_suraa ? find_format("suraa") : &cusparse_csr_ops;
+    auto             blk  = partitioned::build_host(R.view(), {{0, 50, &evchyb_ops}, {50, 47, last}}, true);
+    check_block(*blk, R, std::string("concurrent.") + last->root);
+    std::vector<LayoutStat> st;
+    blk->describe(st);
+    const bool at_once = st[0].value.find("at once") != std::string::npos;
+    check(at_once == !with_suraa && partitioned::extra_streams({{0, 50, &evchyb_ops}, {50, 47, last}}, true) == (with_suraa ? last->extra_streams : 1), std::string("partitioned.concurrent_when_no_part_streams.") + last->root, st[0].value);
+  }
   const CsrMatrix Z = gftest::uniform_rows(40, 40, 0, 0, 1); // no entries at all
   {
     auto blk = partitioned::build_host(Z.view(), {{0, 20, &evchyb_ops}, {20, 20, &cusparse_csr_ops}});

@@ -42,8 +42,10 @@ CsrView part_view(const CsrView &A, const Part &q, std::vector<int32_t> &rowptr)
 
 class PartitionedBlock final : public FormatBlock {
 public:
-  PartitionedBlock(std::vector<Part> spec, std::vector<std::unique_ptr<FormatBlock>> parts) : spec_(std::move(spec)), parts_(std::move(parts))
+  PartitionedBlock(std::vector<Part> spec, std::vector<std::unique_ptr<FormatBlock>> parts, bool concurrent) : spec_(std::move(spec)), parts_(std::move(parts))
   {
+    concurrent_ = concurrent;
+    for (const Part &q : spec_) concurrent_ = concurrent_ && q.ops->extra_streams == 0;
     int64_t total = 0;
     for (const auto &b : parts_) offset_.push_back(total), total += b->nslots;
     if (total > INT32_MAX) throw Error(ErrorKind::unsupported, format("partitioned: the parts hold %lld slots, more than 32-bit slot indices address; build one layout (-mat_gpuauto_partition off)", (long long)total));
@@ -81,7 +83,8 @@ public:
 
   void spmv(double alpha, const double *x, double beta, double *y, const StreamSet &streams) const override
   {
-    for (size_t p = 0; p < parts_.size(); ++p) parts_[p]->spmv(alpha, x, beta, y + spec_[p].first_row, streams);
+    const bool spread = concurrent_ && streams.count >= (int)parts_.size();
+    for (size_t p = 0; p < parts_.size(); ++p) parts_[p]->spmv(alpha, x, beta, y + spec_[p].first_row, spread ? StreamSet{streams.streams + p, 1} : streams);
   }
 
   std::size_t bytes() const override
@@ -93,7 +96,7 @@ public:
 
   void describe(std::vector<LayoutStat> &out) const override
   {
-    out.push_back({"partition", format("%zu parts, each in its own layout (the values held twice: the parts' and the slot map's)", parts_.size())});
+    out.push_back({"partition", format("%zu parts, each in its own layout, run %s (the values held twice: the parts' and the slot map's)", parts_.size(), concurrent_ ? "at once, a stream each" : "one after another")});
     for (size_t p = 0; p < parts_.size(); ++p) {
       const Part &q = spec_[p];
       std::string v = format("rows %d-%d (%d rows, %lld nonzeros), %s", q.first_row, q.first_row + q.rows - 1, q.rows, (long long)parts_[p]->nnz, q.ops->root);
@@ -121,6 +124,7 @@ private:
   std::vector<Part>                         spec_;
   std::vector<std::unique_ptr<FormatBlock>> parts_;
   std::vector<int64_t>                      offset_; // part p's first slot in values
+  bool                                      concurrent_ = false;
   std::vector<double>                       h_values_;
   std::vector<int32_t>                      h_slots_;
   DeviceBuffer<double>                      d_values_;
@@ -129,7 +133,14 @@ private:
 
 } // namespace
 
-std::unique_ptr<FormatBlock> build_host(const CsrView &A, const std::vector<Part> &parts)
+int extra_streams(const std::vector<Part> &parts, bool concurrent)
+{
+  int most = 0;
+  for (const Part &q : parts) most = std::max(most, q.ops ? q.ops->extra_streams : 0);
+  return concurrent && most == 0 ? std::max(0, (int)parts.size() - 1) : most;
+}
+
+std::unique_ptr<FormatBlock> build_host(const CsrView &A, const std::vector<Part> &parts, bool concurrent)
 {
   check_parts(A, parts);
   std::vector<std::unique_ptr<FormatBlock>> built;
@@ -143,12 +154,12 @@ std::unique_ptr<FormatBlock> build_host(const CsrView &A, const std::vector<Part
       rethrow_for(p, q, e);
     }
   }
-  auto blk = std::make_unique<PartitionedBlock>(parts, std::move(built));
+  auto blk = std::make_unique<PartitionedBlock>(parts, std::move(built), concurrent);
   blk->compose_host(A);
   return blk;
 }
 
-std::unique_ptr<FormatBlock> build_uploaded(const CsrView &A, const DeviceCsr &d, const std::vector<Part> &parts, cudaStream_t stream)
+std::unique_ptr<FormatBlock> build_uploaded(const CsrView &A, const DeviceCsr &d, const std::vector<Part> &parts, cudaStream_t stream, bool concurrent)
 {
   check_parts(A, parts);
   std::vector<std::unique_ptr<FormatBlock>> built;
@@ -166,7 +177,7 @@ std::unique_ptr<FormatBlock> build_uploaded(const CsrView &A, const DeviceCsr &d
       rethrow_for(p, q, e);
     }
   }
-  auto blk = std::make_unique<PartitionedBlock>(parts, std::move(built));
+  auto blk = std::make_unique<PartitionedBlock>(parts, std::move(built), concurrent);
   blk->compose_cuda(A, stream);
   return blk;
 }

@@ -8,9 +8,11 @@
 //   r4-r5  long rows, skewed   -->   part 1 = suraa  of rows 4-5      offset:   0         nslots_0
 //                                    slot_of_csr[k] = offset[p] + part p's slot of entry k - e[p]
 //
-// Product: part p computes y[r_p .. r_p + rows_p) = alpha A_p x + beta y[...] with the whole x; the
-// parts run one after another on the main stream (they write disjoint rows; a part's own extra
-// streams are joined by the glue after the product, as for any layout).
+// Product: part p computes y[r_p .. r_p + rows_p) = alpha A_p x + beta y[...] with the whole x. The
+// parts write disjoint rows, so they may run at once: concurrent, part p on stream p of the
+// product's StreamSet where there are as many streams and no part uses extra streams of its own
+// (the glue joins the streams after the product, as for any layout); else one after another on
+// the main stream.
 //
 // Invariants: the parts cover rows 0 .. nrows in order, each at least one row (else
 // Error(bad_input)); part p's CSR is A's rows r_p .. r_p + rows_p with rowptr rebased, so its
@@ -39,10 +41,13 @@ struct Part {
 // The parts cover A's rows in order, each nonempty with a format (Error(bad_input) otherwise).
 void check_parts(const CsrView &A, const std::vector<Part> &parts);
 
-std::unique_ptr<FormatBlock> build_host(const CsrView &A, const std::vector<Part> &parts);
+std::unique_ptr<FormatBlock> build_host(const CsrView &A, const std::vector<Part> &parts, bool concurrent = false);
 // From A already on the device in d (read, not taken): each part's rows are copied out of it on
 // the device and built with its format's build_uploaded.
-std::unique_ptr<FormatBlock> build_uploaded(const CsrView &A, const DeviceCsr &d, const std::vector<Part> &parts, cudaStream_t stream);
+std::unique_ptr<FormatBlock> build_uploaded(const CsrView &A, const DeviceCsr &d, const std::vector<Part> &parts, cudaStream_t stream, bool concurrent = false);
+// The streams a partition's product may use beyond the main one (the most of its parts', or one a part
+// when concurrent).
+int extra_streams(const std::vector<Part> &parts, bool concurrent);
 
 // Device steps of the build (partitioned_cuda.cu): rows r0 .. r0 + rows of d (entries e0 .. e1)
 // as a CSR of their own, and out[k] = in[k] + offset.
