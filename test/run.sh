@@ -56,8 +56,8 @@ run_checks() {
 TYPES=$(echo ${GPUFORMATS_TEST_TYPES:-$(bin/test/list_types 2>/dev/null)})
 
 # Sections: GPUFORMATS_TEST_SECTIONS="unit petsc ..." runs only those (default: all of them, in this
-# order: unit petsc tutorials conformance python bench gpu gpu-sanitizers gpu-gamg gpu-mpi
-# gpu-solvers gpu-trisolve; the gpu ones where a GPU is). Each ends with its own summary line,
+# order: unit petsc tutorials conformance python bench gpu gpu-sanitizers gpu-gamg gpu-mpi gpu-halo
+# gpu-halo-gpus gpu-solvers gpu-trisolve; the gpu ones where a GPU is). Each ends with its own summary line,
 # "# section <name>: N passed, M failed", so a run cut short still reports the sections it finished.
 SECTIONS=${GPUFORMATS_TEST_SECTIONS:-all}
 sec_name=""; sec_p=0; sec_f=0; sec_k=0
@@ -594,9 +594,14 @@ if gpu_section gpu-mpi; then
   # per rank, nccl too, and the stream path under compute-sanitizer (NCCL's own probes of kernels
   # for other GPUs return errors to it: API errors are not reported)
   export NCCL_NVLS_ENABLE=0
-  ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
   CUDA_VISIBLE_DEVICES=0 run_checks gpu.matmult_halo_mpi.one_gpu.np2 $MPIEXEC -n 2 bin/test/test_matmult -dir test/matrices -quick -halo mpi
   CUDA_VISIBLE_DEVICES=0 run_checks gpu.matmult_halo_auto.one_gpu.np2 $MPIEXEC -n 2 bin/test/test_matmult -dir test/matrices -quick -halo auto
+fi # section gpu-mpi
+
+# The device halo paths in sections that each fit ten minutes (each product check above takes 80 s on
+# 2 H200s): ipc and its fallbacks on one GPU; then nccl and ipc with a GPU per rank.
+if gpu_section gpu-halo; then
+  export NCCL_NVLS_ENABLE=0
   # ipc: two ranks on one GPU map each other's buffers too; with nodes of 2 ranks, rank 1 of 3
   # reads rank 0 by IPC and rank 2 by MPI in the same product
   CUDA_VISIBLE_DEVICES=0 run_checks gpu.matmult_halo_ipc.one_gpu.np2 $MPIEXEC -n 2 bin/test/test_matmult -dir test/matrices -quick -halo ipc
@@ -613,6 +618,11 @@ if gpu_section gpu-mpi; then
   [ $rc != 0 ] && [ $rc != 124 ] && echo "$out" | grep -q "ipc halo could not be set up.*rank 1\|\[rank 1\] the ipc halo could not be set up" && pass gpu.halo_ipc_failed_error || { fail gpu.halo_ipc_failed_error "rc=$rc"; echo "$out" | grep ERROR | head -5; }
   out=$(CUDA_VISIBLE_DEVICES=0 timeout 120 $MPIEXEC -n 2 bin/petsc/ksp_ex2 -m 40 -n 40 -dll_append "$LIB" -mat_type evchyb -vec_type cuda -mat_gpuformats_halo nccl 2>&1); rc=$?
   [ $rc != 0 ] && [ $rc != 124 ] && echo "$out" | grep -q "halo nccl cannot run: ranks 0 and 1 share one GPU" && pass gpu.halo_nccl_refused_one_gpu || { fail gpu.halo_nccl_refused_one_gpu "rc=$rc"; echo "$out" | tail -5; }
+fi # section gpu-halo
+
+if gpu_section gpu-halo-gpus; then
+  export NCCL_NVLS_ENABLE=0
+  ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
   if [ "${ngpu:-0}" -ge 2 ]; then
     run_checks gpu.matmult_halo_nccl.np2 $MPIEXEC -n 2 bin/test/test_matmult -dir test/matrices -quick -halo nccl
     run_checks gpu.matmult_halo_ipc.np2 $MPIEXEC -n 2 bin/test/test_matmult -dir test/matrices -quick -halo ipc
@@ -626,7 +636,7 @@ if gpu_section gpu-mpi; then
   else
     skip gpu.halo_nccl "one GPU: the nccl path's checks need two"
   fi
-fi # section gpu-mpi
+fi # section gpu-halo-gpus
 
 if gpu_section gpu-solvers; then
   for t in $TYPES; do
