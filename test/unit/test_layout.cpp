@@ -180,7 +180,8 @@ int main()
     check(layout::Settings(evchyb_ops).options().empty() && layout::Settings().options().empty(), "layout.settings_fixed_format_none");
     layout::Settings s(model::gpuauto_ops);
     const auto       opts = s.options();
-    check(opts.size() == 2 && std::string(opts[0].name) == "model" && !opts[0].list && std::string(opts[1].name) == "candidates" && opts[1].list, "layout.settings_gpuauto_options");
+    check(opts.size() == 3 && std::string(opts[0].name) == "model" && !opts[0].list && std::string(opts[1].name) == "candidates" && opts[1].list && std::string(opts[2].name) == "partition" && !opts[2].list && s.value(2) == "auto",
+          "layout.settings_gpuauto_options");
     const auto throws_bad_input = [&](size_t i, const std::vector<std::string> &v) {
       try {
         s.set(i, v);
