@@ -572,13 +572,13 @@ if gpu_section gpu-gamg; then
         n=gpu.gamg.${c%%|*}.$t.$res
         [ "$t" = pellr ] && [ "${c%%|*}" = ex50_classical ] && continue # refused on the host too (tutorials.txt)
         # The Galerkin products are cuSPARSE's, as aijcusparse's: where its history differs from AIJ's
-        # (ex49: the 5th digit of the first norm, measured s20), ours must match aijcusparse's.
+        # (ex49: the 5th digit of the first norm), ours must match aijcusparse's.
         ref=aij; [ "${c%%|*}" = ex49 ] && ref=aijcusparse
         CMP_DM=1 compare_solver "$n" 1 $ref "$t" "-vec_type cuda -dm_vec_type cuda -mat_gpuformats_product_result $res -log_view" ${c#*|} -pc_type gamg -ksp_monitor -ksp_converged_reason
         p=$(awk '$1 == "MatPtAPNumeric" {print $NF}' "$OUTDIR/$n.ours.log")
         [ "$p" = 100 ] && pass "$n.ptap_on_device" || fail "$n.ptap_on_device" "MatPtAPNumeric GPU %F '${p:-none}'"
         [ -f "$OUTDIR/gpu.gamg.${c%%|*}.cusparse.log" ] || ${c#*|} -pc_type gamg -mat_type aijcusparse -dm_mat_type aijcusparse -vec_type cuda -dm_vec_type cuda -log_view >"$OUTDIR/gpu.gamg.${c%%|*}.cusparse.log" 2>&1
-        # coarse operators of our format: 6 more copies from the device than aijcusparse on ex45 and ex50 (measured s20, cause not found)
+        # coarse operators of our format: 6 more copies from the device than aijcusparse on ex45 and ex50 (cause not found)
         check_copies "$n.vec_copies" "$(log_copies <"$OUTDIR/$n.ours.log")" "$(log_copies <"$OUTDIR/gpu.gamg.${c%%|*}.cusparse.log")" $([ $res = format ] && echo 8 || echo 4)
       done
     done
