@@ -80,14 +80,6 @@ int32_t split_row(const CsrView &A, std::string *why)
   return A.nrows / 2;
 }
 
-CsrView rows_view(const CsrView &A, int32_t r0, int32_t rows, std::vector<int32_t> &rowptr)
-{
-  const int32_t e0 = A.rowptr[r0];
-  rowptr.resize((size_t)rows + 1);
-  for (int32_t i = 0; i <= rows; ++i) rowptr[(size_t)i] = A.rowptr[r0 + i] - e0;
-  return CsrView{rows, A.ncols, (int64_t)rowptr[(size_t)rows], rowptr.data(), A.colidx + e0, A.values + e0};
-}
-
 // Median seconds, or NaN where the candidate refuses (why in *refused).
 double timed(const CsrView &A, const std::string &name, int reps, std::string *refused)
 {
@@ -136,7 +128,7 @@ int main(int argc, char **argv)
       std::string     how;
       const int32_t   r = split_row(V, &how);
       std::vector<int32_t> rp0, rp1;
-      const CsrView   P[2] = {rows_view(V, 0, r, rp0), rows_view(V, r, A.nrows - r, rp1)};
+      const CsrView   P[2] = {partitioned::rows_view(V, 0, r, rp0), partitioned::rows_view(V, r, A.nrows - r, rp1)};
       std::printf("\n[%s] %s: %d rows, %lld nonzeros; parts: rows 0-%d (%lld nonzeros) and %d-%d (%lld), split at the %s\n", e.label.c_str(), e.spec.c_str(), A.nrows, (long long)V.nnz, r - 1, (long long)P[0].nnz, r, A.nrows - 1, (long long)P[1].nnz, how.c_str());
       const int32_t k = model::sector_stride(V.nnz);
       std::vector<model::Strip> sw = model::strips_of(V, M.strip_rows, k), s0 = model::strips_of(P[0], M.strip_rows, k), s1 = model::strips_of(P[1], M.strip_rows, k);

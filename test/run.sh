@@ -301,13 +301,7 @@ if [[ " $TYPES " == *" gpuauto "* ]]; then
   # the DP's partition built (-mat_gpuauto_partition force): a model whose evchyb pays for a strip's
   # longest row and whose cuSPARSE CSR pays more per nonzero splits a stencil from long rows; the
   # solve gives AIJ's history; a bad mode is an error naming the modes
-  python3 - "$H100" "$OUTDIR/split_model.json" <<'PY'
-import json, sys
-m = json.load(open(sys.argv[1]))
-m["candidates"] = [dict(m["candidates"][0], name="evchyb", coef=[1e-7, 1e-10, 1e-11, 1e-9, 0, 0, 0, 0]),
-                   dict(m["candidates"][0], name="cusparse_csr", coef=[1e-7, 1e-10, 3e-11, 0, 0, 0, 0, 0])]
-json.dump(m, open(sys.argv[2], "w"))
-PY
+  python3 test/petsc/split_model.py "$H100" "$OUTDIR/split_model.json"
   SPLIT="-f joined:first=stencil3d7,second=longrows,share=0.5,nnz=60000 -mat_gpuauto_model $OUTDIR/split_model.json -mat_gpuauto_strip_rows 256 -ksp_monitor -ksp_max_it 40 -pc_type jacobi"
   out=$(bin/test/ksp_matrix $SPLIT -dll_append $LIB -mat_type gpuauto -mat_gpuauto_partition force -mat_view ::ascii_info 2>&1)
   echo "$out" | grep -q "gpuformats: partition of [0-9]* parts (chosen by gpuauto) on" && echo "$out" | grep -q "gpuauto: partition: the DP predicts .*; built" && echo "$out" | grep -q "part 1: rows" &&

@@ -85,14 +85,11 @@ bool Settings::set(size_t option, const std::vector<std::string> &values)
 
 namespace {
 
-// gpuauto's settings for a build: the type's, with the strip size its FormatOps parameter gives.
+// gpuauto's settings for a build: the type's, with the values of its FormatOps parameters.
 std::optional<model::AutoSettings> auto_settings(const Request &rq)
 {
   if (!rq.settings || !rq.settings->autosel()) return std::nullopt;
-  model::AutoSettings as = *rq.settings->autosel();
-  as.strip_rows          = (int32_t)checked_param(*rq.ops, rq.params, model::kAutoParamStripRows);
-  as.partition_gain      = 0.01 * (double)checked_param(*rq.ops, rq.params, model::kAutoParamPartitionGainPct);
-  return as;
+  return model::with_params(*rq.settings->autosel(), rq.params);
 }
 
 // The block layout's build: BELL where the decision says block, the decision revised where it

@@ -52,14 +52,6 @@ std::unique_ptr<FormatBlock> build_in_order(const AutoPlan &plan, AutoReport &re
   throw Error(ErrorKind::internal, "gpuauto: no candidate to build");
 }
 
-AutoSettings defaults_with(const int64_t *params)
-{
-  AutoSettings s;
-  s.strip_rows     = (int32_t)checked_param(gpuauto_ops, params, kAutoParamStripRows);
-  s.partition_gain = 0.01 * (double)checked_param(gpuauto_ops, params, kAutoParamPartitionGainPct);
-  return s;
-}
-
 // The DP's partition as parts (rows of its strips, formats of its blocks), built by `build` where
 // the settings take it; null (report.partition_note says why) where one format is built instead.
 template <class BuildParts>
@@ -94,8 +86,8 @@ std::unique_ptr<FormatBlock> try_partition(const AutoSettings &s, AutoReport &r,
   }
 }
 
-std::unique_ptr<FormatBlock> ops_build_host(const CsrView &A, const int64_t *params) { return build_auto_host(A, defaults_with(params), nullptr); }
-std::unique_ptr<FormatBlock> ops_build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up) { return build_auto_cuda(A, defaults_with(params), stream, up, nullptr); }
+std::unique_ptr<FormatBlock> ops_build_host(const CsrView &A, const int64_t *params) { return build_auto_host(A, with_params({}, params), nullptr); }
+std::unique_ptr<FormatBlock> ops_build_cuda(const CsrView &A, const int64_t *params, cudaStream_t stream, const UploadContext &up) { return build_auto_cuda(A, with_params({}, params), stream, up, nullptr); }
 
 // The settings with their model (this GPU's where none was given) and strip size resolved, as the
 // features need them before plan_auto.
@@ -144,7 +136,7 @@ std::unique_ptr<FormatBlock> build_auto_uploaded(const CsrView &A, DeviceCsr &d,
 
 namespace {
 
-std::unique_ptr<FormatBlock> ops_build_uploaded(const CsrView &A, DeviceCsr &d, const int64_t *params, cudaStream_t stream) { return build_auto_uploaded(A, d, defaults_with(params), stream, nullptr); }
+std::unique_ptr<FormatBlock> ops_build_uploaded(const CsrView &A, DeviceCsr &d, const int64_t *params, cudaStream_t stream) { return build_auto_uploaded(A, d, with_params({}, params), stream, nullptr); }
 
 } // namespace
 
@@ -159,6 +151,13 @@ extern const FormatOps gpuauto_ops = {
   false, // a candidate's refusal moves to the next
   ops_build_uploaded,
 };
+
+AutoSettings with_params(AutoSettings s, const int64_t *params)
+{
+  s.strip_rows     = (int32_t)checked_param(gpuauto_ops, params, kAutoParamStripRows);
+  s.partition_gain = 0.01 * (double)checked_param(gpuauto_ops, params, kAutoParamPartitionGainPct);
+  return s;
+}
 
 const FormatOps *built_ops(const AutoReport &r) { return r.partition_built ? &gpuauto_ops : candidate_ops(r.chosen); }
 

@@ -83,6 +83,10 @@ struct AutoReport {
   double                   choice_seconds = 0; // host clock: features, predictions and the DP (not the build)
 };
 
+// s with the values of gpuauto's FormatOps parameters (strip_rows, partition_gain_pct; checked
+// against their declared ranges), as every build of the type takes them.
+AutoSettings with_params(AutoSettings s, const int64_t *params);
+
 // The choice in words. info_lines: -info at a build (the choice, the predictions and the model;
 // then each refused candidate); view_lines: -mat_view ::ascii_info (the model, the features it
 // read, the predictions, the choice, the refusals and the DP's partition). Every line starts

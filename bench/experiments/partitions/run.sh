@@ -9,13 +9,7 @@ set -u
 timeout ${PART_LIMIT:-330} bin/bench_partition -json $OUT/partition.json -reps ${PART_REPS:-20} >$OUT/partition.log 2>&1
 echo "bench_partition rc=$?"
 cut -c1-220 $OUT/partition.log
-python3 - share/gpuformats/models/nvidia-h100-80gb-hbm3.json $OUT/split_model.json <<'PY'
-import json, sys
-m = json.load(open(sys.argv[1]))
-m["candidates"] = [dict(m["candidates"][0], name="evchyb", coef=[1e-7, 1e-10, 1e-11, 1e-9, 0, 0, 0, 0]),
-                   dict(m["candidates"][0], name="cusparse_csr", coef=[1e-7, 1e-10, 3e-11, 0, 0, 0, 0, 0])]
-json.dump(m, open(sys.argv[2], "w"))
-PY
+python3 test/petsc/split_model.py share/gpuformats/models/nvidia-h100-80gb-hbm3.json $OUT/split_model.json
 K="bin/test/ksp_matrix -f joined:first=stencil3d7,second=longrows,share=0.5,nnz=2M -ksp_monitor -ksp_max_it 60 -pc_type jacobi -repeat 2 -dirichlet 7"
 P="-dll_append lib/libgpuformats.so -mat_type gpuauto -mat_gpuauto_model $OUT/split_model.json -mat_gpuauto_strip_rows 4096"
 $K $P -mat_gpuauto_partition force -mat_view ::ascii_info >$OUT/solve-partition.log 2>&1; echo "partition solve rc=$?"

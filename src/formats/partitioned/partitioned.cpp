@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstring>
 
 namespace gpuformats {
 namespace partitioned {
@@ -23,16 +22,15 @@ void check_parts(const CsrView &A, const std::vector<Part> &parts)
   if (next != A.nrows) throw Error(ErrorKind::bad_input, format("partitioned: the parts cover rows 0-%d of %d; they must cover every row", next - 1, A.nrows));
 }
 
-namespace {
-
-// The CSR of part q's rows on the host: A's arrays, its row pointers rebased into `rowptr`.
-CsrView part_view(const CsrView &A, const Part &q, std::vector<int32_t> &rowptr)
+CsrView rows_view(const CsrView &A, int32_t first_row, int32_t rows, std::vector<int32_t> &rowptr)
 {
-  const int32_t e0 = A.rowptr[q.first_row];
-  rowptr.resize((size_t)q.rows + 1);
-  for (int32_t i = 0; i <= q.rows; ++i) rowptr[(size_t)i] = A.rowptr[q.first_row + i] - e0;
-  return CsrView{q.rows, A.ncols, (int64_t)rowptr[(size_t)q.rows], rowptr.data(), A.colidx + e0, A.values + e0};
+  const int32_t e0 = A.rowptr[first_row];
+  rowptr.resize((size_t)rows + 1);
+  for (int32_t i = 0; i <= rows; ++i) rowptr[(size_t)i] = A.rowptr[first_row + i] - e0;
+  return CsrView{rows, A.ncols, (int64_t)rowptr[(size_t)rows], rowptr.data(), A.colidx + e0, A.values + e0};
 }
+
+namespace {
 
 // A refusal (or any failure) of one part, named.
 [[noreturn]] void rethrow_for(size_t p, const Part &q, const Error &e)
@@ -46,17 +44,15 @@ public:
   {
     concurrent_ = concurrent;
     for (const Part &q : spec_) concurrent_ = concurrent_ && q.ops->extra_streams == 0;
-    int64_t total = 0;
-    for (const auto &b : parts_) offset_.push_back(total), total += b->nslots;
-    if (total > INT32_MAX) throw Error(ErrorKind::unsupported, format("partitioned: the parts hold %lld slots, more than 32-bit slot indices address; build one layout (-mat_gpuauto_partition off)", (long long)total));
+    for (const auto &b : parts_) offset_.push_back(nslots_), nslots_ += b->nslots;
+    if (nslots_ > INT32_MAX) throw Error(ErrorKind::unsupported, format("partitioned: the parts hold %lld slots, more than 32-bit slot indices address; build one layout (-mat_gpuauto_partition off)", (long long)nslots_));
   }
 
-  // Both backends: values and slot_of_csr composed from the parts' (first[p]: part p's first entry).
+  // values and slot_of_csr composed from the parts' (e: part p's first entry), on either backend.
   void compose_host(const CsrView &A)
   {
-    int64_t nslots = 0, e = 0;
-    for (const auto &b : parts_) nslots += b->nslots;
-    h_values_.resize((size_t)nslots);
+    int64_t e = 0;
+    h_values_.resize((size_t)nslots_);
     h_slots_.resize((size_t)A.nnz);
     for (size_t p = 0; p < parts_.size(); ++p) {
       const FormatBlock &b = *parts_[p];
@@ -64,13 +60,12 @@ public:
       for (int64_t k = 0; k < b.nnz; ++k) h_slots_[(size_t)(e + k)] = (int32_t)(offset_[p] + b.slot_of_csr[k]);
       e += b.nnz;
     }
-    set_layout(Backend::host, A, h_values_.data(), nslots, h_slots_.data());
+    set_layout(Backend::host, A, h_values_.data(), nslots_, h_slots_.data());
   }
   void compose_cuda(const CsrView &A, cudaStream_t s)
   {
-    int64_t nslots = 0, e = 0;
-    for (const auto &b : parts_) nslots += b->nslots;
-    d_values_.resize((size_t)std::max<int64_t>(nslots, 1));
+    int64_t e = 0;
+    d_values_.resize((size_t)std::max<int64_t>(nslots_, 1));
     d_slots_.resize((size_t)std::max<int64_t>(A.nnz, 1));
     for (size_t p = 0; p < parts_.size(); ++p) {
       const FormatBlock &b = *parts_[p];
@@ -78,7 +73,7 @@ public:
       offset_slots_cuda(b.slot_of_csr, b.nnz, (int32_t)offset_[p], d_slots_.data() + e, s);
       e += b.nnz;
     }
-    set_layout(Backend::cuda, A, d_values_.data(), nslots, d_slots_.data());
+    set_layout(Backend::cuda, A, d_values_.data(), nslots_, d_slots_.data());
   }
 
   void spmv(double alpha, const double *x, double beta, double *y, const StreamSet &streams) const override
@@ -124,6 +119,7 @@ private:
   std::vector<Part>                         spec_;
   std::vector<std::unique_ptr<FormatBlock>> parts_;
   std::vector<int64_t>                      offset_; // part p's first slot in values
+  int64_t                                   nslots_ = 0; // the parts' slots, all
   bool                                      concurrent_ = false;
   std::vector<double>                       h_values_;
   std::vector<int32_t>                      h_slots_;
@@ -149,7 +145,7 @@ std::unique_ptr<FormatBlock> build_host(const CsrView &A, const std::vector<Part
     const Part          &q      = parts[p];
     std::vector<int64_t> params = default_params(*q.ops);
     try {
-      built.push_back(q.ops->build_host(part_view(A, q, rowptr), params.data()));
+      built.push_back(q.ops->build_host(rows_view(A, q.first_row, q.rows, rowptr), params.data()));
     } catch (const Error &e) {
       rethrow_for(p, q, e);
     }
@@ -168,7 +164,7 @@ std::unique_ptr<FormatBlock> build_uploaded(const CsrView &A, const DeviceCsr &d
     std::vector<int64_t> params = default_params(*q.ops);
     if (!q.ops->build_uploaded) throw Error(ErrorKind::internal, std::string("partitioned: the format ") + q.ops->root + " has no build_uploaded");
     std::vector<int32_t> rowptr;
-    const CsrView        v = part_view(A, q, rowptr);
+    const CsrView        v = rows_view(A, q.first_row, q.rows, rowptr);
     try {
       DeviceCsr part = slice_rows_cuda(d, q.first_row, q.rows, A.rowptr[q.first_row], A.rowptr[q.first_row + q.rows], stream);
       built.push_back(q.ops->build_uploaded(v, part, params.data(), stream));

@@ -40,6 +40,9 @@ struct Part {
 
 // The parts cover A's rows in order, each nonempty with a format (Error(bad_input) otherwise).
 void check_parts(const CsrView &A, const std::vector<Part> &parts);
+// Rows first_row .. first_row + rows of A as a CSR of their own (all columns): A's arrays, the row
+// pointers rebased into `rowptr`.
+CsrView rows_view(const CsrView &A, int32_t first_row, int32_t rows, std::vector<int32_t> &rowptr);
 
 std::unique_ptr<FormatBlock> build_host(const CsrView &A, const std::vector<Part> &parts, bool concurrent = false);
 // From A already on the device in d (read, not taken): each part's rows are copied out of it on
