@@ -27,6 +27,7 @@ PETSC_VARIABLES := $(PETSC_DIR)/lib/petsc/conf/variables
 PETSC_GOALS     := all lib test demo bundle install experiments python pythonpath
 
 .PHONY: all lib test demo bundle install clean help check-petsc petsc-bootstrap experiments nccl-header python pythonpath
+.DEFAULT_GOAL := all # not the first rule PETSc's variables or the per-object flags below bring in
 ifeq ($(wildcard $(PETSC_VARIABLES)),)
 # No PETSc yet. Building it is a target of the goals that need it (never of clean, help or make -n):
 # bootstrap, then run make again for the goal, which then reads PETSc's variables.

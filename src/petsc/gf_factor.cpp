@@ -13,9 +13,9 @@
 //
 // -mat_gpuformats_trisolve levelset|sweeps|isai|auto (src/trisolve), ILU(k) and ICC(k) in the
 // natural ordering: A's values, in ILU(k)'s pattern for k > 0 (trisolve::iluk_pattern, made on the
-// host at the symbolic phase), are factored on the device by cuSPARSE's csrilu02, and the
-// triangular solves are ours: level-scheduled exact solves of the factors, or products in our
-// formats (Jacobi sweeps, or incomplete sparse approximate inverses). levelset is the default;
+// host at the symbolic phase), are factored on the device by trisolve::Ilu0 (ours, level-scheduled;
+// -mat_gpuformats_trisolve_factor cusparse: cuSPARSE's csrilu02), and the triangular solves are
+// ours: level-scheduled exact solves of the factors, or products in our formats (Jacobi sweeps, or incomplete sparse approximate inverses). levelset is the default;
 // with it, sweeps and isai, neither S nor the package's phases are made (Lean), unless the apply
 // declines the pattern (a row without its diagonal): then the package's run, as for cusparse,
 // which keeps cuSPARSE's solves. auto builds both at the first numeric phase, measures them on a
@@ -55,7 +55,7 @@ using SolveFn       = PetscErrorCode (*)(Mat, Vec, Vec);
 // An ILU(k) applied in our formats (-mat_gpuformats_trisolve sweeps|isai|auto), made by the symbolic phase.
 struct TriState {
   std::unique_ptr<trisolve::TriangularApply> apply;
-  std::unique_ptr<trisolve::Ilu0Cuda>        ilu;            // on M's pattern: A's for k = 0, with ILU(k)'s fill otherwise
+  std::unique_ptr<trisolve::Ilu0>            ilu;            // on M's pattern: A's for k = 0, with ILU(k)'s fill otherwise
   DeviceBuffer<double>                       m;              // M = L\U: A's values (scattered into M's pattern) factored in place
   DeviceBuffer<int32_t>                      a_to_m;         // k > 0: where each of A's entries sits in M's pattern
   DeviceBuffer<double>                       a_values;       // k > 0 without S (GFFactor::lean): A's values in CSR order
@@ -76,7 +76,8 @@ struct TriState {
   double                                     ratio      = 0;     // auto's predicted solve time, sweeps over exact
   double                                     auto_ms    = 0;     // what its measurement took
   double                                     apply_ms   = 0;     // symbolic phase: the apply made (its setup line in -ksp_view)
-  double                                     ilu_ms     = 0;     // symbolic phase: cuSPARSE's ILU(0) analysis of M's pattern
+  double                                     ilu_ms     = 0;     // symbolic phase: the ILU(0)'s analysis of M's pattern
+  double                                     factor_ms  = 0;     // the last numeric phase: the ILU(0) itself
 };
 
 // FP32 factor values (-pc_precision single): the exact apply's probe residual above this is said
@@ -294,9 +295,14 @@ PetscErrorCode TriView(Mat B, PetscViewer viewer)
     if (t.residual >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "probe residual: ||b - LU x|| / ||b|| = %.3g for x the apply of a probe b\n", t.residual));
     if (t.single && t.residual > kSingleResidualWarning) PetscCall(PetscViewerASCIIPrintf(viewer, "warning: with the factor's values in FP32 (-pc_precision single) the probe residual is %.3g, above %.3g: iterations may grow; -pc_precision double keeps FP64\n", t.residual, kSingleResidualWarning));
     if (t.levels > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "ILU(%d) pattern: %" PetscInt64_FMT " entries, %.2f times A's\n", t.levels, (PetscInt64)t.apply->nnz(), t.a_nnz ? (double)t.apply->nnz() / (double)t.a_nnz : 1.0));
-    if (f->lean) PetscCall(PetscViewerASCIIPrintf(viewer, "symbolic phase: %.1f ms: this apply made %.1f, cuSPARSE's ILU(0) analysis of M's pattern %.1f (the apply alone: no cusparse package phase)\n", f->package_ms + t.apply_ms + t.ilu_ms, t.apply_ms, t.ilu_ms));
-    else PetscCall(PetscViewerASCIIPrintf(viewer, "symbolic phase: %.1f ms: S's values %.1f, the cusparse package's symbolic phase %.1f, this apply made %.1f, cuSPARSE's ILU(0) analysis of M's pattern %.1f\n", f->shadow_ms + f->package_ms + t.apply_ms + t.ilu_ms, f->shadow_ms, f->package_ms, t.apply_ms, t.ilu_ms));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "numeric phases: %" PetscInt_FMT ", the last %.3f ms (%scuSPARSE's ILU(0) in M's pattern, the operators and the probe)\n", t.numerics, t.setup_ms, t.levels > 0 ? "A's values into ILU(k)'s pattern, " : ""));
+    char factor[96];
+    if (t.ilu->schedule() == trisolve::Ilu0Schedule::cusparse) PetscCall(PetscSNPrintf(factor, sizeof factor, "cuSPARSE's csrilu02"));
+    else if (t.ilu->schedule() == trisolve::Ilu0Schedule::sync_free) PetscCall(PetscSNPrintf(factor, sizeof factor, "ours, sync-free"));
+    else PetscCall(PetscSNPrintf(factor, sizeof factor, "ours, %s over L's %d levels", trisolve::ilu0_schedule_name(t.ilu->schedule()), (int)t.ilu->levels()));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "ILU(0) factorization: %s (-mat_gpuformats_trisolve_factor %s)\n", factor, trisolve::ilu0_schedule_name(t.ilu->schedule())));
+    if (f->lean) PetscCall(PetscViewerASCIIPrintf(viewer, "symbolic phase: %.1f ms: this apply made %.1f, the ILU(0)'s analysis of M's pattern %.1f (the apply alone: no cusparse package phase)\n", f->package_ms + t.apply_ms + t.ilu_ms, t.apply_ms, t.ilu_ms));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "symbolic phase: %.1f ms: S's values %.1f, the cusparse package's symbolic phase %.1f, this apply made %.1f, the ILU(0)'s analysis of M's pattern %.1f\n", f->shadow_ms + f->package_ms + t.apply_ms + t.ilu_ms, f->shadow_ms, f->package_ms, t.apply_ms, t.ilu_ms));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "numeric phases: %" PetscInt_FMT ", the last %.3f ms (%sthe ILU(0) in M's pattern %.3f ms, the operators and the probe)\n", t.numerics, t.setup_ms, t.levels > 0 ? "A's values into ILU(k)'s pattern, " : "", t.factor_ms));
     PetscCall(PetscViewerASCIIPopTab(viewer));
   }
   if (f->lean && !(ascii && (format == PETSC_VIEWER_ASCII_INFO || format == PETSC_VIEWER_ASCII_INFO_DETAIL))) {
@@ -310,8 +316,8 @@ PetscErrorCode TriView(Mat B, PetscViewer viewer)
 }
 
 // The numeric phase: A's current values (from the format, device to device) into M (k > 0:
-// scattered into ILU(k)'s pattern, zeros at the fill), cuSPARSE's ILU(0) of M in place (ILU(k) of A), the operators from M and their probe residual; the solves become the operators'
-// products. auto: the first numeric phase also runs the package's own (cuSPARSE's factor and solve
+// scattered into ILU(k)'s pattern, zeros at the fill), the ILU(0) of M in place (ILU(k) of A), the
+// operators from M and their probe residual; the solves become the operators' products. auto: the first numeric phase also runs the package's own (cuSPARSE's factor and solve
 // analysis), measures both and keeps the faster-predicted; later ones run only the kept one's.
 PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *info)
 {
@@ -327,6 +333,7 @@ PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *info)
   TriState &t = *f->tri;
   PetscCall(MatGetNonzeroState(A, &nz));
   PetscCheck(nz == t.nzstate, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "gpuformats: the matrix's nonzero pattern changed since the symbolic factorization; factor it again from MatILUFactorSymbolic() / MatICCFactorSymbolic()");
+  using Ms      = std::chrono::duration<double, std::milli>; // no comma inside GF_TRY below
   const auto t0 = std::chrono::steady_clock::now();
   const bool ours = !(t.autom && t.decided && t.exact), theirs = t.autom && !(t.decided && !t.exact);
   int32_t    pivot = -1;
@@ -348,7 +355,10 @@ PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *info)
       }
       if (t.levels > 0) trisolve::scatter_to_pattern_cuda(a, t.a_nnz, t.a_to_m.data(), t.m.data(), t.apply->nnz(), stream);
       else if (!f->lean) GPUFORMATS_CUDA(cudaMemcpyAsync(t.m.data(), a, sizeof(double) * t.a_nnz, cudaMemcpyDeviceToDevice, stream));
+      GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the factorization timed alone
+      const auto tf = std::chrono::steady_clock::now();
       pivot = t.ilu->factor(t.m.data(), stream); // synchronises (its zero-pivot check)
+      t.factor_ms = Ms(std::chrono::steady_clock::now() - tf).count();
       if (pivot < 0) {
         t.apply->set_values(t.m.data(), stream);
         residual = t.apply->probe_residual(t.m.data(), stream); // synchronises
@@ -403,7 +413,7 @@ PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *info)
 
 // After the package's ILU(k) / ICC(k) symbolic phase (which keeps the factor a complete
 // seqaijcusparse factor for its views and queries, and auto's fallback): M's pattern (A's, or
-// ILU(k)'s fill on the host for k > 0), the operators for it, cuSPARSE's ILU(0) analysis of it, and
+// ILU(k)'s fill on the host for k > 0), the operators for it, the ILU(0)'s analysis of it, and
 // our numeric phase in front of the package's.
 PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
 {
@@ -421,9 +431,13 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
   PetscInt                blocks_per_sm = exact.blocks_per_sm, backoff_ns = exact.backoff_ns;
   PetscInt                tile_levels = exact.tile_levels, tile_chunk = exact.tile_chunk, tile_rows = exact.tile_rows, tile_threads = exact.tile_threads, tile_kb = exact.tile_kb, tile_kc = exact.tile_kc;
   const char *const       schedules[] = {"tiles", "syncfree", "levels", "graph"};
+  // -mat_gpuformats_trisolve_factor: in trisolve::Ilu0Schedule's order
+  const char *const       factors[]   = {"levels", "graph", "syncfree", "cusparse"};
+  PetscInt                factor      = (PetscInt)trisolve::kIlu0Schedule;
   PetscOptionsBegin(PetscObjectComm((PetscObject)B), ((PetscObject)B)->prefix, "gpuformats triangular solves", "Mat");
   PetscCall(PetscOptionsEnum("-pc_precision", "Precision of the factor's values in the triangular solves of -mat_gpuformats_trisolve levelset (single: FP32 values, FP64 diagonal, arithmetic and vectors)", "MATSOLVERCUSPARSE", PetscPrecisionTypes, (PetscEnum)precision, (PetscEnum *)&precision, NULL));
   PetscCall(PetscOptionsEList("-mat_gpuformats_trisolve_schedule", "How the triangular solves of -mat_gpuformats_trisolve levelset run on the device: tiles (one launch per triangle, a block solving a tile's levels in shared memory), syncfree (one launch per triangle, each row waits for the rows it reads), levels (one launch per level) or graph (those launches from a CUDA graph)", "MATSOLVERCUSPARSE", schedules, 4, schedules[schedule], &schedule, NULL));
+  PetscCall(PetscOptionsEList("-mat_gpuformats_trisolve_factor", "How the device ILU(0) of -mat_gpuformats_trisolve levelset|sweeps|isai|auto (and ILU(k) as the ILU(0) of its fill) runs: levels (ours: a launch per level of L), graph (those launches from a CUDA graph), syncfree (ours: one launch, each row waiting for the rows it reads, no analysis) or cusparse (cuSPARSE's csrilu02)", "MATSOLVERCUSPARSE", factors, 4, factors[factor], &factor, NULL));
   PetscCall(PetscOptionsRangeInt("-mat_gpuformats_trisolve_tile_levels", "tiles: levels per tile (0: chosen from the factor's levels)", "MATSOLVERCUSPARSE", tile_levels, &tile_levels, NULL, 0, 64));
   PetscCall(PetscOptionsRangeInt("-mat_gpuformats_trisolve_tile_chunk", "tiles: a tile's rows span this many times the farthest a row reads back, a 3D grid's planes (0: chosen)", "MATSOLVERCUSPARSE", tile_chunk, &tile_chunk, NULL, 0, 1 << 20));
   PetscCall(PetscOptionsRangeInt("-mat_gpuformats_trisolve_tile_rows", "tiles: rows per tile at most", "MATSOLVERCUSPARSE", tile_rows, &tile_rows, NULL, 1, 8192));
@@ -438,6 +452,7 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
   PetscCheck(precision == PETSC_PRECISION_SINGLE || precision == PETSC_PRECISION_DOUBLE, PetscObjectComm((PetscObject)B), PETSC_ERR_USER_INPUT, "gpuformats: -pc_precision takes single or double for the triangular solves");
   exact.single   = precision == PETSC_PRECISION_SINGLE;
   exact.schedule = schedule == 3 ? trisolve::Schedule::graph : schedule == 2 ? trisolve::Schedule::levels : schedule == 1 ? trisolve::Schedule::sync_free : trisolve::Schedule::tiles;
+  const trisolve::Ilu0Schedule factor_schedule = (trisolve::Ilu0Schedule)factor;
   exact.tile_levels = (int)tile_levels, exact.tile_chunk = (int)tile_chunk, exact.tile_rows = (int)tile_rows, exact.tile_threads = (int)tile_threads, exact.tile_kb = (int)tile_kb, exact.tile_kc = (int)tile_kc;
   const PetscInt mode_option = GFTrisolveFor(A, icc, levels);
   if (exact.single && mode_option != kTrisolveLevelset) PetscCall(PetscInfo(A, "gpuformats: -pc_precision single applies to -mat_gpuformats_trisolve levelset; the %s apply keeps FP64\n", GFTrisolveModes[mode_option]));
@@ -454,7 +469,9 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
     const auto    t0      = std::chrono::steady_clock::now();
     t->apply = std::make_unique<trisolve::TriangularApply>(pattern, mode, (int)gf(A).opt.trisolve_sweeps, gf(A).diag->derived_ops ? *gf(A).diag->derived_ops : *gf(A).ops, Backend::cuda, stream, exact);
     const auto    t1      = std::chrono::steady_clock::now();
-    t->ilu   = std::make_unique<trisolve::Ilu0Cuda>(t->apply->nrows(), t->apply->nnz(), t->apply->rowptr(), t->apply->colidx(), stream); // synchronises
+    const std::vector<int32_t> *level_ptr = nullptr;
+    const int32_t              *order     = t->apply->lower_level_order(&level_ptr); // levelset: L's levels, found by the apply
+    t->ilu   = std::make_unique<trisolve::Ilu0>(t->apply->nrows(), t->apply->nnz(), t->apply->rowptr(), t->apply->colidx(), Backend::cuda, stream, factor_schedule, order, level_ptr); // synchronises
     t->apply_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
     t->ilu_ms   = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
     t->m.resize(std::max<int64_t>(t->apply->nnz(), 1));

@@ -96,8 +96,9 @@ struct DiagonalPosition {
 };
 
 // Levels on the device: one thread per row, rows taken in dependency order by a block ticket;
-// a row waits for the rows it reads (done[j]), then publishes its level.
-__global__ void __launch_bounds__(kBlock) levels_kernel(int32_t n, Strict s, const int32_t *colidx, int32_t *level, int32_t *done, uint32_t *ticket)
+// a row waits for the rows it reads (done[j]), then publishes its level. Static: this header is in
+// more than one file.
+static __global__ void __launch_bounds__(kBlock) levels_kernel(int32_t n, Strict s, const int32_t *colidx, int32_t *level, int32_t *done, uint32_t *ticket)
 {
   __shared__ uint32_t t;
   if (threadIdx.x == 0) t = atomicAdd(ticket, 1u);
@@ -801,6 +802,23 @@ __global__ void __launch_bounds__(Threads + 32) tile_kernel(TileSolve<V> a, uint
   }
 }
 
+// The rows 0..n-1 sorted by level[], stably, into perm, and where each level starts in that order
+// (level_ptr, on the host: levels + 1 entries, the last n); returns the top level (-1 for n = 0).
+template <class Sys>
+int32_t sort_by_level(const Sys &sys, int32_t n, const int32_t *level, int32_t *perm, std::vector<int32_t> &level_ptr)
+{
+  const auto    it0 = thrust::make_counting_iterator<int32_t>(0);
+  const int32_t top = n ? thrust::reduce(sys.policy(), level, level + n, 0, thrust::maximum<int32_t>()) : -1;
+  auto          sorted = sys.template temp<int32_t>(n), rows = sys.template temp<int32_t>(n);
+  thrust::sequence(sys.policy(), rows.data(), rows.data() + n);
+  if (n > 0) sys.sort_pairs(level, sorted.data(), rows.data(), perm, n, std::max(1, bits_for((uint32_t)top)));
+  auto starts = sys.template temp<int32_t>(top + 2);
+  thrust::lower_bound(sys.policy(), sorted.data(), sorted.data() + n, it0, it0 + top + 2, starts.data());
+  level_ptr.resize(top + 2);
+  sys.to_host(level_ptr.data(), starts.data(), level_ptr.size());
+  return top;
+}
+
 // One triangle (the head's picture), in the memory of Sys.
 template <class Sys>
 struct Triangle {
@@ -811,6 +829,7 @@ struct Triangle {
   buf<double>          v64, dval;
   buf<float>           v32;
   std::vector<int32_t> level_ptr; // host: where each level starts in the level order, and n
+  buf<int32_t>         order;     // build's keep_order: the rows in level order
   int32_t              n = 0;
   int64_t              nnz = 0, slots = 0;
   bool                 unit = true, single = false;
@@ -848,23 +867,19 @@ struct Triangle {
   // The strict upper or lower triangle of a sorted CSR pattern (rowptr, colidx, dpos: its
   // diagonal positions, all in Sys memory); unit: no diagonal division.
   // tiles: Schedule::tiles's layout instead of the slices.
-  void build(const Sys &sys, int32_t nrows, const int32_t *rowptr, const int32_t *colidx, const int32_t *dpos, const int32_t *pos, bool upper, bool is_unit, bool fp32, const TileShape *tiles = nullptr)
+  // keep_order: the rows in level order kept in `order` (tiles reorder perm), for Ilu0.
+  void build(const Sys &sys, int32_t nrows, const int32_t *rowptr, const int32_t *colidx, const int32_t *dpos, const int32_t *pos, bool upper, bool is_unit, bool fp32, const TileShape *tiles = nullptr, bool keep_order = false)
   {
     n = nrows, unit = is_unit, single = fp32;
     const Strict s{rowptr, dpos, upper};
     const auto   it0 = thrust::make_counting_iterator<int32_t>(0);
-    auto         level = sys.template temp<int32_t>(n), sorted = sys.template temp<int32_t>(n), rows = sys.template temp<int32_t>(n);
+    auto         level = sys.template temp<int32_t>(n);
     perm.resize(n);
     Lap lap;
     levels_of(sys, n, s, colidx, level.data());
     ms_levels = lap(sys);
-    const int32_t top = n ? thrust::reduce(sys.policy(), level.data(), level.data() + n, 0, thrust::maximum<int32_t>()) : -1;
-    thrust::sequence(sys.policy(), rows.data(), rows.data() + n);
-    if (n > 0) sys.sort_pairs(level.data(), sorted.data(), rows.data(), perm.data(), n, std::max(1, bits_for((uint32_t)top)));
-    auto starts = sys.template temp<int32_t>(top + 2);
-    thrust::lower_bound(sys.policy(), sorted.data(), sorted.data() + n, it0, it0 + top + 2, starts.data());
-    level_ptr.resize(top + 2);
-    sys.to_host(level_ptr.data(), starts.data(), level_ptr.size());
+    const int32_t top = sort_by_level(sys, n, level.data(), perm.data(), level_ptr);
+    if (keep_order) order.resize(n), thrust::copy(sys.policy(), perm.data(), perm.data() + n, order.data());
     ms_order = lap(sys);
     if (tiles) {
       build_tiles(sys, s, colidx, dpos, pos, level.data(), top, *tiles, lap);
@@ -872,7 +887,7 @@ struct Triangle {
       // a tile too large for shared memory (many rows read across tiles): the sync-free slices
       const int64_t need = (int64_t)tile_smem(0);
       *this          = Triangle{};
-      build(sys, nrows, rowptr, colidx, dpos, pos, upper, is_unit, fp32, nullptr);
+      build(sys, nrows, rowptr, colidx, dpos, pos, upper, is_unit, fp32, nullptr, keep_order);
       untiled_smem = need;
       return;
     }

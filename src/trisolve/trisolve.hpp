@@ -137,6 +137,9 @@ public:
   void apply_transpose(const double *b, double *x, cudaStream_t stream) const;
   // levelset: the levels of L's and U's schedules (0 for the other modes).
   int32_t levels(bool upper) const;
+  // levelset: L's rows sorted by level (backend memory) and where each level starts (*level_ptr,
+  // levels + 1 entries); null for the other modes. Ilu0 takes them instead of finding them again.
+  const int32_t *lower_level_order(const std::vector<int32_t> **level_ptr) const;
   // How far the apply is from the exact solve: ||b - L U x|| / ||b|| for x the apply of the probe
   // b = probe_vector(n), L U from M's values (backend memory, those given to set_values): 0 where
   // the apply is exact (sweeps K >= the triangles' depths) and for n = 0, +inf where x is not
@@ -178,7 +181,7 @@ std::vector<int32_t> diagonal_of(const CsrView &M);
 // MatILUFactorSymbolic_SeqAIJ counts them (Saad, Iterative Methods, 10.3.3): A's entries have
 // level 0; eliminating pivot p < i from row i makes (i, j), j > p in U's row p, of level
 // lev(i, p) + lev(p, j) + 1, the least over the pivots. The ILU(0) of A scattered into it (zeros at
-// the fill) is A's ILU(k), so the device factors it with csrilu02 as ILU(0), and for a symmetric A
+// the fill) is A's ILU(k), so Ilu0 factors it as ILU(0), and for a symmetric A
 // its upper part is ICC(k)'s. Rows sorted; a_to_m[k] is where A's entry k sits in the pattern
 // (levels 0: the identity). Error(bad_input) for a non-square A or a row without its diagonal.
 struct FillPattern {
@@ -190,15 +193,33 @@ FillPattern iluk_pattern(const CsrView &A, int levels);
 // (device memory, asynchronous on stream).
 void scatter_to_pattern_cuda(const double *a, int64_t nnz_a, const int32_t *a_to_m, double *m, int64_t nnz_m, cudaStream_t stream);
 
-// ILU(0) on the device, cuSPARSE's csrilu02 (analysis once, at construction): values (CSR order,
-// device) factored in place; factor() returns the first row with a zero pivot, or -1 (synchronises).
-class Ilu0Cuda {
+// ILU(0) of M's pattern in place, on a backend: the numeric phase of the applies above (for k > 0
+// the ILU(k) of A, as the ILU(0) of its fill pattern). Row i eliminates with the rows k < i of its
+// lower part, each once final (L's dependencies, so L's levels order the rows), in ilu0_host's
+// arithmetic and order: the host, which runs this code in CI, gives ilu0_host's values bit for bit.
+// The schedules (-mat_gpuformats_trisolve_factor; measured in ilu0_cuda.cu):
+//   levels     L's levels found at construction (level_solve.cuh), then a launch per level
+//   graph      those launches from a CUDA graph captured at the first factor (the host: levels)
+//   sync_free  one launch, no analysis: a thread a row, rows taken in index order by block
+//              tickets, each waiting for the rows it reads (the host: the rows in order)
+//   cusparse   cuSPARSE's csrilu02, its analysis at construction (the cuda backend only)
+enum class Ilu0Schedule { levels, graph, sync_free, cusparse };
+constexpr Ilu0Schedule kIlu0Schedule = Ilu0Schedule::levels; // the default (ilu0_cuda.cu's table)
+const char            *ilu0_schedule_name(Ilu0Schedule s);
+class Ilu0 {
 public:
-  Ilu0Cuda(int32_t n, int64_t nnz, const int32_t *d_rowptr, const int32_t *d_colidx, cudaStream_t stream);
-  ~Ilu0Cuda();
-  Ilu0Cuda(const Ilu0Cuda &)            = delete;
-  Ilu0Cuda &operator=(const Ilu0Cuda &) = delete;
-  int32_t factor(double *d_values, cudaStream_t stream);
+  // M's pattern in backend memory, rows sorted; Error(bad_input) naming a row without its diagonal
+  // (unsupported: cusparse on the host backend). levels, graph: L's level order where known
+  // (TriangularApply::lower_level_order, copied), else found here. Synchronises.
+  Ilu0(int32_t n, int64_t nnz, const int32_t *rowptr, const int32_t *colidx, Backend backend, cudaStream_t stream, Ilu0Schedule schedule = kIlu0Schedule, const int32_t *level_order = nullptr, const std::vector<int32_t> *level_ptr = nullptr);
+  ~Ilu0();
+  Ilu0(const Ilu0 &)            = delete;
+  Ilu0 &operator=(const Ilu0 &) = delete;
+  // values (CSR order, backend memory) factored in place; returns the first row whose pivot is
+  // zero (or not finite), or -1. Synchronises.
+  int32_t      factor(double *values, cudaStream_t stream);
+  Ilu0Schedule schedule() const;
+  int32_t      levels() const; // levels, graph: L's levels (0 for the others)
 
   struct Impl;
 

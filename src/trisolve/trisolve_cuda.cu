@@ -2,7 +2,7 @@
 // __host__ __device__ functors that Thrust runs where the backend is (thrust::host in CI, the GPU
 // otherwise: test_trisolve runs this very code on the host), and go into the layouts through their
 // slot maps; the products are the formats' own. The levelset mode's triangles are level_solve.cuh's.
-// ILU(0) on the device is cuSPARSE's.
+// ILU(0) (Ilu0) is ilu0_cuda.cu's.
 //
 // The level-scheduled exact solve's device schedules (Mode::levelset), ILU(0) of ksp ex45 128^3,
 // time per apply and in products of A in evchyb.
@@ -33,9 +33,6 @@
 #include "../core/thrust_system.cuh"
 #include "../formats/slot_map.hpp"
 
-// csrilu02 is deprecated in CUDA 13 with no successor for ILU(0); PETSc 3.26's device ILU(0) calls it too.
-#define DISABLE_CUSPARSE_DEPRECATED
-#include <cusparse.h>
 #include <thrust/copy.h>
 #include <thrust/execution_policy.h>
 #include <thrust/find.h>
@@ -206,6 +203,7 @@ struct TriangularApply::Impl {
   virtual const int32_t *colidx() const                                                     = 0;
   virtual double         flops() const                                                      = 0;
   virtual int32_t        levels(bool upper) const                                           = 0;
+  virtual const int32_t *lower_level_order(const std::vector<int32_t> **ptr) const { return *ptr = nullptr, nullptr; }
   virtual void           describe(std::vector<LayoutStat> &out) const                       = 0;
 };
 
@@ -296,7 +294,7 @@ struct ExactImpl final : Common<Sys> {
     this->init(sys, M, Mode::levelset, be);
     ms_pattern = lap(sys);
     const level::TileShape *ts = tiles();
-    lower.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, false, true, opt.single, ts);
+    lower.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, false, true, opt.single, ts, true);
     upper.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, true, false, opt.single, ts);
     y.resize(this->n);
     double pending;
@@ -408,6 +406,7 @@ struct ExactImpl final : Common<Sys> {
   }
   double  flops() const override { return 2.0 * (double)(lower.nnz + upper.nnz) + (double)this->n; }
   int32_t levels(bool up) const override { return (up ? upper : lower).levels(); }
+  const int32_t *lower_level_order(const std::vector<int32_t> **ptr) const override { return *ptr = &lower.level_ptr, lower.order.data(); }
   void    describe(std::vector<LayoutStat> &out) const override
   {
     out.push_back({"triangular apply", std::string("levelset: level-scheduled exact solves, ") + schedule_text() + ", factor values in " + (opt.single ? "FP32 (the diagonal, arithmetic and vectors in FP64)" : "FP64")});
@@ -582,6 +581,7 @@ void           TriangularApply::set_values(const double *m, cudaStream_t s) { im
 void           TriangularApply::apply(const double *b, double *x, cudaStream_t s) const { impl_->apply(b, x, s); }
 void           TriangularApply::apply_transpose(const double *b, double *x, cudaStream_t s) const { impl_->apply_transpose(b, x, s); }
 int32_t        TriangularApply::levels(bool upper) const { return impl_->levels(upper); }
+const int32_t *TriangularApply::lower_level_order(const std::vector<int32_t> **level_ptr) const { return impl_->lower_level_order(level_ptr); }
 double         TriangularApply::probe_residual(const double *m, cudaStream_t s) const { return impl_->probe_residual(m, s); }
 
 std::vector<double> probe_vector(int32_t n)
@@ -605,64 +605,6 @@ void scatter_to_pattern_cuda(const double *a, int64_t nnz_a, const int32_t *a_to
   const CudaOrderedSystem sys = make_system<CudaOrderedSystem>(stream);
   if (nnz_m > 0) GPUFORMATS_CUDA(cudaMemsetAsync(m, 0, sizeof(double) * (std::size_t)nnz_m, stream));
   if (nnz_a > 0) thrust::scatter(sys.policy(), a, a + nnz_a, a_to_m, m);
-}
-
-// ---- ILU(0) on the device: cuSPARSE's csrilu02 ----
-
-struct Ilu0Cuda::Impl {
-  cusparseHandle_t   handle = nullptr;
-  cusparseMatDescr_t descr  = nullptr;
-  csrilu02Info_t     info   = nullptr;
-  DeviceBuffer<char> buffer;
-  int32_t            n = 0;
-  int64_t            nnz = 0;
-  const int32_t     *rowptr = nullptr, *colidx = nullptr;
-};
-
-#define GF_CUSPARSE(call)                                                                                                    \
-  do {                                                                                                                       \
-    const cusparseStatus_t st_ = (call);                                                                                     \
-    if (st_ != CUSPARSE_STATUS_SUCCESS) throw Error(st_ == CUSPARSE_STATUS_ALLOC_FAILED ? ErrorKind::out_of_memory : ErrorKind::device, std::string(#call) + ": " + cusparseGetErrorString(st_)); \
-  } while (0)
-
-Ilu0Cuda::Ilu0Cuda(int32_t n, int64_t nnz, const int32_t *d_rowptr, const int32_t *d_colidx, cudaStream_t stream) : impl_(std::make_unique<Impl>())
-{
-  Impl &I = *impl_;
-  I.n = n, I.nnz = nnz, I.rowptr = d_rowptr, I.colidx = d_colidx;
-  if (nnz > INT32_MAX) throw Error(ErrorKind::unsupported, "ILU(0) on the device: more than 2^31 nonzeros");
-  if (n == 0) return; // nothing to factor (cuSPARSE refuses an empty matrix)
-  GF_CUSPARSE(cusparseCreate(&I.handle));
-  GF_CUSPARSE(cusparseSetStream(I.handle, stream));
-  GF_CUSPARSE(cusparseCreateMatDescr(&I.descr));
-  GF_CUSPARSE(cusparseSetMatIndexBase(I.descr, CUSPARSE_INDEX_BASE_ZERO));
-  GF_CUSPARSE(cusparseSetMatType(I.descr, CUSPARSE_MATRIX_TYPE_GENERAL));
-  GF_CUSPARSE(cusparseCreateCsrilu02Info(&I.info));
-  DeviceBuffer<double> probe(nnz ? nnz : 1); // the analysis reads the pattern only; the calls want a value array
-  int                  size = 0;
-  GF_CUSPARSE(cusparseDcsrilu02_bufferSize(I.handle, n, (int)nnz, I.descr, probe.data(), d_rowptr, d_colidx, I.info, &size));
-  I.buffer.resize(size > 0 ? size : 1);
-  GF_CUSPARSE(cusparseDcsrilu02_analysis(I.handle, n, (int)nnz, I.descr, probe.data(), d_rowptr, d_colidx, I.info, CUSPARSE_SOLVE_POLICY_USE_LEVEL, I.buffer.data()));
-  int pivot = -1;
-  if (cusparseXcsrilu02_zeroPivot(I.handle, I.info, &pivot) == CUSPARSE_STATUS_ZERO_PIVOT) throw Error(ErrorKind::bad_input, "ILU(0): no diagonal entry in row " + std::to_string(pivot));
-  GPUFORMATS_CUDA(cudaStreamSynchronize(stream));
-}
-
-Ilu0Cuda::~Ilu0Cuda()
-{
-  if (!impl_) return;
-  if (impl_->info) cusparseDestroyCsrilu02Info(impl_->info);
-  if (impl_->descr) cusparseDestroyMatDescr(impl_->descr);
-  if (impl_->handle) cusparseDestroy(impl_->handle);
-}
-
-int32_t Ilu0Cuda::factor(double *d_values, cudaStream_t stream)
-{
-  Impl &I = *impl_;
-  if (I.n == 0) return -1;
-  GF_CUSPARSE(cusparseSetStream(I.handle, stream));
-  GF_CUSPARSE(cusparseDcsrilu02(I.handle, I.n, (int)I.nnz, I.descr, d_values, I.rowptr, I.colidx, I.info, CUSPARSE_SOLVE_POLICY_USE_LEVEL, I.buffer.data()));
-  int pivot = -1; // synchronises
-  return cusparseXcsrilu02_zeroPivot(I.handle, I.info, &pivot) == CUSPARSE_STATUS_ZERO_PIVOT ? (int32_t)pivot : -1;
 }
 
 } // namespace trisolve

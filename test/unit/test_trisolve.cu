@@ -1,7 +1,9 @@
 // The triangular apply of incomplete factors (src/trisolve): the host references, then the apply
 // of each mode with the parts in every format, on the host backend (the functors the GPU runs, on
-// thrust::host) and, where a GPU is present, on the device (with cuSPARSE's ILU(0) against the host's).
-//   ilu0      (L U)(i, j) == A(i, j) on A's pattern (the definition of ILU(0)); lu_solve: L U x == b
+// thrust::host) and, where a GPU is present, on the device.
+//   ilu0      (L U)(i, j) == A(i, j) on A's pattern (the definition of ILU(0)); lu_solve: L U x == b;
+//             Ilu0, every schedule, against ilu0_host: bit for bit on the host, to rounding on the
+//             device (cuSPARSE's csrilu02 too); its levels against L's depth; the first zero pivot
 //   levelset  the level-scheduled exact solves (every schedule; FP64 and FP32 values) against the host's:
 //             x = U^-1 L^-1 b, the transposed solve against lu_solve_transpose_host (itself checked
 //             by (L U)^T x == b), FP32 values against the host solve of M with them rounded; each
@@ -29,6 +31,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -130,6 +133,51 @@ size_t max_row(const CsrMatrix &A)
   return m;
 }
 
+// Ilu0 of A's values on the backend, factored twice by one Ilu0 (a reused schedule must start
+// afresh): the values, and its levels and first zero pivot (-1: none) where asked. apply_order:
+// L's level order from a levelset apply on A's pattern (the glue's way).
+std::vector<double> run_ilu0(const CsrMatrix &A, Backend be, trisolve::Ilu0Schedule sc, int32_t *levels, int32_t *pivot = nullptr, bool apply_order = false)
+{
+  std::unique_ptr<trisolve::TriangularApply> T;
+  const std::vector<int32_t>                *optr  = nullptr;
+  const int32_t                             *order = nullptr;
+  if (apply_order) {
+    T     = std::make_unique<trisolve::TriangularApply>(A.view(), Mode::levelset, 0, *find_format("evchyb"), be, nullptr);
+    order = T->lower_level_order(&optr);
+  }
+  const int32_t       n = A.nrows;
+  const std::size_t   nnz = A.values.size();
+  std::vector<double> m = A.values;
+  int32_t             p = -2;
+  if (be == Backend::host) {
+    trisolve::Ilu0 f(n, (int64_t)nnz, apply_order ? T->rowptr() : A.rowptr.data(), apply_order ? T->colidx() : A.colidx.data(), be, nullptr, sc, order, optr);
+    std::vector<double> first = A.values;
+    f.factor(first.data(), nullptr);
+    p = f.factor(m.data(), nullptr);
+    if (levels) *levels = f.levels();
+  } else {
+    int32_t *drp, *dci;
+    double  *dm;
+    cudaMalloc(&drp, sizeof(int32_t) * (n + 1));
+    cudaMalloc(&dci, sizeof(int32_t) * std::max<std::size_t>(nnz, 1));
+    cudaMalloc(&dm, sizeof(double) * std::max<std::size_t>(nnz, 1));
+    cudaMemcpy(drp, A.rowptr.data(), sizeof(int32_t) * (n + 1), cudaMemcpyHostToDevice);
+    cudaMemcpy(dci, A.colidx.data(), sizeof(int32_t) * nnz, cudaMemcpyHostToDevice);
+    {
+      trisolve::Ilu0 f(n, (int64_t)nnz, drp, dci, be, nullptr, sc, order, optr);
+      for (int r = 0; r < 2; ++r) {
+        cudaMemcpy(dm, A.values.data(), sizeof(double) * nnz, cudaMemcpyHostToDevice);
+        p = f.factor(dm, nullptr);
+      }
+      if (levels) *levels = f.levels();
+    }
+    cudaMemcpy(m.data(), dm, sizeof(double) * nnz, cudaMemcpyDeviceToHost);
+    cudaFree(drp), cudaFree(dci), cudaFree(dm);
+  }
+  if (pivot) *pivot = p;
+  return m;
+}
+
 // x = apply(b) on the backend: device vectors and M's values uploaded for the cuda backend.
 std::vector<double> run_apply(trisolve::TriangularApply &T, Backend be, const std::vector<double> &m, const std::vector<double> &b, bool device_factor = false, std::vector<double> *factored = nullptr, bool transpose = false)
 {
@@ -148,7 +196,7 @@ std::vector<double> run_apply(trisolve::TriangularApply &T, Backend be, const st
   cudaMemcpy(dm, m.data(), sizeof(double) * m.size(), cudaMemcpyHostToDevice);
   cudaMemcpy(db, b.data(), sizeof(double) * n, cudaMemcpyHostToDevice);
   if (device_factor) {
-    trisolve::Ilu0Cuda ilu(T.nrows(), T.nnz(), T.rowptr(), T.colidx(), nullptr);
+    trisolve::Ilu0 ilu(T.nrows(), T.nnz(), T.rowptr(), T.colidx(), Backend::cuda, nullptr, trisolve::Ilu0Schedule::cusparse);
     const bool ok = ilu.factor(dm, nullptr) < 0; // a zero pivot: NaN, and the caller's comparison fails
     factored->assign(m.size(), NAN);
     if (ok) cudaMemcpy(factored->data(), dm, sizeof(double) * m.size(), cudaMemcpyDeviceToHost);
@@ -236,6 +284,36 @@ void test_matrix(const std::string &name, const CsrMatrix &A0, const std::vector
       }
     check(err <= 1e-12 * scale, "trisolve.ilu0_host." + name, "max |LU - A| on the pattern " + std::to_string(err));
   }
+  for (Backend be : backends) // Ilu0, every schedule (levels also from an apply's level order), against ilu0_host
+    for (int v = 0; v < 5; ++v) {
+      const trisolve::Ilu0Schedule sc = v == 4 ? trisolve::Ilu0Schedule::levels : (trisolve::Ilu0Schedule)v;
+      const bool order_from_apply = v == 4;
+      if (be == Backend::host && sc == trisolve::Ilu0Schedule::cusparse) continue; // the cuda backend only
+      const std::string tag = std::string(be == Backend::host ? "host." : "cuda.") + trisolve::ilu0_schedule_name(sc) + (order_from_apply ? "_apply_order." : ".") + name;
+      try {
+        const std::vector<double> f = run_ilu0(A, be, sc, nullptr, nullptr, order_from_apply);
+        const double              e = rel_error(f, M.values, M.values.size());
+        check(be == Backend::host ? f == M.values : e <= 1e-12, "trisolve.ilu0." + tag, be == Backend::host ? std::string(f == M.values ? "bit for bit" : "differs: " + std::to_string(e)) : std::to_string(e));
+        int32_t levels = -1;
+        run_ilu0(A, be, sc, &levels, nullptr, order_from_apply);
+        const bool scheduled = sc == trisolve::Ilu0Schedule::levels || sc == trisolve::Ilu0Schedule::graph;
+        check(levels == (scheduled ? (n ? depth(A, true) : 0) : 0), "trisolve.ilu0_levels." + tag, std::to_string(levels) + " levels, L's depth " + std::to_string(depth(A, true)));
+        if (n > 1) { // the last row's entries up to its diagonal 0: its pivot exactly 0, no other row changed
+          CsrMatrix Z = A;
+          for (int32_t k = Z.rowptr[n - 1]; k < Z.rowptr[n]; ++k) Z.values[k] = 0.0;
+          int32_t pivot = -2;
+          run_ilu0(Z, be, sc, nullptr, &pivot, order_from_apply);
+          check(pivot == n - 1, "trisolve.ilu0_zero_pivot." + tag, "row " + std::to_string(pivot) + " of " + std::to_string(n));
+          CsrMatrix Z0 = A; // the first row's pivot 0: row 0, whatever the rows after it divide by
+          for (int32_t k = Z0.rowptr[0]; k < Z0.rowptr[1]; ++k)
+            if (Z0.colidx[k] == 0) Z0.values[k] = 0.0;
+          run_ilu0(Z0, be, sc, nullptr, &pivot, order_from_apply);
+          check(pivot == 0, "trisolve.ilu0_first_pivot." + tag, "row " + std::to_string(pivot));
+        }
+      } catch (const Error &e) {
+        check(false, "trisolve.ilu0." + tag, std::string("threw: ") + e.what());
+      }
+    }
   std::mt19937_64                        rng(7);
   std::uniform_real_distribution<double> u(-1, 1);
   std::vector<double>                    b(n), exact(n);
