@@ -646,6 +646,10 @@ if gpu_section gpu-solvers; then
       p=$(factor_package "$t" "$pc" -vec_type cuda -pc_factor_mat_solver_type petsc); [ "$p" = petsc ] && pass "gpu.factor_explicit_petsc.$pc.$t" || fail "gpu.factor_explicit_petsc.$pc.$t" "package '$p'"
       check_copies "gpu.factor_vec_copies.$pc.$t" "$(vec_copies "$t" -vec_type cuda -pc_type $pc)" "$(vec_copies aijcusparse -vec_type cuda -pc_type $pc)" 2
     done
+    # The natural ordering as identity strides on the cuda backend (GFGetOrdering): LU in it, and
+    # PETSc's own host ILU in it, give aijcusparse's histories (ILU's default is natural: above)
+    compare_solver "gpu.factor.lu_natural.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type lu -pc_factor_mat_ordering_type natural
+    compare_solver "gpu.factor.petsc_ilu_natural.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type ilu -pc_factor_mat_solver_type petsc
     # Two ranks: block Jacobi / ASM blocks factor with cusparse, no more vector copies than aijcusparse
     for pc in bjacobi asm; do
       compare_solver "gpu.$pc.$t.np2" 2 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type $pc

@@ -506,6 +506,43 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+} // namespace
+
+// MatGetOrdering() of the seq types. The natural ordering on the cuda backend is two identity
+// strides: the factorizations that follow there (ours, the cusparse package's) test it with
+// ISIdentity() and never read its indices, where PETSc's MatGetOrdering_Natural() fills two arrays
+// of n indices (101 ms of ksp ex45 256^3's PCSetUp, H200: bench/results/h200/trisolve-factor/).
+// Every other ordering, and the host backend, as PETSc's MatGetOrdering() orders an AIJ matrix.
+PetscErrorCode GFGetOrdering(Mat A, MatOrderingType type, IS *rperm, IS *cperm)
+{
+  PetscBool natural;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmp(type, MATORDERINGNATURAL, &natural));
+  PetscCheck(A->rmap->n == A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Must be square matrix, rows %" PetscInt_FMT " columns %" PetscInt_FMT, A->rmap->n, A->cmap->n);
+  PetscCall(PetscLogEventBegin(MAT_GetOrdering, A, 0, 0, 0));
+  if (natural && resolve_backend(gf(A)) == Backend::cuda && !A->boundtocpu) {
+    PetscCall(ISCreateStride(PETSC_COMM_SELF, A->rmap->n, 0, 1, rperm));
+    PetscCall(ISCreateStride(PETSC_COMM_SELF, A->rmap->n, 0, 1, cperm));
+    PetscCall(ISSetIdentity(*rperm));
+    PetscCall(ISSetIdentity(*cperm));
+  } else {
+    PetscErrorCode (*order)(Mat, MatOrderingType, IS *, IS *) = NULL;
+    PetscFunctionList list;
+    PetscCall(MatOrderingRegisterAll());
+    PetscCall(MatGetOrderingList(&list));
+    PetscCall(PetscFunctionListFind(list, type, &order));
+    PetscCheck(order, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Unknown or unregistered type: %s", type);
+    PetscCall((*order)(A, type, rperm, cperm));
+  }
+  PetscCall(ISSetPermutation(*rperm));
+  PetscCall(ISSetPermutation(*cperm));
+  PetscCall(PetscLogEventEnd(MAT_GetOrdering, A, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+namespace {
+
 // Whether an incomplete factorization is in the natural ordering and not asked to run on the
 // host: the cusparse package then factors ILU(0) / IC(0) on the device, as its
 // MatILUFactorSymbolic_SeqAIJCUSPARSE / MatICCFactorSymbolic_SeqAIJCUSPARSE decide (PETSc 3.26), and

@@ -347,6 +347,7 @@ PetscErrorCode GFViewLine(PetscViewer viewer, PetscBool all, const char *fmt, ..
 
 // --- gf_factor.cpp ---
 PetscErrorCode GFRegisterFactors(const char *seq_type); // MATSOLVERCUSPARSE LU/Cholesky/ILU/ICC of a seq type
+PetscErrorCode GFGetOrdering(Mat A, MatOrderingType type, IS *rperm, IS *cperm); // the seq types' MatGetOrdering()
 
 // --- gf_probe.cpp ---
 namespace trisolve {

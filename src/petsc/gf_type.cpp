@@ -347,6 +347,7 @@ PetscErrorCode GFInstall(Mat B, const FormatOps *ops, PetscBool mpi, GFConvertFn
   B->ops->multtranspose    = MatMultTranspose_GF;
   B->ops->multtransposeadd = MatMultTransposeAdd_GF;
   B->ops->getblockdiagonal = MatGetBlockDiagonal_GF;
+  if (!mpi) B->ops->getordering = GFGetOrdering;
   GFInstallEdits(B);
   GFInstallDerived(B);
   if (!mpi) PetscCall(GFInstallProducts(B, PETSC_TRUE)); // MatMatMult, MatPtAP, ... on the device
