@@ -26,7 +26,7 @@ run() { # case name timeout cmd type extra... (run_case: gamg/env.sh)
 }
 # each case twice: -log_view (KSPSolve as users run it) and -log_view_gpu_time (every event
 # synchronised: PCSetUp and its phases, MatSolve per call)
-for n in ${SETUP_SIZES:-128 256}; do
+for n in ${SETUP_SIZES-128 256}; do # SETUP_SIZES="": none
   c=ex45_$n cmd="bin/petsc/ksp_ex45 -da_grid_x $n -da_grid_y $n -da_grid_z $n -ksp_max_it 40"
   for g in "" gpu; do
     x=${g:+-log_view_gpu_time}
