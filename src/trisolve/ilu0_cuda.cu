@@ -2,10 +2,14 @@
 // runs it on the host (test_trisolve, in CI, against ilu0_host bit for bit) and the schedules'
 // kernels run it on the GPU. cuSPARSE's csrilu02 stays a schedule, the baseline of the table below.
 //
-// The numeric phase of the default ILU(0) (ksp ex45, 7-point, natural ordering), the analysis once
-// per pattern and the factorization at every numeric phase (-ksp_view's lines):
-//   (measured on the GPU: see docs/factorizations.md; the default is the fastest factorization
-//    whose analysis is no dearer than the others')
+// The schedules on the default ILU(0) of ksp ex45 (7-point, natural ordering), one H200
+// (bench/results/h200/trisolve-factor/2026-12-02-8ae8c9d/): the analysis once per pattern, then
+// the factorization at every numeric phase, 128^3 (382 levels) / 256^3 (766 levels):
+//   levels    analysis 0 (the exact solves' levels)   4.7 ms / 11.0 ms   (kept: the default)
+//   graph     analysis 0                              7.3 ms / 16.6 ms
+//   sync_free analysis 0                             11.1 ms / 106 ms    (a few planes in flight)
+//   cusparse  analysis 39.6 ms / 315 ms               4.4 ms / 18.5 ms   (2.7 ms at ex14's later steps)
+// A level costs 12-14 us: a thread per row waits on a dozen dependent loads.
 #include "trisolve.hpp"
 
 #include "level_solve.cuh"
