@@ -429,7 +429,6 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
   PetscInt                schedule  = 0;
   trisolve::ExactOptions  exact;
   PetscInt                blocks_per_sm = exact.blocks_per_sm, backoff_ns = exact.backoff_ns;
-  PetscInt                level_rows = exact.level_rows;
   PetscInt                tile_levels = exact.tile_levels, tile_chunk = exact.tile_chunk, tile_rows = exact.tile_rows, tile_threads = exact.tile_threads, tile_kb = exact.tile_kb, tile_kc = exact.tile_kc;
   const char *const       schedules[] = {"tiles", "syncfree", "levels", "graph"};
   // -mat_gpuformats_trisolve_factor: in trisolve::Ilu0Schedule's order
@@ -439,7 +438,6 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
   PetscCall(PetscOptionsEnum("-pc_precision", "Precision of the factor's values in the triangular solves of -mat_gpuformats_trisolve levelset (single: FP32 values, FP64 diagonal, arithmetic and vectors)", "MATSOLVERCUSPARSE", PetscPrecisionTypes, (PetscEnum)precision, (PetscEnum *)&precision, NULL));
   PetscCall(PetscOptionsEList("-mat_gpuformats_trisolve_schedule", "How the triangular solves of -mat_gpuformats_trisolve levelset run on the device: tiles (one launch per triangle, a block solving a tile's levels in shared memory), syncfree (one launch per triangle, each row waits for the rows it reads), levels (one launch per level) or graph (those launches from a CUDA graph)", "MATSOLVERCUSPARSE", schedules, 4, schedules[schedule], &schedule, NULL));
   PetscCall(PetscOptionsEList("-mat_gpuformats_trisolve_factor", "How the device ILU(0) of -mat_gpuformats_trisolve levelset|sweeps|isai|auto (and ILU(k) as the ILU(0) of its fill) runs: levels (ours: a launch per level of L), graph (those launches from a CUDA graph), syncfree (ours: one launch, each row waiting for the rows it reads, no analysis) or cusparse (cuSPARSE's csrilu02)", "MATSOLVERCUSPARSE", factors, 4, factors[factor], &factor, NULL));
-  PetscCall(PetscOptionsRangeInt("-mat_gpuformats_trisolve_level_rows", "Rows per thread of the device's analysis of the factors' levels (how many rows are in flight)", "MATSOLVERCUSPARSE", level_rows, &level_rows, NULL, 1, 1024));
   PetscCall(PetscOptionsRangeInt("-mat_gpuformats_trisolve_tile_levels", "tiles: levels per tile (0: chosen from the factor's levels)", "MATSOLVERCUSPARSE", tile_levels, &tile_levels, NULL, 0, 64));
   PetscCall(PetscOptionsRangeInt("-mat_gpuformats_trisolve_tile_chunk", "tiles: a tile's rows span this many times the farthest a row reads back, a 3D grid's planes (0: chosen)", "MATSOLVERCUSPARSE", tile_chunk, &tile_chunk, NULL, 0, 1 << 20));
   PetscCall(PetscOptionsRangeInt("-mat_gpuformats_trisolve_tile_rows", "tiles: rows per tile at most", "MATSOLVERCUSPARSE", tile_rows, &tile_rows, NULL, 1, 8192));
@@ -450,7 +448,6 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
   PetscCall(PetscOptionsRangeInt("-mat_gpuformats_trisolve_backoff_ns", "syncfree: the longest sleep between two polls of a row not yet solved, in ns (0: none)", "MATSOLVERCUSPARSE", backoff_ns, &backoff_ns, NULL, 0, 100000));
   PetscOptionsEnd();
   exact.blocks_per_sm = (int)blocks_per_sm;
-  exact.level_rows    = (int)level_rows;
   exact.backoff_ns    = (int)backoff_ns;
   PetscCheck(precision == PETSC_PRECISION_SINGLE || precision == PETSC_PRECISION_DOUBLE, PetscObjectComm((PetscObject)B), PETSC_ERR_USER_INPUT, "gpuformats: -pc_precision takes single or double for the triangular solves");
   exact.single   = precision == PETSC_PRECISION_SINGLE;

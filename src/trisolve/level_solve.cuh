@@ -14,7 +14,6 @@
 // padding (column -1, value 0) to the slice's width; src[slot] is the entry's position in M (the
 // values' array), diag[k] that of row perm[k]'s diagonal (non-unit triangles).
 #pragma once
-#include "trisolve.hpp" // kLevelRows
 #include "../core/radix_sort.cuh"
 #include "../core/thrust_system.cuh"
 
@@ -96,37 +95,31 @@ struct DiagonalPosition {
   }
 };
 
-// Levels on the device: rows taken in dependency order by block tickets, a block's ticket giving it
-// `rows` x kBlock consecutive rows (thread t: rows t, t + kBlock, ... of them, in turn); a row waits
-// for the rows it reads (done[j]), then publishes its level. The earliest unfinished row reads only
-// finished ones and its thread is at it, so the launch always progresses. The rows a thread holds
-// set how many rows are in flight: with one, the resident blocks of an H200 held 4 planes of a
-// 256^3 grid, and each plane takes its 510 levels, so L's levels took 32 ms (docs/factorizations.md).
-// Static: this header is in more than one file.
-static __global__ void __launch_bounds__(kBlock) levels_kernel(int32_t n, Strict s, const int32_t *colidx, int32_t *level, int32_t *done, uint32_t *ticket, int rows)
+// Levels on the device: one thread per row, rows taken in dependency order by a block ticket;
+// a row waits for the rows it reads (done[j]), then publishes its level. Static: this header is in
+// more than one file.
+static __global__ void __launch_bounds__(kBlock) levels_kernel(int32_t n, Strict s, const int32_t *colidx, int32_t *level, int32_t *done, uint32_t *ticket)
 {
   __shared__ uint32_t t;
   if (threadIdx.x == 0) t = atomicAdd(ticket, 1u);
   __syncthreads();
-  for (int r = 0; r < rows; ++r) {
-    const int64_t k = ((int64_t)t * rows + r) * kBlock + threadIdx.x;
-    if (k >= n) return;
-    const int32_t i = s.upper ? (int32_t)(n - 1 - k) : (int32_t)k;
-    int32_t       l = 0;
-    for (int32_t q = s.lo(i); q < s.hi(i); ++q) {
-      const int32_t                                        j = colidx[q];
-      cuda::atomic_ref<int32_t, cuda::thread_scope_device> f(done[j]);
-      while (f.load(cuda::memory_order_acquire) == 0) {}
-      const int32_t lj = __ldcg(level + j) + 1;
-      l                = lj > l ? lj : l;
-    }
-    level[i] = l;
-    cuda::atomic_ref<int32_t, cuda::thread_scope_device>(done[i]).store(1, cuda::memory_order_release);
+  const int64_t k = (int64_t)t * kBlock + threadIdx.x;
+  if (k >= n) return;
+  const int32_t i = s.upper ? (int32_t)(n - 1 - k) : (int32_t)k;
+  int32_t       l = 0;
+  for (int32_t q = s.lo(i); q < s.hi(i); ++q) {
+    const int32_t                                        j = colidx[q];
+    cuda::atomic_ref<int32_t, cuda::thread_scope_device> f(done[j]);
+    while (f.load(cuda::memory_order_acquire) == 0) {}
+    const int32_t lj = __ldcg(level + j) + 1;
+    l                = lj > l ? lj : l;
   }
+  level[i] = l;
+  cuda::atomic_ref<int32_t, cuda::thread_scope_device>(done[i]).store(1, cuda::memory_order_release);
 }
 
 template <class Sys>
-void levels_of(const Sys &sys, int32_t n, const Strict &s, const int32_t *colidx, int32_t *level, int rows = kLevelRows)
+void levels_of(const Sys &sys, int32_t n, const Strict &s, const int32_t *colidx, int32_t *level)
 {
   if constexpr (std::is_same_v<Sys, HostSystem>) {
     for (int32_t k = 0; k < n; ++k) {
@@ -141,9 +134,7 @@ void levels_of(const Sys &sys, int32_t n, const Strict &s, const int32_t *colidx
     DeviceBuffer<uint32_t> ticket(1, sys.stream);
     GPUFORMATS_CUDA(cudaMemsetAsync(done.data(), 0, sizeof(int32_t) * n, sys.stream));
     GPUFORMATS_CUDA(cudaMemsetAsync(ticket.data(), 0, sizeof(uint32_t), sys.stream));
-    rows                 = std::max(rows, 1);
-    const int64_t chunk  = (int64_t)kBlock * rows;
-    levels_kernel<<<(unsigned)((n + chunk - 1) / chunk), kBlock, 0, sys.stream>>>(n, s, colidx, level, done.data(), ticket.data(), rows);
+    levels_kernel<<<(unsigned)((n + kBlock - 1) / kBlock), kBlock, 0, sys.stream>>>(n, s, colidx, level, done.data(), ticket.data());
     GPUFORMATS_CUDA(cudaGetLastError());
   }
 }
@@ -876,9 +867,8 @@ struct Triangle {
   // The strict upper or lower triangle of a sorted CSR pattern (rowptr, colidx, dpos: its
   // diagonal positions, all in Sys memory); unit: no diagonal division.
   // tiles: Schedule::tiles's layout instead of the slices.
-  // keep_order: the rows in level order kept in `order` (tiles reorder perm), for Ilu0;
-  // level_rows: levels_kernel's rows per thread.
-  void build(const Sys &sys, int32_t nrows, const int32_t *rowptr, const int32_t *colidx, const int32_t *dpos, const int32_t *pos, bool upper, bool is_unit, bool fp32, const TileShape *tiles = nullptr, bool keep_order = false, int level_rows = kLevelRows)
+  // keep_order: the rows in level order kept in `order` (tiles reorder perm), for Ilu0.
+  void build(const Sys &sys, int32_t nrows, const int32_t *rowptr, const int32_t *colidx, const int32_t *dpos, const int32_t *pos, bool upper, bool is_unit, bool fp32, const TileShape *tiles = nullptr, bool keep_order = false)
   {
     n = nrows, unit = is_unit, single = fp32;
     const Strict s{rowptr, dpos, upper};
@@ -886,7 +876,7 @@ struct Triangle {
     auto         level = sys.template temp<int32_t>(n);
     perm.resize(n);
     Lap lap;
-    levels_of(sys, n, s, colidx, level.data(), level_rows);
+    levels_of(sys, n, s, colidx, level.data());
     ms_levels = lap(sys);
     const int32_t top = sort_by_level(sys, n, level.data(), perm.data(), level_ptr);
     if (keep_order) order.resize(n), thrust::copy(sys.policy(), perm.data(), perm.data() + n, order.data());
@@ -897,7 +887,7 @@ struct Triangle {
       // a tile too large for shared memory (many rows read across tiles): the sync-free slices
       const int64_t need = (int64_t)tile_smem(0);
       *this          = Triangle{};
-      build(sys, nrows, rowptr, colidx, dpos, pos, upper, is_unit, fp32, nullptr, keep_order, level_rows);
+      build(sys, nrows, rowptr, colidx, dpos, pos, upper, is_unit, fp32, nullptr, keep_order);
       untiled_smem = need;
       return;
     }

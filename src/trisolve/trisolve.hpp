@@ -53,9 +53,6 @@ namespace gpuformats {
 namespace trisolve {
 
 enum class Mode { sweeps, isai, levelset };
-// Rows per thread of the device's level analysis (level_solve.cuh's levels_kernel; measured in
-// docs/factorizations.md), -mat_gpuformats_trisolve_level_rows.
-constexpr int kLevelRows = 8;
 // How Mode::levelset's device solve is scheduled (the host runs level by level in every case).
 enum class Schedule { sync_free, levels, graph, tiles };
 // Mode::levelset's options: the factor's values in FP32 (FP64 arithmetic), and the schedule.
@@ -74,8 +71,6 @@ struct ExactOptions {
   // tiles: shared memory a block may use, bytes (0: the device's limit; the host: none); a triangle
   // whose largest tile needs more (many rows read across tiles) is solved sync-free instead
   int64_t tile_smem = 0;
-  // the levels' analysis (device): rows per thread, which set how many rows are in flight
-  int level_rows = kLevelRows;
 };
 
 // The auto mode's choice between the approximate apply and the exact solves. The glue runs, at a

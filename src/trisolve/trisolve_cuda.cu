@@ -294,8 +294,8 @@ struct ExactImpl final : Common<Sys> {
     this->init(sys, M, Mode::levelset, be);
     ms_pattern = lap(sys);
     const level::TileShape *ts = tiles();
-    lower.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, false, true, opt.single, ts, true, opt.level_rows);
-    upper.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, true, false, opt.single, ts, false, opt.level_rows);
+    lower.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, false, true, opt.single, ts, true);
+    upper.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, true, false, opt.single, ts);
     y.resize(this->n);
     double pending;
     std::memcpy(&pending, &level::kPending, sizeof pending);
@@ -390,8 +390,8 @@ struct ExactImpl final : Common<Sys> {
     thrust::gather(sys.policy(), tpos.data(), tpos.data() + nz, row_of.data(), tcol.data());
     thrust::for_each(sys.policy(), it0, it0 + n, level::DiagonalPosition{trow.data(), tcol.data(), tdiag.data()});
     const level::TileShape *ts = tiles();
-    tlower.build(sys, n, trow.data(), tcol.data(), tdiag.data(), tpos.data(), false, false, opt.single, ts, false, opt.level_rows);
-    tupper.build(sys, n, trow.data(), tcol.data(), tdiag.data(), tpos.data(), true, true, opt.single, ts, false, opt.level_rows);
+    tlower.build(sys, n, trow.data(), tcol.data(), tdiag.data(), tpos.data(), false, false, opt.single, ts);
+    tupper.build(sys, n, trow.data(), tcol.data(), tdiag.data(), tpos.data(), true, true, opt.single, ts);
   }
 
   std::string schedule_text() const

@@ -6,8 +6,7 @@
 # for the symbolic phase's parts (S's values, the package's own
 # symbolic phase, the apply made: levels, level order, slots, halos per triangle; the ILU(0)'s
 # analysis), and the ILU(0) factorization's schedules (-mat_gpuformats_trisolve_factor, SETUP_FACTORS:
-# ksp ex45, and snes ex14 at SETUP_EX14 whose every Newton step factors again), and the level
-# analysis's rows per thread (-mat_gpuformats_trisolve_level_rows, SETUP_LEVEL_ROWS).
+# ksp ex45, and snes ex14 at SETUP_EX14 whose every Newton step factors again).
 #   SETUP_SIZES="128 256" SETUP_MODES="levelset" SETUP_FACTORS="levels graph syncfree cusparse" \
 #     bash bench/experiments/trisolve-setup/run.sh
 #   run(command="bash bench/experiments/trisolve-setup/run.sh", carry=["bundle"])
@@ -35,7 +34,6 @@ for n in ${SETUP_SIZES-128 256}; do # SETUP_SIZES="": none
     run "$c" "cusparse${g:+.gpu}" 90 "$cmd $x" evchyb -mat_gpuformats_trisolve cusparse
     for m in ${SETUP_MODES:-levelset}; do run "$c" "$m${g:+.gpu}" 90 "$cmd $x" evchyb -mat_gpuformats_trisolve "$m"; done
     for f in ${SETUP_FACTORS:-}; do run "$c" "factor_$f${g:+.gpu}" 90 "$cmd $x" evchyb -mat_gpuformats_trisolve_factor "$f"; done
-    for r in ${SETUP_LEVEL_ROWS:-}; do run "$c" "rows$r${g:+.gpu}" 90 "$cmd $x" evchyb -mat_gpuformats_trisolve_level_rows "$r"; done
   done
 done
 for n in ${SETUP_EX14:-}; do # every Newton step a numeric phase

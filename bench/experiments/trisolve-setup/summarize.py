@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""run.sh's logs -> JSON: per case and solve (aijcusparse, cusparse, levelset, factor_<schedule>, rows<n>),
+"""run.sh's logs -> JSON: per case and solve (aijcusparse, cusparse, levelset, factor_<schedule>),
 the iterations, KSPSolve and SNESSolve (-log_view), PCSetUp, its phases and MatSolve / MatMult per
 call (-log_view_gpu_time), the symbolic phase's parts and the ILU(0) factorization (-ksp_view).
     summarize.py LOGDIR COMMIT GPU > setup.json"""
@@ -25,7 +25,7 @@ def main():
     logdir, commit, gpu = sys.argv[1:4]
     runs = {}
     for name in sorted(os.listdir(logdir)):
-        m = re.match(r"(.+?)\.(aijcusparse|cusparse|levelset|factor_[a-z]+|rows[0-9]+)(\.gpu)?\.log$", name)
+        m = re.match(r"(.+?)\.(aijcusparse|cusparse|levelset|factor_[a-z]+)(\.gpu)?\.log$", name)
         if not m:
             continue
         case, solve, timed = m.group(1), m.group(2), bool(m.group(3))
