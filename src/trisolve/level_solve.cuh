@@ -96,8 +96,10 @@ struct DiagonalPosition {
 };
 
 // Levels on the device: one thread per row, rows taken in dependency order by a block ticket;
-// a row waits for the rows it reads (done[j]), then publishes its level. Static: this header is in
-// more than one file.
+// a row waits for the rows it reads (done[j]), then publishes its level. More rows per thread (a
+// ticket for rows x 128 rows, to hold more of a grid's planes in flight) measured 4-16x slower:
+// 8 rows 291 / 672 ms for L / U at ksp ex45 256^3, 32 rows 132 / 303, one row 32 / 41 (H200,
+// bench/results/h200/trisolve-level-rows/). Static: this header is in more than one file.
 static __global__ void __launch_bounds__(kBlock) levels_kernel(int32_t n, Strict s, const int32_t *colidx, int32_t *level, int32_t *done, uint32_t *ticket)
 {
   __shared__ uint32_t t;
