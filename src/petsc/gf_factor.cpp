@@ -15,8 +15,9 @@
 // natural ordering: A's values, in ILU(k)'s pattern for k > 0 (trisolve::iluk_pattern, made on the
 // host at the symbolic phase), are factored on the device by trisolve::Ilu0 (ours, level-scheduled;
 // -mat_gpuformats_trisolve_factor cusparse: cuSPARSE's csrilu02), and the triangular solves are
-// ours: level-scheduled exact solves of the factors, or products in our formats (Jacobi sweeps, or incomplete sparse approximate inverses). levelset is the default;
-// with it, sweeps and isai, neither S nor the package's phases are made (Lean), unless the apply
+// ours: level-scheduled exact solves of the factors, or products in our formats (Jacobi sweeps, or
+// incomplete sparse approximate inverses). levelset is the default; with it, sweeps and isai,
+// neither S nor the package's phases are made (Lean), unless the apply
 // declines the pattern (a row without its diagonal): then the package's run, as for cusparse,
 // which keeps cuSPARSE's solves. auto builds both at the first numeric phase, measures them on a
 // probe (trisolve::AutoProbe) and keeps the one predicted faster for the numeric phases that
@@ -317,8 +318,9 @@ PetscErrorCode TriView(Mat B, PetscViewer viewer)
 
 // The numeric phase: A's current values (from the format, device to device) into M (k > 0:
 // scattered into ILU(k)'s pattern, zeros at the fill), the ILU(0) of M in place (ILU(k) of A), the
-// operators from M and their probe residual; the solves become the operators' products. auto: the first numeric phase also runs the package's own (cuSPARSE's factor and solve
-// analysis), measures both and keeps the faster-predicted; later ones run only the kept one's.
+// operators from M and their probe residual; the solves become the operators' products. auto: the
+// first numeric phase also runs the package's own (cuSPARSE's factor and solve analysis), measures
+// both and keeps the faster-predicted; later ones run only the kept one's.
 PetscErrorCode TriNumeric(Mat B, Mat A, const MatFactorInfo *info)
 {
   GFFactor          *f;
