@@ -100,7 +100,7 @@ int main(int argc, char **argv)
       std::printf("no rows: nothing to advise\n");
       return 0;
     }
-    std::printf("%6s %10s %8s %12s %8s %8s %12s %10s %10s %12s %10s\n", "strip", "first_row", "rows", "nnz", "mean", "max_row", "col_span", "sectors", "footprint", "lane_slots", "suraa_warps");
+    std::printf("%6s %10s %8s %12s %8s %8s %12s %10s %10s %12s %10s\n", "strip", "first_row", "rows", "nnz", "mean", "max_row", "col_span", "sectors", "footprint", model::term_name(6), model::term_name(7));
     for (size_t k = 0; k < strips.size(); ++k) {
       if ((int)k == list && strips.size() > (size_t)list + 1) {
         std::printf("%6s (%zu more strips; -strips N lists more)\n", "...", strips.size() - k - 1);
@@ -108,7 +108,7 @@ int main(int argc, char **argv)
       }
       const auto &s = strips[k];
       std::printf("%6zu %10d %8d %12lld %8.2f %8d %12lld %10lld %10lld %12lld %10lld\n", k, s.f.first_row, s.f.rows, (long long)s.f.nnz, s.f.rows ? (double)s.f.nnz / s.f.rows : 0.0, s.f.max_row,
-                  (long long)s.f.col_span, (long long)s.x_sectors, (long long)s.x_footprint, (long long)s.lane_slots, (long long)s.suraa_warps);
+                  (long long)s.f.col_span, (long long)s.x_sectors, (long long)s.x_footprint, (long long)s.row_lanes, (long long)s.row_warps);
     }
 
     // --- predictions, the single best, the partition ---

@@ -346,8 +346,8 @@ int main(int argc, char **argv)
         }
   if (list_strip_rows) return 0;
   std::printf("# measured in %.0f s\n\n%-14s %8s %10s %10s  coefficients (%s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), "candidate", "samples", "rms_err", "max_err",
-              model::kTermNames[0]);
-  for (int k = 1; k < model::kTerms; ++k) std::printf(", %s", model::kTermNames[k]);
+              model::term_name(0));
+  for (int k = 1; k < model::kTerms; ++k) std::printf(", %s", model::term_name(k));
   std::printf(")\n");
   for (size_t c = 0; c < cands.size(); ++c) {
     if (samples[c].size() < (size_t)model::kTerms) {

@@ -14,6 +14,7 @@
 #include "../core/csr.hpp"
 #include "../core/device_buffer.hpp"
 #include "../core/host_upload.hpp"
+#include "row_cost.hpp"
 
 #include <cuda_runtime_api.h>
 #include <memory>
@@ -106,7 +107,13 @@ struct FormatOps {
   // may take d's arrays). Required: every device build uploads once, in layout/layout.hpp, and
   // builds from that upload (gpuauto reads its features from it before it picks the format).
   std::unique_ptr<FormatBlock> (*build_uploaded)(const CsrView &A, DeviceCsr &d, const int64_t *params, cudaStream_t stream) = nullptr;
+  // How its product spends lanes and warps on rows (row_cost.hpp), for a format whose time the
+  // model's row-independent terms miss; null for the others. At most one format declares it.
+  const RowCost *row_cost = nullptr;
 };
+// Streams beyond PETSc's own that any format's product may use (extra_streams <= this): what a
+// block whose format is chosen later (gpuauto) prepares.
+constexpr int kMaxExtraStreams = 4;
 // Words every refusal's message carries (tests hold refusals to it).
 constexpr const char *kFitsHint = "Formats that fit";
 // A refusal's message without its hint, which is for -mat_type, not a layout decision.

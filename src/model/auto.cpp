@@ -5,7 +5,6 @@
 #include "core/text.hpp"
 #include "formats/csr/csr.hpp"
 #include "formats/partitioned/partitioned.hpp"
-#include "formats/suraa/suraa.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -16,10 +15,10 @@ namespace gpuformats::model {
 
 namespace {
 
-// Streams the glue prepares for a gpuauto block: the most any candidate uses (SURAA's); a partition
+// Streams the glue prepares for a gpuauto block: the most any format may use; a partition
 // of up to 1 + that many parts runs them at once where no part uses streams of its own (measured on
 // an H100, bench/results/h100/partitions: 0.98-1.01x the parts one after another, 0.996x geomean).
-constexpr int  kAutoExtraStreams = suraa::kMaxStreams;
+constexpr int  kAutoExtraStreams = kMaxExtraStreams;
 constexpr bool kPartsAtOnce      = true;
 
 const FormatParam kAutoParams[] = {
@@ -142,7 +141,7 @@ std::unique_ptr<FormatBlock> ops_build_uploaded(const CsrView &A, DeviceCsr &d, 
 
 extern const FormatOps gpuauto_ops = {
   "gpuauto",
-  "the layout the SpMV performance model predicts fastest for each block (EVC-HYB, pJDS, PELLR, SURAA or cuSPARSE CSR), from the GPU's calibrated model",
+  "the layout the SpMV performance model predicts fastest for each block (a format of this library or cuSPARSE CSR), from the GPU's calibrated model",
   kAutoParams,
   2,
   kAutoExtraStreams,

@@ -13,9 +13,9 @@
 //                                  sorted, distinct keys counted per strip, scaled by
 //                                  sampled_x_sectors as the host does
 //   x_footprint                    the entries whose sector's hash is sampled, keyed (strip, sector)
-//   lane_slots, suraa_warps        in the same reduce over the rows (lanes; warps of rows above a
-//                                  tile), plus one reduce over the windows of kSuraaWindow rows, a
-//                                  row adding one to its threads' count (WindowCounts: 14 counts)
+//   row_lanes, row_warps           the row-cost format's (model.hpp): in the same reduce over the
+//                                  rows (lanes; warps of wide rows), plus one reduce over its
+//                                  windows, a row adding one to its class's count (WindowCounts)
 #pragma once
 #include "model.hpp"
 
@@ -50,48 +50,50 @@ namespace features {
 struct RowStat {
   int64_t nnz;
   int32_t max_row, lo, hi;
-  int64_t lane_slots, wide_warps; // SURAA: lanes; warps of a row too wide for a tile
+  int64_t lanes, wide_warps; // the row-cost format's: lanes; warps of wide rows
 };
 struct RowStatOf {
   const int32_t *rowptr, *colidx;
+  RowCost        rc;
+  bool           counted; // a format declares a RowCost
   __host__ __device__ RowStat operator()(int32_t i) const
   {
     const int32_t b = rowptr[i], e = rowptr[i + 1];
     if (b == e) return {0, 0, INT32_MAX, -1, 0, 0};
-    const int32_t t = suraa_row_threads(e - b);
     return {e - b, e - b, colidx[b], colidx[e - 1], // sorted columns: first and last are the extremes
-            suraa_lane_slots(e - b), t > suraa::kTileMaxThreads ? t / suraa::kWarp : 0};
+            counted ? row_lanes(rc, e - b) : 0, counted ? wide_row_warps(rc, e - b) : 0};
   }
 };
 struct MergeRowStat {
   __host__ __device__ RowStat operator()(const RowStat &a, const RowStat &b) const
   {
-    return {a.nnz + b.nnz, a.max_row > b.max_row ? a.max_row : b.max_row, a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi, a.lane_slots + b.lane_slots, a.wide_warps + b.wide_warps};
+    return {a.nnz + b.nnz, a.max_row > b.max_row ? a.max_row : b.max_row, a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi, a.lanes + b.lanes, a.wide_warps + b.wide_warps};
   }
 };
 
-// --- SURAA's tile warps ----------------------------------------------------------------------------
+// --- the row-cost format's class warps -------------------------------------------------------------
 //
-// Windows of kSuraaWindow rows numbered from each strip's first row (model.hpp), globally
-// w = strip x per_strip + local; per window, the rows of each tile code (suraa::tile_code: 0..13).
+// Windows of rc.window rows numbered from each strip's first row (model.hpp), globally
+// w = strip x per_strip + local; per window, the rows of each class (row_class: 0..nclasses).
 struct WindowCounts {
-  uint16_t n[suraa::kEmptyCode + 1]; // <= kSuraaWindow rows each
+  int32_t n[kMaxRowClasses + 1]; // rows of each class in the window
 };
 struct WindowOfRow {
-  int32_t strip_rows, per_strip;
+  int32_t strip_rows, per_strip, window;
   __host__ __device__ int32_t operator()(int32_t i) const
   {
     const int32_t s = i / strip_rows;
-    return s * per_strip + (i - s * strip_rows) / kSuraaWindow;
+    return s * per_strip + (i - s * strip_rows) / window;
   }
 };
-struct WindowCountsOf { // a row of a tile: one in its code; a wider row: nothing (RowStat has it)
+struct WindowCountsOf { // a row of a class: one in its count; a wide row: nothing (RowStat has it)
   const int32_t *rowptr;
+  RowCost        rc;
   __host__ __device__ WindowCounts operator()(int32_t i) const
   {
     WindowCounts  c{};
-    const int32_t t = suraa_row_threads(rowptr[i + 1] - rowptr[i]);
-    if (t <= suraa::kTileMaxThreads) c.n[suraa::tile_code(t)] = 1;
+    const int32_t k = row_class(rc, rowptr[i + 1] - rowptr[i]);
+    if (k <= rc.nclasses) c.n[k] = 1;
     return c;
   }
 };
@@ -99,16 +101,17 @@ struct MergeWindowCounts {
   __host__ __device__ WindowCounts operator()(const WindowCounts &a, const WindowCounts &b) const
   {
     WindowCounts c;
-    for (int k = 0; k <= suraa::kEmptyCode; ++k) c.n[k] = (uint16_t)(a.n[k] + b.n[k]);
+    for (int k = 0; k <= kMaxRowClasses; ++k) c.n[k] = a.n[k] + b.n[k];
     return c;
   }
 };
-struct TileWarps {
+struct ClassWarps {
+  RowCost rc;
   __host__ __device__ int64_t operator()(const WindowCounts &c) const
   {
     int64_t w = 0;
-    for (int k = 0; k <= suraa::kEmptyCode; ++k)
-      if (c.n[k]) w += suraa_tile_warps(c.n[k], suraa::code_threads(k));
+    for (int k = 0; k <= rc.nclasses; ++k)
+      if (c.n[k]) w += class_warps(rc, k, c.n[k]);
     return w;
   }
 };
@@ -266,11 +269,14 @@ std::vector<Strip> strips_of_system(const Sys &sys, const int32_t *rowptr, const
   }
   auto                                   pol = sys.policy();
   const thrust::counting_iterator<int32_t> zero(0);
+  const FormatOps                         *rf      = row_cost_format();
+  const bool                               counted = rf != nullptr;
+  const RowCost                            rc      = counted ? *rf->row_cost : RowCost{};
 
   // Every strip has rows, so reduce_by_key gives exactly one value per strip, in strip order.
   auto stats = sys.template temp<RowStat>(nstrips);
   thrust::reduce_by_key(pol, thrust::make_transform_iterator(zero, StripOfRow{strip_rows}), thrust::make_transform_iterator(zero + nrows, StripOfRow{strip_rows}),
-                        thrust::make_transform_iterator(zero, RowStatOf{rowptr, colidx}), thrust::make_discard_iterator(), stats.data(), thrust::equal_to<int32_t>(), MergeRowStat{});
+                        thrust::make_transform_iterator(zero, RowStatOf{rowptr, colidx, rc, counted}), thrust::make_discard_iterator(), stats.data(), thrust::equal_to<int32_t>(), MergeRowStat{});
 
   // x_sectors: distinct sectors summed per strip over its sampled groups, then scaled.
   auto sectors = sys.template temp<int64_t>(nstrips);
@@ -313,19 +319,21 @@ std::vector<Strip> strips_of_system(const Sys &sys, const int32_t *rowptr, const
   auto footprint = sys.template temp<int64_t>(nstrips);
   footprints_of_system(sys, rowptr, colidx, nrows, nnz, strip_rows, nstrips, sector_stride, footprint.data());
 
-  // SURAA's tile warps: counts per window, their warps, summed per strip (every window has rows and
-  // every strip windows, so both reduces give one value per key, in order).
+  // The row-cost format's class warps: counts per window, their warps, summed per strip (every
+  // window has rows and every strip windows, so both reduces give one value per key, in order).
   auto tile_warps = sys.template temp<int64_t>(nstrips);
-  {
-    const int32_t per_strip = (int32_t)(((int64_t)strip_rows + kSuraaWindow - 1) / kSuraaWindow);
-    const int64_t nwin64    = (int64_t)(nstrips - 1) * per_strip + ((nrows - (int64_t)(nstrips - 1) * strip_rows) + kSuraaWindow - 1) / kSuraaWindow;
-    if (nwin64 > INT32_MAX) throw Error(ErrorKind::bad_input, "strips_of_device: too many SURAA windows");
+  thrust::fill(pol, tile_warps.data(), tile_warps.data() + nstrips, (int64_t)0);
+  if (counted) {
+    const int32_t W         = rc.window;
+    const int32_t per_strip = (int32_t)(((int64_t)strip_rows + W - 1) / W);
+    const int64_t nwin64    = (int64_t)(nstrips - 1) * per_strip + ((nrows - (int64_t)(nstrips - 1) * strip_rows) + W - 1) / W;
+    if (nwin64 > INT32_MAX) throw Error(ErrorKind::bad_input, "strips_of_device: too many windows of the row-cost format");
     const int32_t nwin   = (int32_t)nwin64;
     auto          counts = sys.template temp<WindowCounts>(nwin);
-    thrust::reduce_by_key(pol, thrust::make_transform_iterator(zero, WindowOfRow{strip_rows, per_strip}), thrust::make_transform_iterator(zero + nrows, WindowOfRow{strip_rows, per_strip}),
-                          thrust::make_transform_iterator(zero, WindowCountsOf{rowptr}), thrust::make_discard_iterator(), counts.data(), thrust::equal_to<int32_t>(), MergeWindowCounts{});
+    thrust::reduce_by_key(pol, thrust::make_transform_iterator(zero, WindowOfRow{strip_rows, per_strip, W}), thrust::make_transform_iterator(zero + nrows, WindowOfRow{strip_rows, per_strip, W}),
+                          thrust::make_transform_iterator(zero, WindowCountsOf{rowptr, rc}), thrust::make_discard_iterator(), counts.data(), thrust::equal_to<int32_t>(), MergeWindowCounts{});
     thrust::reduce_by_key(pol, thrust::make_transform_iterator(zero, StripOfWindow{per_strip}), thrust::make_transform_iterator(zero + nwin, StripOfWindow{per_strip}),
-                          thrust::make_transform_iterator(counts.data(), TileWarps{}), thrust::make_discard_iterator(), tile_warps.data());
+                          thrust::make_transform_iterator(counts.data(), ClassWarps{rc}), thrust::make_discard_iterator(), tile_warps.data());
   }
 
   std::vector<RowStat> st(nstrips);
@@ -345,8 +353,8 @@ std::vector<Strip> strips_of_system(const Sys &sys, const int32_t *rowptr, const
     o.f.col_span   = st[s].hi >= 0 ? (int64_t)st[s].hi - st[s].lo + 1 : 0;
     o.x_sectors    = sec[s];
     o.x_footprint  = foot[s];
-    o.lane_slots   = st[s].lane_slots;
-    o.suraa_warps  = st[s].wide_warps + tw[s];
+    o.row_lanes    = st[s].lanes;
+    o.row_warps    = st[s].wide_warps + tw[s];
   }
   return out;
 }

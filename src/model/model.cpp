@@ -8,9 +8,36 @@
 
 namespace gpuformats::model {
 
-const char *const kTermNames[kTerms] = {"launch", "rows", "nnz", "max_row", "x_sectors", "x_footprint", "lane_slots", "suraa_warps"};
+const FormatOps *row_cost_format()
+{
+  int                     n;
+  const FormatOps *const *all = all_formats(&n);
+  for (int i = 0; i < n; ++i)
+    if (all[i]->row_cost) return all[i];
+  return nullptr;
+}
 
-bool term_applies(const std::string &candidate, int term) { return term < 6 || candidate == "suraa"; }
+const char *term_name(int k)
+{
+  static const char *const kCommon[] = {"launch", "rows", "nnz", "max_row", "x_sectors", "x_footprint"};
+  if (k < 0 || k >= kTerms) throw Error(ErrorKind::bad_input, "model: no term " + std::to_string(k));
+  if (k < 6) return kCommon[k];
+  const FormatOps *f = row_cost_format();
+  return f ? (k == 6 ? f->row_cost->lanes_term : f->row_cost->warps_term) : (k == 6 ? "own_lanes" : "own_warps");
+}
+
+std::vector<std::string> term_names()
+{
+  std::vector<std::string> v;
+  for (int k = 0; k < kTerms; ++k) v.push_back(term_name(k));
+  return v;
+}
+
+bool term_applies(const std::string &candidate, int term)
+{
+  const FormatOps *f = row_cost_format();
+  return term < 6 || (f && candidate == f->root);
+}
 
 int32_t strip_rows_for(int sm_count, int max_threads_per_sm)
 {
@@ -28,8 +55,8 @@ void add_strip_terms(const Strip &s, int64_t, std::array<double, kTerms> &t)
   t[3] += s.f.max_row;
   t[4] += (double)s.x_sectors;
   t[5] += (double)s.x_footprint;
-  t[6] += (double)s.lane_slots;
-  t[7] += (double)s.suraa_warps;
+  t[6] += (double)s.row_lanes;
+  t[7] += (double)s.row_warps;
 }
 
 } // namespace
@@ -86,19 +113,22 @@ std::vector<Strip> strips_of(const CsrView &A, int32_t strip_rows, int32_t secto
       if ((sector_hash((uint32_t)(A.colidx[e] >> 2)) & mask) == 0) sec.push_back(A.colidx[e] >> 2);
     std::sort(sec.begin(), sec.end());
     out[k].x_footprint = (int64_t)(std::unique(sec.begin(), sec.end()) - sec.begin()) * (mask + 1);
-    // SURAA's lanes, and its warps: per window of the strip, the rows of each threads-per-row
-    // share tile blocks; rows of more than kTileMaxThreads run their own vector blocks.
-    for (int64_t w = f[k].first_row; w < end; w += kSuraaWindow) {
-      int64_t rows_of[suraa::kEmptyCode + 1] = {};
-      for (int64_t i = w; i < std::min<int64_t>(w + kSuraaWindow, end); ++i) {
+    // The row-cost format's lanes, and its warps: per window of the strip, the rows of each class
+    // share blocks; wide rows run their own.
+    const FormatOps *rf = row_cost_format();
+    if (!rf) continue;
+    const RowCost &rc = *rf->row_cost;
+    for (int64_t w = f[k].first_row; w < end; w += rc.window) {
+      int64_t rows_of[kMaxRowClasses + 1] = {};
+      for (int64_t i = w; i < std::min<int64_t>(w + rc.window, end); ++i) {
         const int64_t len = A.rowptr[i + 1] - A.rowptr[i];
-        const int32_t t   = suraa_row_threads(len);
-        out[k].lane_slots += suraa_lane_slots(len);
-        if (t > suraa::kTileMaxThreads) out[k].suraa_warps += t / suraa::kWarp;
-        else ++rows_of[suraa::tile_code(t)];
+        const int32_t c   = row_class(rc, len);
+        out[k].row_lanes += row_lanes(rc, len);
+        if (c > rc.nclasses) out[k].row_warps += wide_row_warps(rc, len);
+        else ++rows_of[c];
       }
-      for (int32_t c = 0; c <= suraa::kEmptyCode; ++c)
-        if (rows_of[c]) out[k].suraa_warps += suraa_tile_warps(rows_of[c], suraa::code_threads(c));
+      for (int32_t c = 0; c <= rc.nclasses; ++c)
+        if (rows_of[c]) out[k].row_warps += class_warps(rc, c, rows_of[c]);
     }
   }
   return out;
@@ -192,7 +222,7 @@ std::array<double, kTerms> fit_nonnegative(const std::vector<std::array<double, 
   for (size_t s = 0; s < X.size(); ++s) {
     if (!std::isfinite(y[s]) || !std::isfinite(w[s])) throw Error(ErrorKind::bad_input, "model fit: sample " + std::to_string(s) + " has a non-finite time or weight");
     for (int k = 0; k < kTerms; ++k)
-      if (!std::isfinite(X[s][k])) throw Error(ErrorKind::bad_input, "model fit: sample " + std::to_string(s) + " has a non-finite term " + kTermNames[k]);
+      if (!std::isfinite(X[s][k])) throw Error(ErrorKind::bad_input, "model fit: sample " + std::to_string(s) + " has a non-finite term " + term_name(k));
     const long double ww = (long double)w[s] * w[s];
     for (int a = 0; a < kTerms; ++a) {
       b[a] += ww * X[s][a] * y[s];

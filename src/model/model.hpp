@@ -54,24 +54,15 @@
 //    Mean row length is nnz / rows: the c[1] and c[2] terms together are the paper's linear
 //    relationship in P_NZ at fixed I.
 //
-//    Two more terms belong to one candidate, SURAA, and are fitted for it alone (term_applies):
+//    Two more terms belong to the one format that declares how its product spends lanes and warps
+//    on rows (FormatOps::row_cost, formats/row_cost.hpp), and are fitted for its candidate alone
+//    (term_applies); the model counts them from that declaration, never from the format's name:
 //
-//                 + c[6] x sum_s lane_slots_s             the lanes SURAA's rows occupy: a row of
-//                                                         len entries runs on T lanes (G3) or Y (G2)
-//                                                         for ceil(len / T) strides (suraa_lane_slots)
-//                 + c[7] x sum_s suraa_warps_s            the warps its launches run: per window of
-//                                                         4096 rows and per T, ceil(rows x T / 256)
-//                                                         blocks of 8 warps; a row of Y > 256 Y / 32
+//                 + c[6] x sum_s row_lanes_s              lanes its rows occupy: t x ceil(len / t)
+//                 + c[7] x sum_s row_warps_s              warps of its launches: per window, rows of
+//                                                         a class share blocks; a wide row its own
 //
-//    Why: with the other six terms SURAA was under-predicted by 20-46% on every matrix whose rows
-//    do not fill its lanes (band_10: 21 entries on T = 16 lanes, 2 strides for 1.3 entries a lane;
-//    x_bcsstk02: 66 on Y = 64) or whose windows hold many short tiles (x_ca_grqc, x_powergrid:
-//    rows of every length, up to 13 part-filled blocks per window), and the calibration's matrices
-//    (rows of 4, 16, 64 entries: every lane filled) could not show it. The lane and warp counts
-//    follow SURAA's own rules (suraa.hpp) row by row; refitted on the same calibration timings they
-//    cut SURAA's mean error on the held-out default suite from 20-23% to 7% (none above 25%;
-//    bench/results/h200-h100/model/). The other candidates do not get them: offered to all, they raised EVC-HYB's error
-//    from 5% to 14-18%, fitting the calibration's noise.
+//    Why, and why for one candidate only: docs/gpuauto.md ("The format's own terms").
 //
 //  * Fitting: least squares on the calibration's timings, each sample weighted by 1/t (relative
 //    residuals: times span 10 us to 10 ms and a fit on absolute ones would ignore the small
@@ -86,7 +77,7 @@
 #pragma once
 #include "core/csr.hpp"
 #include "core/hd.hpp"
-#include "formats/suraa/suraa.hpp"
+#include "formats/format.hpp"
 #include "formats/partitioned/partitioned.hpp"
 #include "select/partition.hpp"
 
@@ -101,14 +92,19 @@
 namespace gpuformats::model {
 
 constexpr int kTerms = 8;
-// The terms' names in coefficient order; the model file lists them and reading checks them.
-extern const char *const kTermNames[kTerms]; // launch rows nnz max_row x_sectors x_footprint lane_slots suraa_warps
-// Terms 6 and 7 count SURAA's own lanes and warps: only the candidate "suraa" is fitted on them
-// (every other candidate's coefficients there are 0).
+// The format whose FormatOps::row_cost terms 6 and 7 count (null: none, and those terms are 0).
+const FormatOps *row_cost_format();
+// Term k's name (0 <= k < kTerms): launch rows nnz max_row x_sectors x_footprint, then
+// row_cost_format()'s two (own_lanes own_warps without one). The model file lists them and
+// reading checks them.
+const char *term_name(int k);
+std::vector<std::string> term_names(); // all kTerms of them, in order
+// Terms 6 and 7 are fitted for row_cost_format()'s candidate alone (every other candidate's
+// coefficients there are 0).
 bool term_applies(const std::string &candidate, int term);
 // Rows per group in the x_sectors count (one warp of a row-per-thread kernel).
 constexpr int32_t kSectorGroupRows = 32;
-constexpr int kModelVersion = 3; // 3: SURAA's terms 6-7; 2: term 5 is x_footprint (1: x_sectors x miss(col_span))
+constexpr int kModelVersion = 3; // 3: the row-cost terms 6-7; 2: term 5 is x_footprint (1: x_sectors x miss(col_span))
 // The cuSPARSE candidate: cusparseSpMV CSR (CUSPARSE_SPMV_CSR_ALG1) on the plain CSR, which is
 // what aijcusparse runs for MatMult.
 constexpr const char *kCusparseCsr = "cusparse_csr";
@@ -140,33 +136,9 @@ struct Strip {
   select::StripFeatures f;
   int64_t               x_sectors = 0;   // see above
   int64_t               x_footprint = 0; // distinct sectors of x the whole strip touches (below)
-  int64_t               lane_slots = 0;  // sum over the rows of suraa_lane_slots(length)
-  int64_t               suraa_warps = 0; // warps of SURAA's launches over the strip (suraa_tile_warps)
+  int64_t               row_lanes = 0;   // row_cost_format()'s lanes over the strip's rows (row_lanes)
+  int64_t               row_warps = 0;   // its warps: windows from the strip's first row (class_warps, wide_row_warps)
 };
-
-// SURAA's rules for one row of `len` entries, as if the row were its segment (suraa.hpp): the threads
-// it runs on (0 for an empty row; T of G3 below kLongMean, else Y of G2) and the lane slots those
-// threads spend (threads x strides). GPUFORMATS_HD: features_device.cuh runs them on the device.
-GPUFORMATS_HD int32_t suraa_row_threads(int64_t len)
-{
-  return len <= 0 ? 0 : len < suraa::kLongMean ? suraa::subwarp_threads(len, 1) : suraa::vector_threads(len);
-}
-GPUFORMATS_HD int64_t suraa_lane_slots(int64_t len)
-{
-  const int64_t t = suraa_row_threads(len);
-  return t ? t * ((len + t - 1) / t) : 0;
-}
-// The windows of SURAA's tiles (suraa::Params{}.window): counted from each strip's first row, so a
-// strip holds ceil(strip rows / kSuraaWindow) of them (SURAA's own windows when the strip size is a
-// multiple of 4096, as on the H100 and the H200).
-constexpr int32_t kSuraaWindow = 4096;
-// Warps of the tile blocks of `rows` rows of one window at `threads` per row (<= kTileMaxThreads; 0:
-// empty rows, a thread each): ceil(rows x threads / 256) blocks of 256 threads.
-GPUFORMATS_HD int64_t suraa_tile_warps(int64_t rows, int32_t threads)
-{
-  const int64_t t = threads > 0 ? threads : 1;
-  return (rows * t + suraa::kSubwarpBlockThreads - 1) / suraa::kSubwarpBlockThreads * (suraa::kSubwarpBlockThreads / suraa::kWarp);
-}
 
 // x_footprint: the strip's x working set in 32-byte sectors. x_sectors counts a sector once per
 // 32-row group that reads it; the footprint once per strip. Their ratio is the reuse the L2 can
@@ -259,7 +231,7 @@ Candidate fit_candidate(const std::string &name, const std::vector<Sample> &samp
 //   { "kind": "gpuformats-spmv-model", "version": 3, "gpu": "NVIDIA H100 80GB HBM3",
 //     "sm_count": 132, "max_threads_per_sm": 2048, "l2_bytes": 52428800, "strip_rows": 270336,
 //     "note": "...", "terms": ["launch", "rows", "nnz", "max_row", "x_sectors", "x_footprint",
-//     "lane_slots", "suraa_warps"],
+//     <term_name(6)>, <term_name(7)>],
 //     "candidates": [ { "name": "evchyb", "coef": [8 numbers, seconds per unit], "samples": 48,
 //                       "rms_rel_error": 0.08, "max_rel_error": 0.3 }, ... ] }
 //
@@ -267,7 +239,7 @@ Candidate fit_candidate(const std::string &name, const std::vector<Sample> &samp
 std::string to_json(const Model &m);
 void        write_model(const Model &m, const std::string &path); // Error(bad_input) if it cannot write
 // Error(bad_input) naming the file (`name`) and what is wrong: not JSON, another kind, a version
-// other than kModelVersion, a missing or mistyped field, terms other than kTermNames, a coefficient
+// other than kModelVersion, a missing or mistyped field, terms other than term_name's, a coefficient
 // count other than kTerms, a negative or non-finite coefficient, no candidates, a duplicate name,
 // strip_rows not sm_count x max_threads_per_sm.
 Model from_json(const std::string &text, const std::string &name);

@@ -77,7 +77,7 @@ std::string to_json(const Model &m)
   Json cands = Json::array();
   for (const Candidate &c : m.candidates)
     cands.push_back({{"name", c.name}, {"coef", std::vector<double>(c.coef.begin(), c.coef.end())}, {"samples", c.samples}, {"rms_rel_error", c.rms_rel_error}, {"max_rel_error", c.max_rel_error}});
-  const Json o = {{"kind", kKind}, {"version", m.version}, {"gpu", m.gpu}, {"sm_count", m.sm_count}, {"max_threads_per_sm", m.max_threads_per_sm}, {"l2_bytes", m.l2_bytes}, {"strip_rows", m.strip_rows}, {"note", m.note}, {"terms", std::vector<std::string>(kTermNames, kTermNames + kTerms)}, {"candidates", cands}};
+  const Json o = {{"kind", kKind}, {"version", m.version}, {"gpu", m.gpu}, {"sm_count", m.sm_count}, {"max_threads_per_sm", m.max_threads_per_sm}, {"l2_bytes", m.l2_bytes}, {"strip_rows", m.strip_rows}, {"note", m.note}, {"terms", term_names()}, {"candidates", cands}};
   return o.dump(2) + "\n";
 }
 
@@ -115,10 +115,10 @@ Model from_json(const std::string &text, const std::string &name)
   if (root.contains("note")) m.note = f.string("note");
   const Json &terms = f.array("terms");
   bool        same  = terms.size() == (size_t)kTerms;
-  for (size_t k = 0; same && k < terms.size(); ++k) same = terms[k].is_string() && terms[k].get<std::string>() == kTermNames[k];
+  for (size_t k = 0; same && k < terms.size(); ++k) same = terms[k].is_string() && terms[k].get<std::string>() == term_name((int)k);
   if (!same) {
     std::string want;
-    for (int k = 0; k < kTerms; ++k) want += std::string(k ? ", " : "") + kTermNames[k];
+    for (int k = 0; k < kTerms; ++k) want += std::string(k ? ", " : "") + term_name(k);
     f.bad("\"terms\" must be [" + want + "] (a model of another form; calibrate again)");
   }
   const Json &cands = f.array("candidates");
@@ -136,7 +136,7 @@ Model from_json(const std::string &text, const std::string &name)
     if (coef.size() != (size_t)kTerms) c.bad("\"coef\" of " + k.name + " has " + std::to_string(coef.size()) + " numbers, not " + std::to_string(kTerms));
     for (int t = 0; t < kTerms; ++t) {
       if (!coef[t].is_number() || !std::isfinite(coef[t].get<double>()) || coef[t].get<double>() < 0)
-        c.bad("\"coef\" of " + k.name + ", term " + kTermNames[t] + ", must be a finite number >= 0");
+        c.bad("\"coef\" of " + k.name + ", term " + term_name(t) + ", must be a finite number >= 0");
       k.coef[t] = coef[t].get<double>();
     }
     k.samples       = (int)c.integer("samples", 0, 1 << 30);

@@ -144,6 +144,7 @@ struct OursImpl final : Ilu0::Impl {
   using buf = typename Sys::template buffer<T>;
   const int32_t       *rowptr = nullptr, *colidx = nullptr;
   buf<int32_t>         diag, perm, flags; // flags: the pivot, then (sync_free) a done flag per row
+  const int32_t       *lorder = nullptr;  // L's level order: the apply's where given (it outlives us), else perm
   std::vector<int32_t> level_ptr;
   DeviceBuffer<uint32_t> ticket;
   cudaGraphExec_t      exec     = nullptr; // graph: the level launches on `captured`
@@ -159,22 +160,21 @@ struct OursImpl final : Ilu0::Impl {
   {
     schedule = s, n = rows, nnz = entries;
     const Sys  sys = system(stream);
-    const auto it0 = thrust::make_counting_iterator<int32_t>(0);
     diag.resize(n);
-    thrust::for_each(sys.policy(), it0, it0 + n, level::DiagonalPosition{rowptr, colidx, diag.data()});
-    const int32_t missing = (int32_t)(thrust::find(sys.policy(), diag.data(), diag.data() + n, -1) - diag.data());
-    if (missing < n) throw Error(ErrorKind::bad_input, "ILU(0) needs every diagonal entry in the nonzero pattern; row " + std::to_string(missing) + " has none (insert an explicit zero, or use -mat_gpuformats_trisolve cusparse)");
+    const int32_t missing = level::find_diagonals(sys, n, rowptr, colidx, diag.data());
+    if (missing < n) throw missing_diagonal(missing);
     flags.resize(1 + (s == Ilu0Schedule::sync_free ? (std::size_t)n : 0));
     if (s != Ilu0Schedule::sync_free) {
-      perm.resize(n);
       if (order && order_ptr) { // the apply's (its L is M's strict lower part: these levels)
-        thrust::copy(sys.policy(), order, order + n, perm.data());
+        lorder    = order;
         level_ptr = *order_ptr;
         nlevels   = (int32_t)level_ptr.size() - 1;
       } else {
         auto level = sys.template temp<int32_t>(n);
         level::levels_of(sys, n, level::Strict{rowptr, diag.data(), false}, colidx, level.data());
+        perm.resize(n);
         nlevels = level::sort_by_level(sys, n, level.data(), perm.data(), level_ptr) + 1;
+        lorder  = perm.data();
       }
     }
     if constexpr (!std::is_same_v<Sys, HostSystem>) ticket.resize(1);
@@ -193,7 +193,7 @@ struct OursImpl final : Ilu0::Impl {
     set_kernel<<<1, 1, 0, s>>>(const_cast<int32_t *>(flags.data()), n);
     for (int32_t l = 0; l < nlevels; ++l) {
       const int32_t b = level_ptr[l], count = level_ptr[l + 1] - b;
-      level_rows_kernel<<<(unsigned)((count + kThreads - 1) / kThreads), kThreads, 0, s>>>(perm.data() + b, count, rows_of(m));
+      level_rows_kernel<<<(unsigned)((count + kThreads - 1) / kThreads), kThreads, 0, s>>>(lorder + b, count, rows_of(m));
     }
     GPUFORMATS_CUDA(cudaGetLastError());
   }
@@ -208,7 +208,7 @@ struct OursImpl final : Ilu0::Impl {
       if (schedule == Ilu0Schedule::sync_free)
         for (int32_t i = 0; i < n; ++i) e(i);
       else
-        for (int32_t l = 0; l < nlevels; ++l) thrust::for_each(sys.policy(), perm.data() + level_ptr[l], perm.data() + level_ptr[l + 1], e);
+        for (int32_t l = 0; l < nlevels; ++l) thrust::for_each(sys.policy(), lorder + level_ptr[l], lorder + level_ptr[l + 1], e);
     } else if (schedule == Ilu0Schedule::sync_free) {
       set_kernel<<<1, 1, 0, stream>>>(flags.data(), n);
       GPUFORMATS_CUDA(cudaMemsetAsync(flags.data() + 1, 0, sizeof(int32_t) * (std::size_t)n, stream));
@@ -266,7 +266,7 @@ struct CusparseImpl final : Ilu0::Impl {
     buffer.resize(size > 0 ? size : 1);
     GF_CUSPARSE(cusparseDcsrilu02_analysis(handle, n, (int)nnz, descr, probe.data(), rowptr, colidx, info, CUSPARSE_SOLVE_POLICY_USE_LEVEL, buffer.data()));
     int pivot = -1;
-    if (cusparseXcsrilu02_zeroPivot(handle, info, &pivot) == CUSPARSE_STATUS_ZERO_PIVOT) throw Error(ErrorKind::bad_input, "ILU(0) needs every diagonal entry in the nonzero pattern; row " + std::to_string(pivot) + " has none (insert an explicit zero, or use -mat_gpuformats_trisolve cusparse)");
+    if (cusparseXcsrilu02_zeroPivot(handle, info, &pivot) == CUSPARSE_STATUS_ZERO_PIVOT) throw missing_diagonal(pivot);
     GPUFORMATS_CUDA(cudaStreamSynchronize(stream));
   }
   ~CusparseImpl() override

@@ -27,6 +27,7 @@
 #include <thrust/count.h>
 #include <thrust/extrema.h>
 #include <thrust/fill.h>
+#include <thrust/find.h>
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/reduce.h>
@@ -94,6 +95,16 @@ struct DiagonalPosition {
     out[i] = lo < end && colidx[lo] == i ? lo : -1;
   }
 };
+
+// Each row's diagonal position into diag (n entries, the system's memory); the first row without
+// one, or n.
+template <class Sys>
+int32_t find_diagonals(const Sys &sys, int32_t n, const int32_t *rowptr, const int32_t *colidx, int32_t *diag)
+{
+  const auto it0 = thrust::make_counting_iterator<int32_t>(0);
+  thrust::for_each(sys.policy(), it0, it0 + n, DiagonalPosition{rowptr, colidx, diag});
+  return (int32_t)(thrust::find(sys.policy(), diag, diag + n, -1) - diag);
+}
 
 // Levels on the device: one thread per row, rows taken in dependency order by a block ticket;
 // a row waits for the rows it reads (done[j]), then publishes its level. More rows per thread (a

@@ -65,12 +65,17 @@ void lu_solve_transpose_host(const CsrView &M, const double *b, double *x)
     for (int32_t k = M.rowptr[i]; k < diag[i]; ++k) x[M.colidx[k]] -= M.values[k] * x[i];
 }
 
+Error missing_diagonal(int64_t row)
+{
+  return Error(ErrorKind::bad_input, "ILU(0) needs every diagonal entry in the nonzero pattern; row " + std::to_string(row) + " has none (insert an explicit zero, or use -mat_gpuformats_trisolve cusparse)");
+}
+
 std::vector<int32_t> diagonal_of(const CsrView &M)
 {
   if (M.nrows != M.ncols) throw Error(ErrorKind::bad_input, "triangular factors of a non-square matrix (" + std::to_string(M.nrows) + " x " + std::to_string(M.ncols) + ")");
   std::vector<int32_t> diag = diagonal_positions(M);
   for (int32_t i = 0; i < M.nrows; ++i)
-    if (diag[i] < 0) throw Error(ErrorKind::bad_input, "ILU(0) needs every diagonal entry in the nonzero pattern; row " + std::to_string(i) + " has none (insert an explicit zero, or use -mat_gpuformats_trisolve cusparse)");
+    if (diag[i] < 0) throw missing_diagonal(i);
   return diag;
 }
 

@@ -176,6 +176,8 @@ void lu_solve_host(const CsrView &M, const double *b, double *x);
 void lu_solve_transpose_host(const CsrView &M, const double *b, double *x);
 // CSR position of each row's diagonal entry; Error(bad_input) naming a row without one.
 std::vector<int32_t> diagonal_of(const CsrView &M);
+// The one error for a row of M without its diagonal entry (every check above throws it).
+Error missing_diagonal(int64_t row);
 
 // ILU(k)'s pattern: A's, with the fill of level <= levels, levels counted as PETSc's
 // MatILUFactorSymbolic_SeqAIJ counts them (Saad, Iterative Methods, 10.3.3): A's entries have
@@ -210,7 +212,8 @@ class Ilu0 {
 public:
   // M's pattern in backend memory, rows sorted; Error(bad_input) naming a row without its diagonal
   // (unsupported: cusparse on the host backend). levels, graph: L's level order where known
-  // (TriangularApply::lower_level_order, copied), else found here. Synchronises.
+  // (TriangularApply::lower_level_order, referenced: it must outlive this), else found here.
+  // Synchronises.
   Ilu0(int32_t n, int64_t nnz, const int32_t *rowptr, const int32_t *colidx, Backend backend, cudaStream_t stream, Ilu0Schedule schedule = kIlu0Schedule, const int32_t *level_order = nullptr, const std::vector<int32_t> *level_ptr = nullptr);
   ~Ilu0();
   Ilu0(const Ilu0 &)            = delete;

@@ -232,10 +232,8 @@ struct Common : TriangularApply::Impl {
       host_to_device(m_rowptr.data(), M.rowptr, sizeof(int32_t) * ((std::size_t)n + 1), sys.stream, default_upload_threads());
       host_to_device(m_colidx.data(), M.colidx, sizeof(int32_t) * (std::size_t)nnz, sys.stream, default_upload_threads());
     }
-    const auto it0 = thrust::make_counting_iterator<int32_t>(0);
-    thrust::for_each(sys.policy(), it0, it0 + n, level::DiagonalPosition{m_rowptr.data(), m_colidx.data(), m_diag.data()});
-    const int32_t missing = (int32_t)(thrust::find(sys.policy(), m_diag.data(), m_diag.data() + n, -1) - m_diag.data());
-    if (missing < n) throw Error(ErrorKind::bad_input, "ILU(0) needs every diagonal entry in the nonzero pattern; row " + std::to_string(missing) + " has none (insert an explicit zero, or use -mat_gpuformats_trisolve cusparse)");
+    const int32_t missing = level::find_diagonals(sys, n, m_rowptr.data(), m_colidx.data(), m_diag.data());
+    if (missing < n) throw missing_diagonal(missing);
     for (auto &v : w) v.resize(n);
   }
 

@@ -150,8 +150,8 @@ int main()
               s.strips.push_back(strip(S, nnz, P * longrow, (int64_t)(S * spread), sectors));
               s.strips.back().x_footprint = footprint;
               // SURAA's lanes and warps: varied apart from the other terms
-              s.strips.back().lane_slots  = (int64_t)((double)nnz * (1.0 + 0.1 * ((I + P + (int)spread) % 7)));
-              s.strips.back().suraa_warps = (int64_t)S / 8 * (1 + (P / 4 + (spread == 16.0 ? 2 : 0) + (longrow == 50 ? 3 : 0)) % 5);
+              s.strips.back().row_lanes  = (int64_t)((double)nnz * (1.0 + 0.1 * ((I + P + (int)spread) % 7)));
+              s.strips.back().row_warps = (int64_t)S / 8 * (1 + (P / 4 + (spread == 16.0 ? 2 : 0) + (longrow == 50 ? 3 : 0)) % 5);
             }
             s.seconds = 0;
             const auto t = block_terms(s.strips.data(), I, l2);
@@ -165,7 +165,7 @@ int main()
     for (int q = 0; q < kTerms; ++q) {
       const double rel = std::fabs(c.coef[q] - truth[q]) / truth[q];
       if (rel > 0.1) close = false;
-      why += std::string(kTermNames[q]) + " " + std::to_string(rel) + " ";
+      why += std::string(term_name(q)) + " " + std::to_string(rel) + " ";
     }
     check(close, "model.fit.recovers_coefficients_1pct_noise", why);
     check(c.samples == (int)samples.size() && c.rms_rel_error > 0.003 && c.rms_rel_error < 0.02, "model.fit.residual_reflects_noise", std::to_string(c.rms_rel_error));
@@ -174,6 +174,16 @@ int main()
     const Candidate e = fit_candidate("evchyb", samples, l2);
     check(e.coef[6] == 0 && e.coef[7] == 0 && e.coef[2] > 0 && term_applies("suraa", 7) && !term_applies("evchyb", 6) && term_applies("evchyb", 5), "model.fit.suraa_terms_only_for_suraa",
           std::to_string(e.coef[6]) + " " + std::to_string(e.coef[7]));
+    { // The terms 6-7 come from the one format that declares a valid RowCost, and carry its names.
+      int                     n, declared = 0;
+      bool                    valid = true;
+      const FormatOps *const *all   = all_formats(&n);
+      for (int i = 0; i < n; ++i)
+        if (all[i]->row_cost) ++declared, valid = valid && row_cost_valid(*all[i]->row_cost);
+      const FormatOps *f = row_cost_format();
+      check(declared == 1 && valid && f && std::string(f->root) == "suraa" && std::string(term_name(6)) == "lane_slots" && std::string(term_name(7)) == "suraa_warps",
+            "model.row_cost.one_valid_declaration", std::to_string(declared) + " declared");
+    }
 
     // A term the timings do not contain comes out near 0 (within the 1% noise), never negative.
     std::array<double, kTerms> partial = truth;

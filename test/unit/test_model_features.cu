@@ -47,8 +47,8 @@ static std::string compare(const std::vector<Strip> &h, const std::vector<Strip>
     if (a.col_span != b.col_span) return diff("col_span", a.col_span, b.col_span);
     if (h[k].x_sectors != d[k].x_sectors) return diff("x_sectors", h[k].x_sectors, d[k].x_sectors);
     if (h[k].x_footprint != d[k].x_footprint) return diff("x_footprint", h[k].x_footprint, d[k].x_footprint);
-    if (h[k].lane_slots != d[k].lane_slots) return diff("lane_slots", h[k].lane_slots, d[k].lane_slots);
-    if (h[k].suraa_warps != d[k].suraa_warps) return diff("suraa_warps", h[k].suraa_warps, d[k].suraa_warps);
+    if (h[k].row_lanes != d[k].row_lanes) return diff("row_lanes", h[k].row_lanes, d[k].row_lanes);
+    if (h[k].row_warps != d[k].row_warps) return diff("row_warps", h[k].row_warps, d[k].row_warps);
   }
   return "";
 }
@@ -195,7 +195,7 @@ int main(int argc, char **argv)
   for (int32_t len : {1, 2, 3, 5, 9, 16, 21, 31, 32, 33, 66, 200, 513, 700, 3000}) {
     const int32_t   n = 10000;
     const CsrMatrix B = random_rows(n, 4000, 50 + len, [len](std::mt19937_64 &, int32_t) { return len; });
-    const int64_t   params[] = {0, 0, 0, 3, 2, kSuraaWindow};
+    const int64_t   params[] = {0, 0, 0, 3, 2, (int64_t)suraa::Params{}.window};
     auto            blk      = suraa_ops.build_host(B.view(), params);
     const auto     *sb       = dynamic_cast<const suraa::SuraaHostBlock *>(blk.get());
     const std::vector<Strip> h = strips_of(B.view(), n + 1, 1), d = system_strips(B.view(), n + 1, 1);
@@ -204,8 +204,8 @@ int main(int argc, char **argv)
       const int64_t t      = sb->plan.launches[0].threads_per_row;
       const int64_t lanes  = (int64_t)n * t * ((len + t - 1) / t);
       const int64_t warps  = t > suraa::kTileMaxThreads ? (int64_t)n * t / 32 : (int64_t)sb->plan.tile_blocks * 8;
-      if (h[0].lane_slots != lanes || h[0].suraa_warps != warps)
-        why = "T " + std::to_string(t) + ": lane_slots " + std::to_string(h[0].lane_slots) + " (plan " + std::to_string(lanes) + "), warps " + std::to_string(h[0].suraa_warps) + " (plan " + std::to_string(warps) + ")";
+      if (h[0].row_lanes != lanes || h[0].row_warps != warps)
+        why = "T " + std::to_string(t) + ": lane_slots " + std::to_string(h[0].row_lanes) + " (plan " + std::to_string(lanes) + "), warps " + std::to_string(h[0].row_warps) + " (plan " + std::to_string(warps) + ")";
     }
     check(why.empty(), "features.suraa_terms_equal_plan.len" + std::to_string(len), why);
   }
@@ -214,8 +214,8 @@ int main(int argc, char **argv)
     const std::vector<Strip> h = strips_of(B.view(), 5000, 1), d = system_strips(B.view(), 5000, 1);
     // Per strip: window of 4096 rows, 2048 of 5 entries (T 4: 64 a block, 32 blocks) and 2048 empty
     // (256 a block, 8); window of 904: 452 (8 blocks) and 452 (2). 50 blocks of 8 warps; 2500 rows x 8 lanes.
-    const bool ok = h.size() == 2 && compare(h, d).empty() && h[0].suraa_warps == 400 && h[1].suraa_warps == 400 && h[0].lane_slots == 20000 && h[1].lane_slots == 20000;
-    check(ok, "features.suraa_terms.windows_per_strip", h.size() == 2 ? std::to_string(h[0].suraa_warps) + " warps, " + std::to_string(h[0].lane_slots) + " lanes; " + compare(h, d) : "strips");
+    const bool ok = h.size() == 2 && compare(h, d).empty() && h[0].row_warps == 400 && h[1].row_warps == 400 && h[0].row_lanes == 20000 && h[1].row_lanes == 20000;
+    check(ok, "features.suraa_terms.windows_per_strip", h.size() == 2 ? std::to_string(h[0].row_warps) + " warps, " + std::to_string(h[0].row_lanes) + " lanes; " + compare(h, d) : "strips");
   }
 
   // --- the sampled estimate on a large banded matrix ---

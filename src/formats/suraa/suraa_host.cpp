@@ -330,6 +330,28 @@ static_assert(sizeof(kParams) / sizeof(kParams[0]) == nparams, "kParams follows 
 
 } // namespace suraa
 
+namespace suraa {
+namespace {
+// The model's row classes (row_cost.hpp), read off the rules above for a row that is its own
+// segment at the default parameters: T of G3 below kLongMean, Y of G2 above, tiles up to
+// kTileMaxThreads threads, windows of Params{}.window rows.
+RowCost row_cost_table()
+{
+  RowCost r{"lane_slots", "suraa_warps", Params{}.window, kSubwarpBlockThreads, 0, {}, {}, 2, kMaxThreadsPerRow};
+  for (int32_t len = 1;; ++len) {
+    const int32_t t = len < kLongMean ? subwarp_threads(len, 1, Params{}.subwarp_entries) : vector_threads(len);
+    if (t > kTileMaxThreads) break;
+    if (r.nclasses == 0 || r.threads[r.nclasses - 1] != t) r.threads[r.nclasses++] = t;
+    r.max_len[r.nclasses - 1] = len;
+  }
+  return r;
+}
+const RowCost kRowCost = row_cost_table();
+} // namespace
+} // namespace suraa
+
+static_assert(suraa::kMaxStreams <= kMaxExtraStreams, "raise kMaxExtraStreams");
+
 extern const FormatOps suraa_ops = {
   "suraa",
   "SURAA (Muhammed et al.): rows sorted longest first, Freedman-Diaconis segments, G1/G2/G3 by segment mean run by dynamic-parallelism / vector / sub-warp CSR kernels on streams",
@@ -340,6 +362,7 @@ extern const FormatOps suraa_ops = {
   suraa::build_cuda,
   false,
   suraa::build_uploaded,
+  &suraa::kRowCost,
 };
 
 } // namespace gpuformats
