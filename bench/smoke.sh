@@ -53,7 +53,7 @@ for m in d["matrices"]:
 EOF
 
 # targets.py reads this run, and a committed one from before the device-side fields
-for j in "$OUT/small.json" bench/results/h100/sort-windows/2026-11-23-ee7509e/spmv-h100-s8.json; do
+for j in "$OUT/small.json" bench/results/h100/sort-windows/2026-11-23-ee7509e/spmv-h100-72167fc.json; do
   out=$(python3 bench/targets.py "$j" 2>&1); rc=$?
   [ $rc = 0 ] && echo "$out" | grep -q "first conversion (device-side)" && ok "bench.targets.$(basename "$j" .json)" || { notok "bench.targets.$(basename "$j" .json)" "exit $rc"; echo "$out" | tail -5; }
 done
@@ -64,7 +64,7 @@ out=$("$BIN" -matrix "fem:rows=100,nonsense=3" -types aij 2>&1); rc=$?
 out=$("$BIN" -matrix /nonexistent.mtx -types aij 2>&1); rc=$?
 [ $rc != 0 ] && echo "$out" | grep -q "cannot open" && ok "bench.missing_file_error" || { notok "bench.missing_file_error" "exit $rc"; echo "$out" | tail -5; }
 
-# 2b. block sizes (issue 27): on 1 and 3 ranks (rows split in whole blocks), a block-dense matrix
+# 2b. block sizes: on 1 and 3 ranks (rows split in whole blocks), a block-dense matrix
 # takes the block layout, :scalar forces the scalar one, a not block-dense one with a block size
 # stays scalar; every product right; cusparse:bsr is n/a without a GPU (with one: ok) and on a
 # matrix without a block size

@@ -6,7 +6,7 @@ KSPSolve time over the reference type's (aijcusparse), iterations and host<->dev
 
 Several files merge (for the same pair and type the later file wins: a re-run of some pairs).
 
-Writes OUTDIR/paths.md (table and the issue's targets) and, where matplotlib is present,
+Writes OUTDIR/paths.md (table and the targets) and, where matplotlib is present,
 OUTDIR/paths.png (heat map: pairs x types, reference KSPSolve / type's KSPSolve).
 A pair "stays on the device" for the reference when its copies are at most --slack each way; such
 a pair fails for a type whose copies exceed the reference's by more than --slack. PCs listed in

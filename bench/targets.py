@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The issues' performance targets, read from bench_spmv JSON (and bratu.sh's bratu.json).
+"""The formats' performance targets, read from bench_spmv JSON (and bratu.sh's bratu.json).
 
     python3 bench/targets.py spmv-*.json [--bratu bratu.json] [--markdown]
 
@@ -92,7 +92,7 @@ def main():
     def speedups(t, sel, ref=best_petsc):
         return [(m["label"], g(m, t) / ref(m)) for m in ms if sel(m) and g(m, t) and ref(m)]
 
-    print("\nEVC-HYB (issue 4)")
+    print("\nEVC-HYB")
     s = speedups("evchyb", lambda m: cls(m)["irregular"])
     line(gm([x for _, x in s]) >= 1.2 if s else None, f"irregular matrices geomean >= 1.2x: {fmt(gm([x for _, x in s]))} over {len(s)}")
     s = speedups("evchyb", lambda m: True, cusparse)
@@ -119,7 +119,7 @@ def main():
             print(f"    device-side, in SpMVs: first conversion median {fmt(sd[0])}, worst {fmt(sd[1])}; "
                   f"values-only refresh median {fmt(rd[0])}, worst {fmt(rd[1])}")
 
-    print("\npJDS / PELLR (issue 5)")
+    print("\npJDS / PELLR")
     s = speedups("pjds", lambda m: True)
     line(gm([x for _, x in s]) >= 1.1 if s else None, f"pjds suite geomean >= 1.1x: {fmt(gm([x for _, x in s]))} over {len(s)}")
     br = [m["results"]["pjds"]["bytes_vs_csr"] for m in ms if "pjds" in m["results"]]
@@ -141,7 +141,7 @@ def main():
         if na:
             print(f"    not measurable (padding refused by max_fill for one or both): {', '.join(na)}")
 
-    print("\nSURAA (issue 6)")
+    print("\nSURAA")
     s = speedups("suraa", lambda m: cls(m)["highvar"])
     line(gm([x for _, x in s]) >= 1.3 if s else None, f"high-variance geomean >= 1.3x: {fmt(gm([x for _, x in s]))} over {len(s)} ({', '.join(l for l, _ in s)})")
     worst = min(s, key=lambda p: p[1]) if s else None

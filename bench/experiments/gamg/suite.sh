@@ -4,17 +4,17 @@
 #   1. GAMG ksp ex45 200^3, aijcusparse and evchyb, -log_view as CSV: the set-up's events with the
 #      graph's MatAXPY fixed (gamg-200/, gamg-200.txt)
 #   2. the GPU suite (test/run.sh) for evchyb on 1 and 2 ranks, the solver-path matrix left out
-#      (call 5, S21_GAMG=0: the suite alone, after the 2-rank fix of call 4):
+#      (call 5, GAMG_EX45=0: the suite alone, after the 2-rank fix of call 4):
 #      trisolve's checks, the products, the factorizations (gpu-suite.log, test-logs.tgz)
 # Run from the repository root with the bundle carried (make bundle):
 #   run(command="bash bench/experiments/gamg/suite.sh", carry=["bundle"])
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
-NG=${S21_NG:-200}
+NG=${GAMG_NG:-200}
 D=$OUT/gamg-200
 mkdir -p "$D"
 echo "commit $(cat bundle/commit 2>/dev/null); libpetsc fat binary: $(cuobjdump --list-elf lib/libpetsc.so.3.26 2>/dev/null | grep -o 'sm_[0-9]*' | sort -u | tr '\n' ' ')"
-[ "${S21_GAMG:-1}" = 0 ] && GAMG_TYPES="" || GAMG_TYPES="aijcusparse evchyb" # S21_GAMG=0: the suite only (call 5)
+[ "${GAMG_EX45:-1}" = 0 ] && GAMG_TYPES="" || GAMG_TYPES="aijcusparse evchyb" # GAMG_EX45=0: the suite only (call 5)
 for t in $GAMG_TYPES; do
   dll=(); dmt=$t
   [ $t != aijcusparse ] && dll=(-dll_append "$L") && dmt=aij$t

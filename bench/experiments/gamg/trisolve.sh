@@ -14,11 +14,11 @@
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 export CUDA_VISIBLE_DEVICES=0
-V="${S21_VEC--vec_type cuda -dm_vec_type cuda} -use_gpu_aware_mpi 0"
-N=${S21_N:-128}
-N2=${S21_N2:-256}
-NG=${S21_NG:-200}
-deadline=${S21_DEADLINE:-540}
+V="${GAMG_VEC--vec_type cuda -dm_vec_type cuda} -use_gpu_aware_mpi 0"
+N=${GAMG_N:-128}
+N2=${GAMG_N2:-256}
+NG=${GAMG_NG:-200}
+deadline=${GAMG_DEADLINE:-540}
 D=$OUT/trisolve
 mkdir -p "$D"
 echo "commit $(cat bundle/commit 2>/dev/null)"

@@ -19,4 +19,4 @@ for t in evchyb gpuauto; do
   n=$(mpiexec -n 2 bin/petsc/snes_ex19 -da_grid_x 12 -da_grid_y 10 -dll_append "$L" -dm_mat_type "aij$t" -dm_vec_type cuda -snes_max_it 1 -info -use_gpu_aware_mpi 0 2>&1 | grep -c "gpuformats: bell (block layout, bs 4) build of 240 x")
   echo "ex19 np2 $t, CUDA vectors: $n block builds (4 expected)"
 done
-S24_TIMEOUT=$((570 - SECONDS)) S24_ONLY=${S24_ONLY:-st7_200,fem_20_80,rmat_s24,rand_1_300,long_2x20,circuit,x_powergrid,x_ca_grqc} bash "$(dirname "$0")/bench.sh"
+GPUAUTO_TIMEOUT=$((570 - SECONDS)) GPUAUTO_ONLY=${GPUAUTO_ONLY:-st7_200,fem_20_80,rmat_s24,rand_1_300,long_2x20,circuit,x_powergrid,x_ca_grqc} bash "$(dirname "$0")/bench.sh"

@@ -9,4 +9,4 @@ source "$(dirname "$0")/../gamg/env.sh"
 timeout 100 bin/test/test_formats_cuda test/matrices >"$OUT/gpu-formats.log" 2>&1
 echo "test_formats_cuda exit $?: $(grep -c '^ok' "$OUT/gpu-formats.log") ok, $(grep -c '^not ok' "$OUT/gpu-formats.log") not ok"
 grep '^not ok' "$OUT/gpu-formats.log" | head -10
-S24_TIMEOUT=$((580 - SECONDS)) bash "$(dirname "$0")/bench.sh"
+GPUAUTO_TIMEOUT=$((580 - SECONDS)) bash "$(dirname "$0")/bench.sh"

@@ -7,7 +7,7 @@
 #   3. test/run.sh, evchyb on 1 and 2 ranks (GPU suite included), in the time left
 #   run(command="bash bench/experiments/iluk/check.sh", carry=["bundle"], kind="nvidia-h200")
 set -uo pipefail
-S23_DEADLINE=${S23_DEADLINE:-570}
+ILUK_DEADLINE=${ILUK_DEADLINE:-570}
 source "$(dirname "$0")/../gamg/env.sh"
 echo "commit $(cat bundle/commit 2>/dev/null) gpu $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
 G=$OUT/glue; mkdir -p "$G"
@@ -32,7 +32,7 @@ timeout 150 bin/test/test_trisolve test/matrices >"$OUT/gpu-test_trisolve.log" 2
 echo "test_trisolve exit $?: $(grep -c '^ok ' "$OUT/gpu-test_trisolve.log") ok, $(grep -c '^not ok' "$OUT/gpu-test_trisolve.log") not ok"
 grep '^not ok' "$OUT/gpu-test_trisolve.log" | head
 
-left=$((S23_DEADLINE - SECONDS))
+left=$((ILUK_DEADLINE - SECONDS))
 echo "suite: $left s left"
 GPUFORMATS_TEST_TYPES=evchyb GPUFORMATS_TEST_RANKS="1 2" GPUFORMATS_TEST_PATHS=0 GPUFORMATS_TEST_OUT=$OUT/suite \
   timeout "$left" bash test/run.sh >"$OUT/suite.log" 2>&1

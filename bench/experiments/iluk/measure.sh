@@ -4,7 +4,7 @@
 # margin (0.4) on the cases that decided it (trisolve-auto's final.sh, never run there). PETSc's default PC
 # otherwise; logs, -ksp_view, -log_view -> $OUT/calib.json (trisolve-auto's calib.sh and summarize.py).
 #   run(command="bash bench/experiments/iluk/measure.sh", carry=["bundle"], kind="nvidia-h200")
-export S22_SKIP_TESTS=1 S22_DEADLINE=${S22_DEADLINE:-400} S22_CASES='
+export TRISOLVE_AUTO_SKIP_TESTS=1 TRISOLVE_AUTO_DEADLINE=${TRISOLVE_AUTO_DEADLINE:-400} TRISOLVE_AUTO_CASES='
   modes kex45_128 30 "bin/petsc/ksp_ex45 $g -pc_factor_levels 1" "aijcusparse exact sweeps3 auto"
   modes kex14_128 45 "bin/petsc/snes_ex14 $g -snes_converged_reason -pc_factor_levels 1" "aijcusparse exact sweeps3 auto"
   modes kex19_256 45 "bin/petsc/snes_ex19 -da_grid_x 256 -da_grid_y 256 -snes_converged_reason -pc_factor_levels 1" "aijcusparse exact sweeps3 auto"

@@ -3,7 +3,7 @@
 # cases that decide auto's margin for k > 0. -pc_type ilu is given: ksp ex45 and snes ex19 leave
 # -pc_factor_levels unread otherwise (measure.sh's kex45 and kex19 ran ILU(0)).
 #   run(command="bash bench/experiments/iluk/measure2.sh", carry=["bundle"], kind="nvidia-h200")
-export S22_SKIP_TESTS=1 S22_DEADLINE=${S22_DEADLINE:-520} S22_CASES='
+export TRISOLVE_AUTO_SKIP_TESTS=1 TRISOLVE_AUTO_DEADLINE=${TRISOLVE_AUTO_DEADLINE:-520} TRISOLVE_AUTO_CASES='
   K="-pc_type ilu -pc_factor_levels 1"
   modes kex45_128 30 "bin/petsc/ksp_ex45 $g $K" "aijcusparse exact sweeps3 auto"
   modes kex19_256 45 "bin/petsc/snes_ex19 -da_grid_x 256 -da_grid_y 256 -snes_converged_reason $K" "aijcusparse exact sweeps3 auto"

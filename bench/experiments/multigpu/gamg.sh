@@ -14,15 +14,15 @@
 # It unpacks the bundle itself (through config/gpu-run.sh exec); every run has ended ~320 s after that.
 set -uo pipefail
 cd "$(dirname "$0")/../../.." || exit 1
-if [ -z "${GF_S20_ENV:-}" ]; then # unpack the bundle, set the loader path and MPI's root flags, once
-  GF_S20_ENV=1 exec config/gpu-run.sh exec bash "$0" "$@"
+if [ -z "${GF_MULTIGPU_ENV:-}" ]; then # unpack the bundle, set the loader path and MPI's root flags, once
+  GF_MULTIGPU_ENV=1 exec config/gpu-run.sh exec bash "$0" "$@"
 fi
 export CUDA_VISIBLE_DEVICES=0
 OUT=${OUT:-$PWD/build/gpu-out}
 L=$PWD/lib/libgpuformats.so
-V="${S20_VEC--vec_type cuda -dm_vec_type cuda} -use_gpu_aware_mpi 0" # S20_VEC= and S20_N=17: a dry run on a machine without GPU
-N=${S20_N:-200}
-deadline=${S20_DEADLINE:-320} # seconds by which every run has ended (the call has 6 minutes; unpacking the bundle comes before, ~30 s)
+V="${MULTIGPU_VEC--vec_type cuda -dm_vec_type cuda} -use_gpu_aware_mpi 0" # MULTIGPU_VEC= and MULTIGPU_N=17: a dry run on a machine without GPU
+N=${MULTIGPU_N:-200}
+deadline=${MULTIGPU_DEADLINE:-320} # seconds by which every run has ended (the call has 6 minutes; unpacking the bundle comes before, ~30 s)
 # Overridable (gamg/gamg.sh): the result types of the histories, and the 200^3 runs, a line each:
 # "name timeout type options..." (a name's evchyb -> aijcusparse is its baseline)
 GAMG_RESULTS=${GAMG_RESULTS:-aijcusparse format}

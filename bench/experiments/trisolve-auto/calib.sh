@@ -13,13 +13,13 @@ set -uo pipefail
 source "$(dirname "$0")/../gamg/env.sh"
 export CUDA_VISIBLE_DEVICES=0
 V="-vec_type cuda -dm_vec_type cuda -use_gpu_aware_mpi 0"
-N=${S22_N:-128}
-deadline=${S22_DEADLINE:-560}
+N=${TRISOLVE_AUTO_N:-128}
+deadline=${TRISOLVE_AUTO_DEADLINE:-560}
 D=$OUT/calib
 mkdir -p "$D"
 echo "commit $(cat bundle/commit 2>/dev/null) gpu $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
 
-if [ -z "${S22_SKIP_TESTS:-}" ]; then
+if [ -z "${TRISOLVE_AUTO_SKIP_TESTS:-}" ]; then
   timeout 150 bin/test/test_trisolve test/matrices >"$OUT/gpu-test_trisolve.log" 2>&1
   echo "test_trisolve exit $?: $(grep -c '^ok ' "$OUT/gpu-test_trisolve.log") ok, $(grep -c '^not ok' "$OUT/gpu-test_trisolve.log") not ok; cuda probe checks ok: $(grep -c '^ok trisolve.probe.*cuda' "$OUT/gpu-test_trisolve.log")"
   grep '^not ok' "$OUT/gpu-test_trisolve.log" | head
@@ -58,7 +58,7 @@ modes() { # case timeout cmd [mode list]
   done
 }
 g="-da_grid_x $N -da_grid_y $N -da_grid_z $N"
-if [ -z "${S22_CASES:-}" ]; then
+if [ -z "${TRISOLVE_AUTO_CASES:-}" ]; then
   modes ex45_$N 40 "bin/petsc/ksp_ex45 $g"
   modes ex14_$N 40 "bin/petsc/snes_ex14 $g -snes_converged_reason"
   modes ex19_512 60 "bin/petsc/snes_ex19 -da_grid_x 512 -da_grid_y 512 -snes_converged_reason"
@@ -72,7 +72,7 @@ if [ -z "${S22_CASES:-}" ]; then
     modes "mtx_$f" 15 "bin/test/ksp_matrix -f test/matrices/$f.mtx" "exact sweeps3 isai auto"
   done
 else
-  eval "$S22_CASES"
+  eval "$TRISOLVE_AUTO_CASES"
 fi
 python3 "$(dirname "$0")/summarize.py" "$D" "$OUT/calib.json" "$(cat bundle/commit 2>/dev/null || echo unknown)" trisolve-auto/calib.sh
 cd "$OUT" && tar czf calib-logs.tgz calib $( [ -d glue ] && echo glue) && rm -rf calib glue

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # trisolve-auto, device call "final": auto with its default margin (0.4) on the cases that decide it.
 #   run(command="bash bench/experiments/trisolve-auto/final.sh", carry=["bundle"], kind="nvidia-h200")
-export S22_SKIP_TESTS=1 S22_CASES='
+export TRISOLVE_AUTO_SKIP_TESTS=1 TRISOLVE_AUTO_CASES='
   modes fconvdiff_128_pe10 30 "bin/test/ksp_matrix -f convdiff3d:n=128,pe=10" "exact auto"
   modes fconvdiff_128_pe100_rev 30 "bin/test/ksp_matrix -f convdiff3d:n=128,pe=100,wx=-1,wy=-0.5" "exact auto"
   modes fmtx_ani4 15 "bin/test/ksp_matrix -f test/matrices/ani4.mtx" "exact auto"

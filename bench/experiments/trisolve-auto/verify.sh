@@ -2,7 +2,7 @@
 # trisolve-auto, device call "verify": the measured auto mode (commit 404c0a1 on) on calib.sh's
 # cases, beside aijcusparse, exact and sweeps 3 in the same call; then 256^3 where time is left.
 #   run(command="bash bench/experiments/trisolve-auto/verify.sh", carry=["bundle"], kind="nvidia-h100-x1")
-# S22_PART=256: only ex45 / ex14 at 256^3 and ICC; S22_PART=all: both (S22_DEADLINE for the call's time).
+# TRISOLVE_AUTO_PART=256: only ex45 / ex14 at 256^3 and ICC; TRISOLVE_AUTO_PART=all: both (TRISOLVE_AUTO_DEADLINE for the call's time).
 cases_main='
   modes ex45_128 40 "bin/petsc/ksp_ex45 $g" "aijcusparse exact sweeps3 auto"
   modes ex14_128 40 "bin/petsc/snes_ex14 $g -snes_converged_reason" "aijcusparse exact sweeps3 auto"
@@ -18,9 +18,9 @@ cases_256='
   modes ex14_256 90 "bin/petsc/snes_ex14 $g2 -snes_converged_reason" "aijcusparse exact sweeps3 auto"
   modes icc_ex14_128 40 "bin/petsc/snes_ex14 $g -snes_converged_reason -pc_type icc" "aijcusparse exact sweeps3 auto"
 '
-case ${S22_PART:-main} in
-  256) export S22_CASES=$cases_256 S22_SKIP_TESTS=1 ;;
-  all) export S22_CASES="$cases_main$cases_256" ;;
-  *) export S22_CASES=$cases_main ;;
+case ${TRISOLVE_AUTO_PART:-main} in
+  256) export TRISOLVE_AUTO_CASES=$cases_256 TRISOLVE_AUTO_SKIP_TESTS=1 ;;
+  all) export TRISOLVE_AUTO_CASES="$cases_main$cases_256" ;;
+  *) export TRISOLVE_AUTO_CASES=$cases_main ;;
 esac
 exec bash "$(dirname "$0")/calib.sh"
