@@ -241,8 +241,11 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
     PetscCall(PetscTime(&t0));
     ok = run_layer(
       [&] {
-        // the row block size serves both blocks of an MPI matrix (PETSc gives the off-process one column block size 1)
-        const layout::Request rq{gm.ops, gm.opt.params.data(), &gm.opt.settings, (int32_t)aij->rmap->bs, (select::BlockMode)gm.opt.block_mode, (select::StencilMode)gm.opt.stencil_mode, gm.opt.stencil_params.data(), gm.opt.compressed_rows == PETSC_TRUE};
+        // the row block size serves both blocks of an MPI matrix (PETSc gives the off-process one column block size 1);
+        // compressed rows for the off-process block only, whose product adds into y: a local block's writes all of y,
+        // and there the compressed product's extra pass lost 3-15% (compressed_rows.hpp)
+        const bool            offd = &blk == &gm.offd;
+        const layout::Request rq{gm.ops, gm.opt.params.data(), &gm.opt.settings, (int32_t)aij->rmap->bs, (select::BlockMode)gm.opt.block_mode, (select::StencilMode)gm.opt.stencil_mode, gm.opt.stencil_params.data(), offd && gm.opt.compressed_rows == PETSC_TRUE};
         if (backend == Backend::cuda) {
           ensure_streams(blk, gm.ops->extra_streams);
           blk.last_build.timer.create();
