@@ -24,6 +24,9 @@ done
 cuda_lib=$(dirname "$(readlink -f "$(command -v nvcc)")")/../lib64
 export LD_LIBRARY_PATH=$PWD/lib:$PWD/build/gpu-lib:$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# What the results record as their commit: the binaries' (the bundle's), not the git metadata of the
+# device's copy of the tree, which can be older than the tree itself (it then reads as -dirty).
+[ -s bundle/commit ] && [ -z "${GPUFORMATS_COMMIT:-}" ] && export GPUFORMATS_COMMIT="$(cat bundle/commit)"
 {
   echo "date: $(date -u +%FT%TZ)"; echo "commit: $(cat bundle/commit 2>/dev/null)"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader

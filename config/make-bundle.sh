@@ -44,6 +44,10 @@ fi
 # (fat binaries for three architectures), which xz's default 8 MiB window stores again each time
 # (82 MB, beyond the device tool's 64 MiB carry); a 512 MiB window stores it once (23 MB).
 tar -C "$stage" -cf - . | xz -9 --lzma2=preset=9,dict=512MiB >bundle/gpuformats-bundle.tar.xz
-git rev-parse HEAD > bundle/commit 2>/dev/null || echo unknown > bundle/commit
+# The commit the binaries were built from (-dirty: tracked files differed from it), which every
+# result made with this bundle records (config/gpu-run.sh exports it as GPUFORMATS_COMMIT).
+{ git rev-parse HEAD 2>/dev/null || echo unknown; } | tr -d '\n' > bundle/commit
+git diff --quiet HEAD 2>/dev/null || printf -- -dirty >> bundle/commit
+echo >> bundle/commit
 ls -la bundle/
 echo "bundle ready: carry [\"bundle\"] and run config/gpu-run.sh on the device machine"
