@@ -10,11 +10,15 @@ namespace gpuformats::model {
 
 const FormatOps *row_cost_format()
 {
-  int                     n;
-  const FormatOps *const *all = all_formats(&n);
-  for (int i = 0; i < n; ++i)
-    if (all[i]->row_cost) return all[i];
-  return nullptr;
+  // The registry is a fixed table: found once (the strips' features and the terms' names ask often).
+  static const FormatOps *const found = [] {
+    int                     n;
+    const FormatOps *const *all = all_formats(&n);
+    for (int i = 0; i < n; ++i)
+      if (all[i]->row_cost) return all[i];
+    return static_cast<const FormatOps *>(nullptr);
+  }();
+  return found;
 }
 
 const char *term_name(int k)
