@@ -9,7 +9,7 @@
 #   2. per-call GPU times (-log_view_gpu_time, each event synchronised: per-apply cost only):
 #      MatSolve against MatMult for aijcusparse and evchyb (exact sync-free, exact per level from
 #      the host and from a CUDA graph, FP32 values, cuSPARSE's solves), ksp ex45 at 128^3 and 256^3
-#   3. time to solution (-log_view): ksp ex45 and snes ex14 at 128^3 and 256^3, snes ex19 (4 dof, the
+#   3. time to solution (-log_view): ksp ex45 and snes ex14 at 128^3 and 256^3 (ex14 256^3 last), snes ex19 (4 dof, the
 #      block layout; one Newton step), convection-diffusion, real matrices, ILU(1) (ex45); aijcusparse,
 #      evchyb exact and FP32
 # Logs -> $OUT/logs.tar.xz, summary -> $OUT/trisolve.json (bench/experiments/trisolve-auto/summarize.py).
@@ -80,6 +80,7 @@ if [[ " $phases " == *" 3 "* ]]; then
   variants convdiff_${N}_pe10 40 "bin/test/ksp_matrix -f convdiff3d:n=$N,pe=10" $V3
   for m in ani4 fidapm05; do variants real_$m 30 "bin/test/ksp_matrix -f test/matrices/$m.mtx" $V3; done
   variants ex19_1024 90 "bin/petsc/snes_ex19 -da_grid_x 1024 -da_grid_y 1024 -snes_max_it 1 -ksp_max_it 300" $V3
+  variants ex14_$N2 120 "bin/petsc/snes_ex14 $g2 -snes_converged_reason" $V3
 fi
 if [[ " $phases " == *" iluk "* ]]; then # ILU(1) / ICC(1) time to solution, our solves and cuSPARSE's
   V3=${TRI_VARIANTS:-aijcusparse cusparse exact}
