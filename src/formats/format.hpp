@@ -67,6 +67,10 @@ public:
   // Called by every writer of `values` after a build (slot_map.hpp's refresh, edits and COO), on the
   // stream it wrote on: a layout that keeps a fact about its values (DIA's symmetry) renews it there.
   virtual void values_changed(cudaStream_t) {}
+  // True where the layout's own check of its current values found A == A^T exactly (DIA's count of
+  // rows that differ from their mirrors, once it has come back); false where not known. A
+  // transposed product may then run the product itself.
+  virtual bool values_symmetric() const { return false; }
 
   // What every builder sets last: the shape of A and the subclass's value and slot arrays.
   void set_layout(Backend b, const CsrView &A, double *vals, int64_t slots, const int32_t *slot_map)

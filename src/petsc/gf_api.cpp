@@ -224,6 +224,8 @@ PetscErrorCode MatGPUFormatsGetBytes(Mat A, PetscInt64 *bytes)
   AIJ) and, once built, `layout`, `format`, `backend`, `rows`, `cols`, `nonzeros`, `stored_slots`,
   `bytes` (read per product), `csr_bytes`, `map_bytes`, `last_build` and `last_refresh` (`upload_s`,
   `device_s`, or null where not measured), `transposed_bytes` where a transposed layout exists,
+  `transposed_products` (those run on it) and `symmetric_transposes` (transposed products run as the
+  product, where the layout's own check found the values symmetric),
   and `layout_stats`: the format's own statistics as strings.
 
 .seealso: `MatGPUFormatsGetBytes()`, `MatGPUFormatsGetLastTimes()`, `MatView()`

@@ -519,6 +519,7 @@ PetscErrorCode GFBlockView(const GFMat &gm, const GFBlock &blk, const char *labe
     PetscCall(GFViewLine(viewer, all_ranks, "%s: last build %s; last values-only refresh %s (CUDA events; uploads staged by %" PetscInt_FMT " host threads)\n", label, build, refresh, gm.opt.upload_threads));
   } else PetscCall(GFViewLine(viewer, all_ranks, "%s: last build and values-only refresh: upload and device times not measured (host backend)\n", label));
   if (blk.transposed) PetscCall(GFViewLine(viewer, all_ranks, "%s: transposed layout (A's CSC for cuSPARSE, made by the first transposed product): %zu bytes on the device; %" PetscInt_FMT " transposed products\n", label, blk.transposed->bytes(), blk.transposed_products));
+  if (blk.symmetric_transposes) PetscCall(GFViewLine(viewer, all_ranks, "%s: %" PetscInt_FMT " transposed products ran as the product: the layout found the values symmetric\n", label, blk.symmetric_transposes));
   for (const std::string &line : blk.layout_view) PetscCall(GFViewLine(viewer, all_ranks, "%s: %s\n", label, line.c_str()));
   std::vector<LayoutStat> stats;
   f.describe(stats);

@@ -86,6 +86,7 @@ struct GFBlock {
   // transposed_build, with the values of state transposed_state.
   std::unique_ptr<TransposedBlock> transposed;
   PetscInt                         transposed_build = -1, transposed_products = 0;
+  PetscInt                         symmetric_transposes = 0; // transposed products run as the product (values_symmetric)
   PetscObjectState                 transposed_state = -1;
 
   GFBlock() = default;

@@ -42,6 +42,8 @@ PetscErrorCode BlockJson(const GFMat &gm, const GFBlock &blk, nlohmann::json &ou
   PetscCall(StageJson(blk.last_build, out["last_build"]));
   PetscCall(StageJson(blk.last_refresh, out["last_refresh"]));
   if (blk.transposed) out["transposed_bytes"] = blk.transposed->bytes();
+  out["transposed_products"]  = blk.transposed_products;
+  out["symmetric_transposes"] = blk.symmetric_transposes;
   std::vector<LayoutStat> stats;
   f.describe(stats);
   nlohmann::json &layout_stats = out["layout_stats"] = nlohmann::json::object();

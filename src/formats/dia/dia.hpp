@@ -36,8 +36,9 @@
 // j - o (ascending columns: the CSR-order sum, bit for bit): 8*(nupper + 1) bytes of values per row
 // instead of 8*ndiag, the upper values re-read from L2. The count comes back without a sync; until
 // it has, and wherever a row differs (snes ex14: its Dirichlet rows hold only the diagonal), the
-// product reads every offset. Storage stays full (the slot map's contract). -mat_dia_symmetric 0:
-// never mirrored.
+// product reads every offset. The same count answers values_symmetric (the glue then runs a
+// transposed product as the product). Storage stays full (the slot map's contract).
+// -mat_dia_symmetric 0: never mirrored.
 #pragma once
 #include "../format.hpp"
 

@@ -74,6 +74,8 @@ public:
     return *h_count == 0;
   }
 
+  bool values_symmetric() const override { return mirrored(); }
+
   void spmv(double alpha, const double *x, double beta, double *y, const StreamSet &streams) const override
   {
     if (nrows == 0) return;
