@@ -16,6 +16,7 @@
 #pragma once
 #include "../core/radix_sort.cuh"
 #include "../core/thrust_system.cuh"
+#include "lines_solve.cuh"
 
 #include <cuda/atomic>
 #include <thrust/binary_search.h>
@@ -861,6 +862,10 @@ struct Triangle {
     int         grid = 0, threads = 0, calls = 0;
   };
   mutable Launch       launch;
+  // Schedule::lines (lines_solve.cuh): the plan, or why it was refused (then tiles, as asked)
+  bool                 lined = false;
+  std::string          unlined;
+  lines::Lines<Sys>    ln;
   // The build's stages in ms, each ended by a sync (-ksp_view's setup line): the levels, the rows
   // sorted by level, the slots (slices or tiles), the tiles' halos
   double ms_levels = 0, ms_order = 0, ms_slots = 0, ms_halo = 0;
@@ -881,7 +886,8 @@ struct Triangle {
   // diagonal positions, all in Sys memory); unit: no diagonal division.
   // tiles: Schedule::tiles's layout instead of the slices.
   // keep_order: the rows in level order kept in `order` (tiles reorder perm), for Ilu0.
-  void build(const Sys &sys, int32_t nrows, const int32_t *rowptr, const int32_t *colidx, const int32_t *dpos, const int32_t *pos, bool upper, bool is_unit, bool fp32, const TileShape *tiles = nullptr, bool keep_order = false)
+  // lines_opt: Schedule::lines's plan first (the levels are kept: levels(), order).
+  void build(const Sys &sys, int32_t nrows, const int32_t *rowptr, const int32_t *colidx, const int32_t *dpos, const int32_t *pos, bool upper, bool is_unit, bool fp32, const TileShape *tiles = nullptr, bool keep_order = false, const lines::Options *lines_opt = nullptr)
   {
     n = nrows, unit = is_unit, single = fp32;
     const Strict s{rowptr, dpos, upper};
@@ -894,14 +900,26 @@ struct Triangle {
     const int32_t top = sort_by_level(sys, n, level.data(), perm.data(), level_ptr);
     if (keep_order) order.resize(n), thrust::copy(sys.policy(), perm.data(), perm.data() + n, order.data());
     ms_order = lap(sys);
+    if (lines_opt) {
+      unlined = ln.build(sys, n, rowptr, colidx, dpos, pos, upper, is_unit, fp32, *lines_opt);
+      ms_slots = lap(sys);
+      if (unlined.empty()) {
+        lined = true;
+        nnz   = ln.stats.shared_refs + ln.stats.global_refs + ln.stats.cross_refs;
+        slots = ln.stats.rows * 32 * ln.stats.K;
+        return;
+      }
+      ln = lines::Lines<Sys>{};
+    }
     if (tiles) {
       build_tiles(sys, s, colidx, dpos, pos, level.data(), top, *tiles, lap);
       if (tiles_fit(*tiles)) return;
       // a tile too large for shared memory (many rows read across tiles): the sync-free slices
-      const int64_t need = (int64_t)tile_smem(0);
-      *this          = Triangle{};
+      const int64_t     need = (int64_t)tile_smem(0);
+      const std::string why  = unlined;
+      *this                  = Triangle{};
       build(sys, nrows, rowptr, colidx, dpos, pos, upper, is_unit, fp32, nullptr, keep_order);
-      untiled_smem = need;
+      untiled_smem = need, unlined = why;
       return;
     }
     const int32_t nslices = (n + kSlice - 1) / kSlice;
@@ -1038,6 +1056,7 @@ struct Triangle {
 
   void set_values(const Sys &sys, const double *m)
   {
+    if (lined) return ln.set_values(sys, m);
     const auto q0 = thrust::make_counting_iterator<int64_t>(0);
     if (single) thrust::for_each(sys.policy(), q0, q0 + slots, GatherSlots<float>{m, src.data(), v32.data()});
     else thrust::for_each(sys.policy(), q0, q0 + slots, GatherSlots<double>{m, src.data(), v64.data()});
@@ -1048,6 +1067,7 @@ struct Triangle {
   // out = T^-1 rhs (the head's SolveRow for mark and consume); device: the sync-free tickets.
   void solve(const Sys &sys, double *rhs, double *out, double *mark, bool consume, const ExactOptions &o, uint32_t *ticket, uint32_t *next_ticket) const
   {
+    if (lined) return ln.solve(sys, rhs, out, mark, consume, (long long)kPending, ticket, next_ticket);
     if (single) solve_v(sys, v32.data(), rhs, out, mark, consume, o, ticket, next_ticket);
     else solve_v(sys, v64.data(), rhs, out, mark, consume, o, ticket, next_ticket);
   }
@@ -1066,7 +1086,7 @@ struct Triangle {
       const auto r = row(std::false_type{});
       for (std::size_t l = 0; l + 1 < level_ptr.size(); ++l)
         for (int32_t k = level_ptr[l + 1] - 1; k >= level_ptr[l]; --k) r(k);
-    } else if (o.schedule == Schedule::sync_free || o.schedule == Schedule::tiles) { // tiles: a triangle too large for them
+    } else if (o.schedule == Schedule::sync_free || o.schedule == Schedule::tiles || o.schedule == Schedule::lines) { // tiles: a triangle too large for them
       int64_t grid = (n + kBlock - 1) / kBlock;
       if (o.blocks_per_sm > 0) {
         int dev = 0, sms = 0;
@@ -1155,6 +1175,7 @@ struct Triangle {
   int32_t     levels() const { return level_ptr.empty() ? 0 : (int32_t)level_ptr.size() - 1; }
   std::size_t bytes() const
   {
+    if (lined) return ln.bytes();
     // slots (column and value), the permutation, the slice pointers, the diagonal; per row the
     // right-hand side read, the result written and a pending mark written
     const std::size_t meta = tiled ? sizeof(int32_t) * (std::size_t)(3 * ntiles + 2 * nsegs + 5 + nhalo) + sizeof(int64_t) * (std::size_t)(nsegs + 1) : sizeof(int64_t) * (std::size_t)(n / kSlice + 2);

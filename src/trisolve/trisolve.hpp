@@ -25,7 +25,10 @@
 //           stores the rows in level order as sliced ELL and solves them in one launch whose rows
 //           wait on the values they read (Liu, Li, Hou and Vinter 2016); Schedule::levels
 //           launches a kernel per level, Schedule::graph those launches from a captured CUDA
-//           graph (the schedules measured, tuning table in trisolve_cuda.cu). The values may be
+//           graph (the schedules measured, tuning table in trisolve_cuda.cu). Schedule::lines
+//           (lines.hpp, opt-in) gives a thread a line of rows and pipelines the lines, one row a
+//           step, one launch per triangle; a triangle whose plan it refuses (no line length in
+//           its pattern, rows of over 13 reads, blocks depending in a cycle) gets tiles. The values may be
 //           stored in FP32 (arithmetic and vectors in FP64). apply_transpose solves
 //           (L U)^T x = b: U^T then L^T, the triangles of M^T built at its first call. The answer
 //           is the host reference's up to the order of each row's sum. The glue's default
@@ -54,7 +57,7 @@ namespace trisolve {
 
 enum class Mode { sweeps, isai, levelset };
 // How Mode::levelset's device solve is scheduled (the host runs level by level in every case).
-enum class Schedule { sync_free, levels, graph, tiles };
+enum class Schedule { sync_free, levels, graph, tiles, lines };
 // Mode::levelset's options: the factor's values in FP32 (FP64 arithmetic), and the schedule.
 struct ExactOptions {
   bool     single   = false;
@@ -71,6 +74,9 @@ struct ExactOptions {
   // tiles: shared memory a block may use, bytes (0: the device's limit; the host: none); a triangle
   // whose largest tile needs more (many rows read across tiles) is solved sync-free instead
   int64_t tile_smem = 0;
+  // lines (lines.hpp's Options): the line's rows C (0: found in the pattern), warps per block (0:
+  // from the SMs), the most a warp's starts spread, the ring's steps at most
+  int lines_chunk = 0, lines_warps = 0, lines_spread = 40, lines_ring = 64;
 };
 
 // The auto mode's choice between the approximate apply and the exact solves. The glue runs, at a

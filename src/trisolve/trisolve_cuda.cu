@@ -284,16 +284,17 @@ struct ExactImpl final : Common<Sys> {
   mutable Graph                   graphs[2];         // apply, apply_transpose
   mutable DeviceBuffer<double>    bx[2];             // the graphs' right-hand side and result
   double                          ms_pattern = 0;    // setup: M's pattern uploaded, its diagonal found
+  const lines::Options            lopt;
 
-  ExactImpl(const CsrView &M, Backend be, cudaStream_t stream, ExactOptions o) : opt(o), shape{o.tile_levels, o.tile_chunk, o.tile_rows, o.tile_kb, o.tile_kc, o.tile_smem}
+  ExactImpl(const CsrView &M, Backend be, cudaStream_t stream, ExactOptions o) : opt(o), shape{o.tile_levels, o.tile_chunk, o.tile_rows, o.tile_kb, o.tile_kc, o.tile_smem}, lopt{o.lines_chunk, o.lines_warps, o.lines_spread, o.lines_ring, 0}
   {
     const Sys                   sys = make_system<Sys>(stream);
     typename level::Triangle<Sys>::Lap lap;
     this->init(sys, M, Mode::levelset, be);
     ms_pattern = lap(sys);
     const level::TileShape *ts = tiles();
-    lower.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, false, true, opt.single, ts, true);
-    upper.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, true, false, opt.single, ts);
+    lower.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, false, true, opt.single, ts, true, lines_opt());
+    upper.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, true, false, opt.single, ts, false, lines_opt());
     y.resize(this->n);
     double pending;
     std::memcpy(&pending, &level::kPending, sizeof pending);
@@ -307,7 +308,9 @@ struct ExactImpl final : Common<Sys> {
   }
 
   // Schedule::tiles's shape for the triangles (and their transposes); null for the other schedules
-  const level::TileShape *tiles() const { return opt.schedule == Schedule::tiles ? &shape : nullptr; }
+  const level::TileShape *tiles() const { return opt.schedule == Schedule::tiles || opt.schedule == Schedule::lines ? &shape : nullptr; }
+  // Schedule::lines's plan options (null for the other schedules)
+  const lines::Options   *lines_opt() const { return opt.schedule == Schedule::lines ? &lopt : nullptr; }
 
   void set_values(const double *m, cudaStream_t stream) override
   {
@@ -388,8 +391,8 @@ struct ExactImpl final : Common<Sys> {
     thrust::gather(sys.policy(), tpos.data(), tpos.data() + nz, row_of.data(), tcol.data());
     thrust::for_each(sys.policy(), it0, it0 + n, level::DiagonalPosition{trow.data(), tcol.data(), tdiag.data()});
     const level::TileShape *ts = tiles();
-    tlower.build(sys, n, trow.data(), tcol.data(), tdiag.data(), tpos.data(), false, false, opt.single, ts);
-    tupper.build(sys, n, trow.data(), tcol.data(), tdiag.data(), tpos.data(), true, true, opt.single, ts);
+    tlower.build(sys, n, trow.data(), tcol.data(), tdiag.data(), tpos.data(), false, false, opt.single, ts, false, lines_opt());
+    tupper.build(sys, n, trow.data(), tcol.data(), tdiag.data(), tpos.data(), true, true, opt.single, ts, false, lines_opt());
   }
 
   std::string schedule_text() const
@@ -399,6 +402,7 @@ struct ExactImpl final : Common<Sys> {
     case Schedule::levels: return "one launch per level";
     case Schedule::graph: return "one launch per level, from a CUDA graph";
     case Schedule::tiles: return "one launch per triangle, tiles of levels solved in shared memory";
+    case Schedule::lines: return "one launch per triangle, lines of rows pipelined a row per step (tiles where the plan refuses)";
     }
     return "";
   }
@@ -410,18 +414,28 @@ struct ExactImpl final : Common<Sys> {
     out.push_back({"triangular apply", std::string("levelset: level-scheduled exact solves, ") + schedule_text() + ", factor values in " + (opt.single ? "FP32 (the diagonal, arithmetic and vectors in FP64)" : "FP64")});
     out.push_back({"L (unit lower)", std::to_string(lower.nnz) + " nonzeros, " + std::to_string(lower.levels()) + " levels"});
     out.push_back({"U (upper)", std::to_string(upper.nnz) + " nonzeros and the diagonal, " + std::to_string(upper.levels()) + " levels"});
-    if (opt.schedule == Schedule::tiles) {
+    if (opt.schedule == Schedule::tiles || opt.schedule == Schedule::lines) {
       const auto tiles = [](const level::Triangle<Sys> &t) {
         if (!t.tiled) return "none: a tile needed " + std::to_string(t.untiled_smem) + " bytes of shared memory, more than a block has; solved sync-free";
         return std::to_string(t.ntiles) + " of " + std::to_string(t.band) + " levels and at most " + std::to_string(t.rows_cap) + " rows, " + std::to_string(t.nsegs) + " levels in all, chunks of " + std::to_string(t.width) + " rows, " + std::to_string(t.nhalo) + " reads across tiles";
       };
-      out.push_back({"L tiles", tiles(lower)});
-      out.push_back({"U tiles", tiles(upper)});
+      if (!lower.lined) out.push_back({"L tiles", tiles(lower)});
+      if (!upper.lined) out.push_back({"U tiles", tiles(upper)});
+    }
+    if (opt.schedule == Schedule::lines) {
+      const auto plan = [](const level::Triangle<Sys> &t) {
+        if (!t.lined) return "none: " + t.unlined + "; solved in tiles";
+        const lines::Plan &P = t.ln.stats;
+        return "lines of " + std::to_string(P.C) + " rows, " + std::to_string(P.nwarps) + " warps in " + std::to_string(P.nblocks) + " blocks of " + std::to_string(P.wpb) + ", " + std::to_string(P.steps) + " steps, reads " + std::to_string(P.shared_refs) + " in shared memory (ring of " + std::to_string(P.R) + "), " +
+               std::to_string(P.global_refs) + " of the block and " + std::to_string(P.cross_refs) + " of other blocks from global memory, plan " + format_number(t.ln.ms_plan, "%.1f") + " ms";
+      };
+      out.push_back({"L lines", plan(lower)});
+      out.push_back({"U lines", plan(upper)});
     }
     const auto ms  = [](double v) { return format_number(v, "%.1f"); };
     const auto tri = [&](const level::Triangle<Sys> &t) { return "levels " + ms(t.ms_levels) + ", level order " + ms(t.ms_order) + ", slots " + ms(t.ms_slots) + (t.tiled ? ", halos " + ms(t.ms_halo) : std::string()); };
     out.push_back({"setup ms", "pattern " + ms(ms_pattern) + "; L: " + tri(lower) + "; U: " + tri(upper)});
-    out.push_back({"apply bytes", std::to_string(this->bytes) + (opt.schedule == Schedule::tiles ? " (ELL by tile level" : " (sliced ELL in level order") + ", padding " + std::to_string(lower.slots + upper.slots - lower.nnz - upper.nnz) + " slots)"});
+    out.push_back({"apply bytes", std::to_string(this->bytes) + (lower.lined || upper.lined ? " (lines: ELL by step" : opt.schedule == Schedule::tiles || opt.schedule == Schedule::lines ? " (ELL by tile level" : " (sliced ELL in level order") + ", padding " + std::to_string(lower.slots + upper.slots - lower.nnz - upper.nnz) + " slots)"});
   }
 };
 

@@ -8,7 +8,9 @@
 //             x = U^-1 L^-1 b, the transposed solve against lu_solve_transpose_host (itself checked
 //             by (L U)^T x == b), FP32 values against the host solve of M with them rounded; each
 //             triangle's levels against its depth; the host runs each level's rows last to first,
-//             so a row that read another of its level would read it unsolved
+//             so a row that read another of its level would read it unsolved; lines (lines.hpp) run
+//             on the host block by block in ticket order, a row reading a row not yet solved throws;
+//             grids whose lines the plan takes, a wide row and 27 points it may refuse (then tiles)
 //   sweeps    K = 0 is x = D^-1 b, K >= the triangles' depths is the exact solve; the error
 //             against the exact solve shrinks from K = 1 to K = 3 on diagonally dominant matrices
 //   isai      against LI and UI made here by another route (each row's small triangular system
@@ -41,6 +43,8 @@ using namespace gpuformats;
 using gpuformats::trisolve::Mode;
 
 namespace {
+
+int short_lines[2] = {0, 0}; // the short lines' triangles taken, of those tried
 
 // A with every diagonal entry present and 1 + sum |row| on it (strictly dominant: ILU(0) exists).
 CsrMatrix dominant(const CsrMatrix &A)
@@ -263,7 +267,61 @@ double probe_reference(trisolve::TriangularApply &T, Backend be, const CsrMatrix
   return probe_residual_of(M, b, run_apply(T, be, M.values, b));
 }
 
-void test_matrix(const std::string &name, const CsrMatrix &A0, const std::vector<Backend> &backends)
+// 2D 5-point stencil on an nx x ny grid, natural order
+CsrMatrix stencil5(int32_t nx, int32_t ny)
+{
+  CsrMatrix A;
+  A.nrows = A.ncols = nx * ny;
+  for (int32_t y = 0; y < ny; ++y)
+    for (int32_t x = 0; x < nx; ++x) {
+      const int32_t row = y * nx + x;
+      const std::pair<int32_t, double> nb[] = {{y > 0 ? row - nx : -1, -1}, {x > 0 ? row - 1 : -1, -1.5}, {row, 4.0 + 0.01 * (row % 7)}, {x < nx - 1 ? row + 1 : -1, -0.5}, {y < ny - 1 ? row + nx : -1, -1}};
+      for (auto [c, v] : nb)
+        if (c >= 0) A.colidx.push_back(c), A.values.push_back(v);
+      A.rowptr.push_back((int32_t)A.colidx.size());
+    }
+  return A;
+}
+
+// 3D 27-point stencil on an n^3 grid, natural order
+CsrMatrix stencil27(int32_t n)
+{
+  CsrMatrix A;
+  A.nrows = A.ncols = n * n * n;
+  for (int32_t z = 0; z < n; ++z)
+    for (int32_t y = 0; y < n; ++y)
+      for (int32_t x = 0; x < n; ++x) {
+        for (int32_t dz = -1; dz <= 1; ++dz)
+          for (int32_t dy = -1; dy <= 1; ++dy)
+            for (int32_t dx = -1; dx <= 1; ++dx) {
+              const int32_t xx = x + dx, yy = y + dy, zz = z + dz;
+              if (xx < 0 || yy < 0 || zz < 0 || xx >= n || yy >= n || zz >= n) continue;
+              A.colidx.push_back((zz * n + yy) * n + xx);
+              A.values.push_back(dx == 0 && dy == 0 && dz == 0 ? 27.0 : -1.0 + 0.01 * (dx + 2 * dy));
+            }
+        A.rowptr.push_back((int32_t)A.colidx.size());
+      }
+  return A;
+}
+
+// A with rows and columns `row` coupled to the `width` rows before it (a row too wide for lines)
+CsrMatrix with_wide_row(const CsrMatrix &A, int32_t row, int32_t width)
+{
+  std::vector<std::map<int32_t, double>> rows(A.nrows);
+  for (int32_t i = 0; i < A.nrows; ++i)
+    for (int32_t k = A.rowptr[i]; k < A.rowptr[i + 1]; ++k) rows[i][A.colidx[k]] = A.values[k];
+  for (int32_t j = std::max(0, row - width); j < row; ++j) rows[row].emplace(j, -0.1), rows[j].emplace(row, -0.1);
+  CsrMatrix B;
+  B.nrows = B.ncols = A.nrows;
+  for (const auto &r : rows) {
+    for (const auto &[c, v] : r) B.colidx.push_back(c), B.values.push_back(v);
+    B.rowptr.push_back((int32_t)B.colidx.size());
+  }
+  return B;
+}
+
+// lines_expect: the triangles Schedule::lines takes with the plan as found (-1: not checked)
+void test_matrix(const std::string &name, const CsrMatrix &A0, const std::vector<Backend> &backends, int lines_expect = -1)
 {
   const CsrMatrix A = dominant(A0);
   const int32_t   n = A.nrows;
@@ -378,11 +436,16 @@ void test_matrix(const std::string &name, const CsrMatrix &A0, const std::vector
     // slots, the order by band + chunk) that cuts every matrix into many tiles read across and
     // leaves most tiles' slots in global memory; with FP32 values too; and tiles that cannot fit
     // a block's shared memory (a 1-byte limit): both triangles solved sync-free, and -ksp_view says so
-    for (int v = 0; v < 8; ++v) {
-      trisolve::ExactOptions o{v == 3 || v == 6, v == 1 ? trisolve::Schedule::levels : v == 2 ? trisolve::Schedule::graph : v >= 4 ? trisolve::Schedule::tiles : trisolve::Schedule::sync_free};
+    // lines: the plan as found, with FP32 values, lines of 3 rows in blocks of one warp whose
+    // starts spread 2 and a ring of 2 steps (every matrix in lines, many blocks read across), and
+    // lines of 5 in blocks of 8 warps with no ring (every read from global memory)
+    for (int v = 0; v < 12; ++v) {
+      trisolve::ExactOptions o{v == 3 || v == 6 || v == 9, v == 1 ? trisolve::Schedule::levels : v == 2 ? trisolve::Schedule::graph : v >= 8 ? trisolve::Schedule::lines : v >= 4 ? trisolve::Schedule::tiles : trisolve::Schedule::sync_free};
       if (v == 5 || v == 6) o.tile_levels = 2, o.tile_chunk = 1, o.tile_rows = 7, o.tile_slots = 5, o.tile_kb = 1, o.tile_kc = 1;
       if (v == 7) o.tile_smem = 1;
-      static const char *const     names[] = {".fp64_syncfree", ".fp64_levels", ".fp64_graph", ".fp32_syncfree", ".fp64_tiles", ".fp64_small_tiles", ".fp32_small_tiles", ".fp64_tiles_too_large"};
+      if (v == 10) o.lines_chunk = 3, o.lines_warps = 1, o.lines_spread = 2, o.lines_ring = 2;
+      if (v == 11) o.lines_chunk = 5, o.lines_warps = 8, o.lines_spread = 1000, o.lines_ring = 1;
+      static const char *const     names[] = {".fp64_syncfree", ".fp64_levels", ".fp64_graph", ".fp32_syncfree", ".fp64_tiles", ".fp64_small_tiles", ".fp32_small_tiles", ".fp64_tiles_too_large", ".fp64_lines", ".fp32_lines", ".fp64_short_lines", ".fp64_lines_no_ring"};
       const std::string            tag = bn + names[v] + "." + name;
       try {
         trisolve::TriangularApply T(M.view(), Mode::levelset, 0, *formats[0], be, nullptr, o);
@@ -403,6 +466,19 @@ void test_matrix(const std::string &name, const CsrMatrix &A0, const std::vector
           for (const LayoutStat &l : lines)
             if ((l.key == "L tiles" || l.key == "U tiles") && l.value.find("solved sync-free") != std::string::npos) ++untiled;
           check(untiled == (v == 7 ? 2 : 0), "trisolve.exact_tiles_fit." + tag, std::to_string(untiled) + " of 2 triangles solved sync-free");
+        }
+        if (o.schedule == trisolve::Schedule::lines && n > 0) { // lines where the plan takes the triangle, tiles where not
+          std::vector<LayoutStat> stats;
+          T.describe(stats);
+          int lined = 0, refused = 0;
+          for (const LayoutStat &l : stats) {
+            if (l.key != "L lines" && l.key != "U lines") continue;
+            lined += l.value.rfind("lines of ", 0) == 0;
+            refused += l.value.rfind("none: ", 0) == 0 && l.value.find("solved in tiles") != std::string::npos;
+          }
+          const int want = v == 10 || v == 11 ? -1 : lines_expect; // short lines: cycles and wide rows refused
+          if (v == 10) short_lines[0] += lined, short_lines[1] += 2;
+          check(lined + refused == 2 && (want < 0 || lined == want), "trisolve.exact_lines_taken." + tag, std::to_string(lined) + " of 2 triangles in lines, " + std::to_string(refused) + " refused, " + std::to_string(want) + " expected");
         }
       } catch (const Error &e) {
         check(false, "trisolve.exact." + tag, std::string("threw: ") + e.what());
@@ -543,6 +619,12 @@ int main(int argc, char **argv)
   if (argc > 1)
     for (const NamedMatrix &m : real_matrices(argv[1]))
       if (m.A.nrows == m.A.ncols && m.A.nrows <= 20000) test_matrix(m.name, m.A, backends);
+  // grids in lines (the plan as found: a line's length from the pattern), and one that is not
+  test_matrix("lines_stencil7_10", stencil7(10), backends, 2);
+  test_matrix("lines_stencil5_24x40", stencil5(24, 40), backends, 2);
+  test_matrix("lines_stencil27_9", stencil27(9), backends, 0);
+  test_matrix("lines_stencil7_8_wide_row", with_wide_row(stencil7(8), 100, 20), backends, 1);
+  check(short_lines[0] * 2 >= short_lines[1], "trisolve.exact_lines_coverage", std::to_string(short_lines[0]) + " of " + std::to_string(short_lines[1]) + " triangles in short lines");
   for (const NamedMatrix &m : edge_case_matrices(false))
     if (m.A.nrows == m.A.ncols && m.A.nrows <= 400) test_iluk(m.name, m.A);
   for (uint64_t seed = 1; seed <= 4; ++seed) test_iluk("random" + std::to_string(seed), uniform_rows(60 + 50 * (int32_t)seed, 60 + 50 * (int32_t)seed, 1, 1 + 2 * (int32_t)seed, seed));

@@ -1,0 +1,65 @@
+// Schedule::lines's plan: an exact triangular solve by lines of rows, one thread each, the lines
+// pipelined so that a step of every block solves one row per thread (level_solve.cuh runs it).
+// PETSc- and CUDA-free: built on the host from the pattern at the symbolic phase.
+//
+// The triangle is given as a strict lower CSR (an upper one mirrored: row n-1-i reads n-1-j), so
+// a row reads only earlier rows. C (a frequent distance of the pattern: a grid's line) cuts the
+// rows in chunks of C consecutive rows; a thread solves its chunk's rows in order, one a step.
+//
+//   7-point grid, C = nx, chunk c = line (y, z):   S(c) = max over reads (row r of c reading row j
+//   z=1: c4 c5 c6 c7   S: 1 2 3 4                  of chunk c' != c) of S(c') + pos(j) - pos(r) + 1
+//   z=0: c0 c1 c2 c3   S: 0 1 2 3                  (pos: the row's index in its chunk), so row r,
+//   warp = 32 consecutive chunks, starts spread    solved at step S(c) + pos(r), comes after every
+//   at most `spread`; a lane's rows skewed by      row it reads. A 7-point grid's critical path is
+//   its start: row = warp_row0 + step - smin      nx + ny + nz - 2 steps (its levels).
+//
+// Warps go into blocks of wpb warps along each warp's most-read predecessor (grid tiles of 32 lines
+// by wpb planes); a block advances one step per barrier. A read of the same block at most R - 1
+// steps back comes from a ring in shared memory (slot: the producer's step mod R); every other
+// read from the work vector, polled (other blocks run by ticket in a topological order of the
+// blocks' graph; a graph with a cycle, or rows of more than kMaxReads reads, is refused).
+//
+// Invariants of a Plan (index at = (warp_row0[w] + step - warp_smin[w]) * 32 + lane):
+//   perm_row[at]  the row solved at `at` (in the given numbering), -1 padding; every row once
+//   ref[(at/32 * K + m) * 32 + at%32]  read m: >= 0 the work vector's index of the row read,
+//                 < 0 -(1 + t * R + slot) the ring of thread t of the block, INT32_MIN none
+//   val_src       same shape: the read's value position (src), -1 none; diag_src[at]: the
+//                 diagonal's position (-1: unit or padding)
+//   a lane of warp w is active at steps [warp_smin + lane_off, + lane_len); a block's steps
+//   [block_s0, block_s1); block b's warps block_warps[b * wpb + k] (-1: none); ring reads are at
+//   distance 1..R-1 within a block (make_plan checks), so a barrier per step orders them
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpuformats {
+namespace trisolve {
+namespace lines {
+
+constexpr int kMaxReads = 13; // the kernels' widest row (level_solve.cuh instantiates 3, 7, 13)
+
+struct Options {
+  int chunk  = 0;  // C (0: the smallest distance of 8 to 4096 rows that over n/8 entries have)
+  int warps  = 0;  // warps per block, 1-8 (0: the fewest, at most 8, that give a block per SM)
+  int spread = 40; // the most a warp's starts may spread (steps a lane idles)
+  int ring   = 64; // R at most (a power of two; farther reads of a block go to the work vector)
+  int sms    = 0;  // the device's SMs, for warps = 0 (0: 4 warps)
+};
+
+struct Plan {
+  int32_t              n = 0, C = 0, K = 0, R = 1, wpb = 1, nwarps = 0, nblocks = 0;
+  int64_t              rows = 0, steps = 0; // rows per lane over all warps (at < rows * 32); the critical path
+  std::vector<int32_t> block_warps, warp_smin, lane_off, lane_len, block_s0, block_s1;
+  std::vector<int64_t> warp_row0;
+  std::vector<int32_t> perm_row, ref, val_src, diag_src;
+  int64_t              shared_refs = 0, global_refs = 0, cross_refs = 0; // ring, work vector (same block, other blocks)
+};
+
+// The strict lower triangle: row r's reads ci[rp[r] .. rp[r+1]) (each < r), their value positions
+// src, the diagonal's position diag[r] (null: unit). An empty string, or why it is refused.
+std::string make_plan(int32_t n, const int32_t *rp, const int32_t *ci, const int32_t *src, const int32_t *diag, const Options &o, Plan &P);
+
+} // namespace lines
+} // namespace trisolve
+} // namespace gpuformats
