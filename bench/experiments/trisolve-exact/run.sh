@@ -2,7 +2,8 @@
 # Our level-scheduled exact triangular solves (-mat_gpuformats_trisolve levelset: src/trisolve,
 # level_solve.cuh) against cuSPARSE's (aijcusparse's, and evchyb's default), PETSc's default
 # preconditioner (ILU(0) on one rank), one GPU, in one call (the names below: exact = levelset with
-# its default schedule, levels / graph its other schedules, fp32 its FP32 values, cusparse = evchyb
+# its default schedule, levels / graph / lines its other schedules, fp32 its FP32 values (lines32:
+# with lines), cusparse = evchyb
 # with cuSPARSE's solves, -mat_gpuformats_trisolve cusparse):
 #   1. bin/test/test_trisolve on the device: the sync-free and per-level solves, FP64 and FP32,
 #      and the transposed solve, against the host references
@@ -14,7 +15,7 @@
 #      evchyb exact and FP32
 # Logs -> $OUT/logs.tar.xz, summary -> $OUT/trisolve.json (bench/experiments/trisolve-auto/summarize.py).
 #   run(command="bash bench/experiments/trisolve-exact/run.sh [phases]", carry=["bundle"])
-# phases: a list of 1 2 3 (default all; TRI_VARIANTS the third's variants), iluk (ILU(1), ICC(1),
+# phases: a list of 1 2 3 (default all; TRI_VARIANTS2 / TRI_VARIANTS the second's / third's variants), iluk (ILU(1), ICC(1),
 # ILU(2)), and tune (the sync-free schedule's parameters, ex45 128^3); TRI_N / TRI_N2 the grid sizes, TRI_DEADLINE seconds.
 set -uo pipefail
 source "$(dirname "$0")/../gamg/env.sh"
@@ -37,7 +38,7 @@ fi
 
 run() { # case name timeout cmd type extra... (run_case: gamg/env.sh)
   run_case "$@" || return 0
-  echo "$1.$2 exit $RC: $(grep -m1 -o 'iterations [0-9]*' "$LOG") | $(awk '$1 ~ /^(KSPSolve|SNESSolve|PCSetUp|MatSolve|MatMult)$/ {printf "%s %s %s | ", $1, $2, $4}' "$LOG")$(grep -m1 -o 'apply cost: [0-9.]* products' "$LOG")"
+  echo "$1.$2 exit $RC: $(grep -m1 -o 'iterations [0-9]*' "$LOG") | $(awk '$1 ~ /^(KSPSolve|SNESSolve|PCSetUp|MatSolve|MatMult)$/ {printf "%s %s %s | ", $1, $2, $4}' "$LOG")$(grep -m1 -o 'apply cost: [0-9.]* products' "$LOG") $(grep -c 'lines: lines of' "$LOG") lined $(grep -m1 -o 'none: [^;]*; solved in tiles' "$LOG")"
 }
 variants() { # case timeout cmd [names...]: aijcusparse and evchyb's triangular solves
   local c=$1 tmo=$2 cmd=$3; shift 3
@@ -48,6 +49,8 @@ variants() { # case timeout cmd [names...]: aijcusparse and evchyb's triangular 
     exact) run "$c" exact "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve levelset ;;
     levels | graph) run "$c" "$nm" "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve levelset -mat_gpuformats_trisolve_schedule "$nm" ;;
     fp32) run "$c" fp32 "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve levelset -pc_precision single ;;
+    lines) run "$c" lines "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve levelset -mat_gpuformats_trisolve_schedule lines ;;
+    lines32) run "$c" lines32 "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve levelset -mat_gpuformats_trisolve_schedule lines -pc_precision single ;;
     cusparse) run "$c" cusparse "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve cusparse ;;
     esac
   done
@@ -68,8 +71,8 @@ if [[ " $phases " == *" cases "* ]]; then # per-apply cost beyond the 3D Laplaci
   variants gputime_ex45_${N}_ilu1 40 "bin/petsc/ksp_ex45 $g -pc_type ilu -pc_factor_levels 1 -log_view_gpu_time" aijcusparse exact graph
 fi
 if [[ " $phases " == *" 2 "* ]]; then
-  variants gputime_ex45_$N 40 "bin/petsc/ksp_ex45 $g -log_view_gpu_time"
-  variants gputime_ex45_$N2 60 "bin/petsc/ksp_ex45 $g2 -log_view_gpu_time" aijcusparse exact fp32
+  variants gputime_ex45_$N 40 "bin/petsc/ksp_ex45 $g -log_view_gpu_time" ${TRI_VARIANTS2:-}
+  variants gputime_ex45_$N2 60 "bin/petsc/ksp_ex45 $g2 -log_view_gpu_time" ${TRI_VARIANTS2:-aijcusparse exact fp32}
 fi
 if [[ " $phases " == *" 3 "* ]]; then
   V3=${TRI_VARIANTS:-aijcusparse cusparse exact fp32}
