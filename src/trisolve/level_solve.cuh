@@ -47,26 +47,8 @@ namespace gpuformats {
 namespace trisolve {
 namespace level {
 
-__host__ __device__ inline long long bits_of(double v)
-{
-#ifdef __CUDA_ARCH__
-  return __double_as_longlong(v);
-#else
-  long long b;
-  std::memcpy(&b, &v, sizeof b);
-  return b;
-#endif
-}
-__host__ __device__ inline double from_bits(long long b)
-{
-#ifdef __CUDA_ARCH__
-  return __longlong_as_double(b);
-#else
-  double v;
-  std::memcpy(&v, &b, sizeof v);
-  return v;
-#endif
-}
+using lines::bits_of; // the double's bits and back (lines_solve.cuh)
+using lines::from_bits;
 
 constexpr int kSlice = 32;  // rows per slice: one warp
 constexpr int kBlock = 128; // threads per block of the device solves (a ticket's rows)

@@ -37,7 +37,7 @@ namespace gpuformats {
 namespace trisolve {
 namespace lines {
 
-constexpr int kMaxReads = 13; // the kernels' widest row (level_solve.cuh instantiates 3, 7, 13)
+constexpr int kMaxReads = 13; // the kernels' widest row (lines_solve.cuh instantiates 3, 7, 13; K rounds up to one)
 
 struct Options {
   int chunk  = 0;  // C (0: the smallest distance of 8 to 4096 rows that over n/8 entries have)
