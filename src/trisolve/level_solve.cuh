@@ -179,12 +179,7 @@ struct Stored {
 };
 
 template <class V>
-struct GatherSlots {
-  const double  *m;
-  const int32_t *src;
-  V             *out;
-  __host__ __device__ void operator()(int64_t q) const { out[q] = src[q] >= 0 ? (V)m[src[q]] : V(0); }
-};
+using GatherSlots = lines::GatherValues<V>; // a slot's value from M (0: padding)
 
 struct GatherDiagonal {
   const double  *m;
