@@ -878,7 +878,9 @@ struct Triangle {
     if (keep_order) order.resize(n), thrust::copy(sys.policy(), perm.data(), perm.data() + n, order.data());
     ms_order = lap(sys);
     if (lines_opt) {
-      unlined = ln.build(sys, n, rowptr, colidx, dpos, pos, upper, is_unit, fp32, *lines_opt);
+      lines::Options lo = *lines_opt;
+      lo.levels         = top + 1;
+      unlined           = ln.build(sys, n, rowptr, colidx, dpos, pos, upper, is_unit, fp32, lo);
       ms_slots = lap(sys);
       if (unlined.empty()) {
         lined = true;

@@ -14,7 +14,10 @@ namespace lines {
 namespace {
 constexpr int32_t kMinChunk = 8, kMaxChunk = 4096;
 
-// The smallest distance of kMinChunk..kMaxChunk rows that over n/8 of the entries have; 0: none.
+// The most frequent distance of kMinChunk..kMaxChunk rows (ties: the smaller), if over n/8 of
+// the entries have it, else 0; a divisor of it that at least half as many have instead (the
+// smallest): a grid's line, not its plane, when both fit (7 points, nz > ny), and the point
+// line of a 4-dof grid (4096, not the 4093-4099 its dofs couple at).
 int32_t chunk_of(int32_t n, const int32_t *rp, const int32_t *ci)
 {
   std::vector<int64_t> count(kMaxChunk + 1, 0);
@@ -23,9 +26,13 @@ int32_t chunk_of(int32_t n, const int32_t *rp, const int32_t *ci)
       const int32_t d = r - ci[e];
       if (d >= kMinChunk && d <= kMaxChunk) ++count[d];
     }
+  int32_t best = 0;
   for (int32_t d = kMinChunk; d <= kMaxChunk; ++d)
-    if (count[d] > n / 8) return d;
-  return 0;
+    if (count[d] > count[best]) best = d;
+  if (best == 0 || count[best] <= n / 8) return 0;
+  for (int32_t q = kMinChunk; q < best; ++q)
+    if (best % q == 0 && 2 * count[q] >= count[best]) return q;
+  return best;
 }
 } // namespace
 
@@ -53,12 +60,20 @@ std::string make_plan(int32_t n, const int32_t *rp, const int32_t *ci, const int
       }
     S[c] = s;
   }
-  // warps: runs of at most 32 consecutive chunks whose starts spread at most o.spread
+  if (o.levels > 0 && o.chunk <= 0) { // chunks across the lines serialise them (a line's length off by a few rows)
+    int64_t steps = 0;
+    for (int32_t c = 0; c < nch; ++c) steps = std::max<int64_t>(steps, S[c] + len_of(c));
+    if (steps > 2 * (int64_t)o.levels)
+      return "lines of " + std::to_string(C) + " rows take " + std::to_string(steps) + " steps, more than twice the triangle's " + std::to_string(o.levels) + " levels (-mat_gpuformats_trisolve_lines_chunk sets the length)";
+  }
+  // warps: runs of at most 32 consecutive chunks whose starts spread at most o.spread, or an
+  // eighth of a line if more (a lane idles at most an eighth: a 2D grid of 4 dofs skews 4 a line)
+  const int64_t spread = std::max<int64_t>(o.spread, C / 8);
   std::vector<int32_t> warp_of(nch), wfirst;
   for (int32_t c = 0; c < nch;) {
     int64_t lo = S[c], hi = S[c];
     int32_t e = c + 1;
-    while (e < nch && e - c < 32 && std::max(hi, S[e]) - std::min(lo, S[e]) <= o.spread) lo = std::min(lo, S[e]), hi = std::max(hi, S[e]), ++e;
+    while (e < nch && e - c < 32 && std::max(hi, S[e]) - std::min(lo, S[e]) <= spread) lo = std::min(lo, S[e]), hi = std::max(hi, S[e]), ++e;
     for (int32_t q = c; q < e; ++q) warp_of[q] = (int32_t)wfirst.size();
     wfirst.push_back(c);
     c = e;
@@ -75,7 +90,7 @@ std::string make_plan(int32_t n, const int32_t *rp, const int32_t *ci, const int
   const auto warp_at = [&](int32_t row) { return warp_of[row / C]; };
   // each warp's most-read other warp: counts in one array, reset through the touched list
   std::vector<int32_t> pred(nw, -1), touched;
-  std::vector<int64_t> cnt(nw, 0);
+  std::vector<int64_t> cnt(nw, 0), pred_reads(nw, 0);
   for (int32_t w = 0; w < nw; ++w) {
     touched.clear();
     for (int32_t r = wfirst[w] * C; r < std::min(n, wfirst[w + 1] * C); ++r)
@@ -88,19 +103,27 @@ std::string make_plan(int32_t n, const int32_t *rp, const int32_t *ci, const int
       if (cnt[wj] > best || (cnt[wj] == best && wj < pred[w])) best = cnt[wj], pred[w] = wj;
       cnt[wj] = 0;
     }
+    pred_reads[w] = best;
   }
-  // blocks along the predecessor chains, wpb warps at most
-  std::vector<int32_t> blk_of(nw), tail, fill;
-  for (int32_t w = 0; w < nw; ++w) {
-    const int32_t pb = pred[w] >= 0 ? blk_of[pred[w]] : -1;
-    if (pb >= 0 && tail[pb] == pred[w] && fill[pb] < wpb) blk_of[w] = pb, tail[pb] = w, ++fill[pb];
-    else blk_of[w] = (int32_t)tail.size(), tail.push_back(w), fill.push_back(1);
-  }
-  const int32_t nb = (int32_t)tail.size();
-  // the blocks' graph (an edge once per reading warp, then unique), in topological order by least start
-  std::vector<int64_t>                     bmin(nb, INT64_MAX);
+  // blocks along the predecessor chains, wpb warps at most. A warp follows its predecessor only
+  // if it reads it a quarter as often as it has rows (a grid's plane below, not the first plane's
+  // line beside: those chains skew the blocks into cycles). The blocks' graph (an edge once per
+  // reading warp, then unique) in topological order by least start; a cycle halves the warps per
+  // block (one warp a block reads only earlier warps: no cycle).
+  std::vector<int32_t>                     blk_of(nw), tail, fill, first, indeg, rank;
+  std::vector<int64_t>                     bmin;
   std::vector<std::pair<int32_t, int32_t>> edges;
-  {
+  int32_t                                  nb = 0;
+  for (;; wpb /= 2) {
+    tail.clear(), fill.clear(), edges.clear();
+    for (int32_t w = 0; w < nw; ++w) {
+      const int64_t rows = std::min(n, wfirst[w + 1] * C) - wfirst[w] * C;
+      const int32_t pb   = pred[w] >= 0 && 4 * pred_reads[w] >= rows ? blk_of[pred[w]] : -1;
+      if (pb >= 0 && tail[pb] == pred[w] && fill[pb] < wpb) blk_of[w] = pb, tail[pb] = w, ++fill[pb];
+      else blk_of[w] = (int32_t)tail.size(), tail.push_back(w), fill.push_back(1);
+    }
+    nb = (int32_t)tail.size();
+    bmin.assign(nb, INT64_MAX);
     std::vector<int32_t> stamp(nb, -1);
     for (int32_t w = 0; w < nw; ++w) {
       const int32_t b = blk_of[w];
@@ -111,13 +134,11 @@ std::string make_plan(int32_t n, const int32_t *rp, const int32_t *ci, const int
           if (bj != b && stamp[bj] != w) stamp[bj] = w, edges.push_back({bj, b});
         }
     }
-  }
-  std::sort(edges.begin(), edges.end());
-  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
-  std::vector<int32_t> first(nb + 1, 0), indeg(nb, 0), rank(nb, -1);
-  for (const auto &e : edges) ++first[e.first + 1], ++indeg[e.second];
-  for (int32_t b = 0; b < nb; ++b) first[b + 1] += first[b];
-  {
+    std::sort(edges.begin(), edges.end());
+    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+    first.assign(nb + 1, 0), indeg.assign(nb, 0), rank.assign(nb, -1);
+    for (const auto &e : edges) ++first[e.first + 1], ++indeg[e.second];
+    for (int32_t b = 0; b < nb; ++b) first[b + 1] += first[b];
     using Item = std::pair<int64_t, int32_t>; // (least start, block), least first
     std::priority_queue<Item, std::vector<Item>, std::greater<Item>> ready;
     for (int32_t b = 0; b < nb; ++b)
@@ -130,7 +151,8 @@ std::string make_plan(int32_t n, const int32_t *rp, const int32_t *ci, const int
       for (int32_t q = first[b]; q < first[b + 1]; ++q)
         if (--indeg[edges[q].second] == 0) ready.push({bmin[edges[q].second], edges[q].second});
     }
-    if (next != nb) return "the blocks of lines depend on each other in a cycle (" + std::to_string(nb - next) + " of " + std::to_string(nb) + " blocks)";
+    if (next == nb) break;
+    if (wpb == 1) return "the blocks of lines depend on each other in a cycle (the plan's own check)";
   }
   P.C = C, P.K = K, P.wpb = wpb, P.nwarps = nw, P.nblocks = nb;
   P.block_warps.assign((std::size_t)nb * wpb, -1);

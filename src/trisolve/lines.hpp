@@ -17,7 +17,8 @@
 // by wpb planes); a block advances one step per barrier. A read of the same block at most R - 1
 // steps back comes from a ring in shared memory (slot: the producer's step mod R); every other
 // read from the work vector, polled (other blocks run by ticket in a topological order of the
-// blocks' graph; a graph with a cycle, or rows of more than kMaxReads reads, is refused).
+// blocks' graph, fewer warps a block where it has a cycle; rows of more than kMaxReads reads, or
+// more than twice the triangle's levels in steps, are refused).
 //
 // Invariants of a Plan (index at = (warp_row0[w] + step - warp_smin[w]) * 32 + lane):
 //   perm_row[at]  the row solved at `at` (in the given numbering), -1 padding; every row once
@@ -40,11 +41,12 @@ namespace lines {
 constexpr int kMaxReads = 13; // the kernels' widest row (lines_solve.cuh instantiates 3, 7, 13; K rounds up to one)
 
 struct Options {
-  int chunk  = 0;  // C (0: the smallest distance of 8 to 4096 rows that over n/8 entries have)
+  int chunk  = 0;  // C (0: the most frequent distance of 8 to 4096 rows, lines.cpp's chunk_of)
   int warps  = 0;  // warps per block, 1-8 (0: the fewest, at most 8, that give a block per SM)
-  int spread = 40; // the most a warp's starts may spread (steps a lane idles)
+  int spread = 40; // the most a warp's starts may spread (steps a lane idles), or C / 8 if more
   int ring   = 64; // R at most (a power of two; farther reads of a block go to the work vector)
   int sms    = 0;  // the device's SMs, for warps = 0 (0: 4 warps)
+  int levels = 0;  // the triangle's levels: a found chunk taking more than twice as many steps is refused (0: none)
 };
 
 struct Plan {

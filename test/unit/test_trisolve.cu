@@ -10,7 +10,7 @@
 //             triangle's levels against its depth; the host runs each level's rows last to first,
 //             so a row that read another of its level would read it unsolved; lines (lines.hpp) run
 //             on the host block by block in ticket order, a row reading a row not yet solved throws;
-//             grids whose lines the plan takes, a wide row and 27 points it may refuse (then tiles)
+//             grids whose lines the plan takes (and the line length it finds), a wide row (tiles)
 //   sweeps    K = 0 is x = D^-1 b, K >= the triangles' depths is the exact solve; the error
 //             against the exact solve shrinks from K = 1 to K = 3 on diagonally dominant matrices
 //   isai      against LI and UI made here by another route (each row's small triangular system
@@ -320,8 +320,31 @@ CsrMatrix with_wide_row(const CsrMatrix &A, int32_t row, int32_t width)
   return B;
 }
 
-// lines_expect: the triangles Schedule::lines takes with the plan as found (-1: not checked)
-void test_matrix(const std::string &name, const CsrMatrix &A0, const std::vector<Backend> &backends, int lines_expect = -1)
+// A 7-point nx x ny x nz grid of `dof` unknowns a point, all coupled at a point and to a
+// neighbour's: a box whose first plane's lines skew the blocks (nx 8, ny 96: 3 warps a plane),
+// and a 2D grid of 4 dofs whose point line (4 nx rows) is not the smallest frequent distance
+CsrMatrix grid_dofs(int32_t nx, int32_t ny, int32_t nz, int32_t dof)
+{
+  CsrMatrix A;
+  A.nrows = A.ncols = nx * ny * nz * dof;
+  for (int32_t z = 0; z < nz; ++z)
+    for (int32_t y = 0; y < ny; ++y)
+      for (int32_t x = 0; x < nx; ++x)
+        for (int32_t c = 0; c < dof; ++c) {
+          const int32_t p = (z * ny + y) * nx + x;
+          for (const int32_t q : {p - nx * ny, p - nx, p - 1, p, p + 1, p + nx, p + nx * ny}) {
+            const bool in = q == p || (q == p - 1 && x > 0) || (q == p + 1 && x + 1 < nx) || (q == p - nx && y > 0) || (q == p + nx && y + 1 < ny) || (q == p - nx * ny && z > 0) || (q == p + nx * ny && z + 1 < nz);
+            if (!in) continue;
+            for (int32_t c2 = 0; c2 < dof; ++c2) A.colidx.push_back(q * dof + c2), A.values.push_back(q == p && c2 == c ? 8.0 * dof : -1.0 + 0.05 * (c2 - c) + 0.01 * (q - p > 0));
+          }
+          A.rowptr.push_back((int32_t)A.colidx.size());
+        }
+  return A;
+}
+
+// lines_expect: the triangles Schedule::lines takes with the plan as found (-1: not checked),
+// lines_chunk: the line's length it finds (0: not checked)
+void test_matrix(const std::string &name, const CsrMatrix &A0, const std::vector<Backend> &backends, int lines_expect = -1, int lines_chunk = 0)
 {
   const CsrMatrix A = dominant(A0);
   const int32_t   n = A.nrows;
@@ -470,15 +493,20 @@ void test_matrix(const std::string &name, const CsrMatrix &A0, const std::vector
         if (o.schedule == trisolve::Schedule::lines && n > 0) { // lines where the plan takes the triangle, tiles where not
           std::vector<LayoutStat> stats;
           T.describe(stats);
-          int lined = 0, refused = 0;
+          int         lined = 0, refused = 0, chunked = 0;
+          std::string why;
           for (const LayoutStat &l : stats) {
             if (l.key != "L lines" && l.key != "U lines") continue;
             lined += l.value.rfind("lines of ", 0) == 0;
-            refused += l.value.rfind("none: ", 0) == 0 && l.value.find("solved in tiles") != std::string::npos;
+            chunked += l.value.rfind("lines of " + std::to_string(lines_chunk) + " rows,", 0) == 0;
+            const bool no = l.value.rfind("none: ", 0) == 0 && l.value.find("solved in tiles") != std::string::npos;
+            refused += no;
+            if (no) why += "; " + l.key + " " + l.value;
           }
-          const int want = v == 10 || v == 11 ? -1 : lines_expect; // short lines: cycles and wide rows refused
+          const int want = v == 10 || v == 11 ? -1 : lines_expect; // short lines: wide rows and long plans refused
           if (v == 10) short_lines[0] += lined, short_lines[1] += 2;
-          check(lined + refused == 2 && (want < 0 || lined == want), "trisolve.exact_lines_taken." + tag, std::to_string(lined) + " of 2 triangles in lines, " + std::to_string(refused) + " refused, " + std::to_string(want) + " expected");
+          check(lined + refused == 2 && (want < 0 || lined == want), "trisolve.exact_lines_taken." + tag, std::to_string(lined) + " of 2 triangles in lines, " + std::to_string(refused) + " refused, " + std::to_string(want) + " expected" + why);
+          if (lines_chunk > 0 && v == 8) check(chunked == lined, "trisolve.exact_lines_chunk." + tag, std::to_string(chunked) + " of " + std::to_string(lined) + " triangles in lines of " + std::to_string(lines_chunk) + " rows");
         }
       } catch (const Error &e) {
         check(false, "trisolve.exact." + tag, std::string("threw: ") + e.what());
@@ -622,7 +650,9 @@ int main(int argc, char **argv)
   // grids in lines (the plan as found: a line's length from the pattern), and one that is not
   test_matrix("lines_stencil7_10", stencil7(10), backends, 2);
   test_matrix("lines_stencil5_24x40", stencil5(24, 40), backends, 2);
-  test_matrix("lines_stencil27_9", stencil27(9), backends, -1); // refused or taken as the blocks fall (their size follows the SMs)
+  test_matrix("lines_stencil27_9", stencil27(9), backends, 2, 9);
+  test_matrix("lines_box_8x96x6", grid_dofs(8, 96, 6, 1), backends, 2, 8);
+  test_matrix("lines_grid_16x24_4dof", grid_dofs(16, 24, 1, 4), backends, 2, 64);
   test_matrix("lines_stencil7_8_wide_row", with_wide_row(stencil7(8), 100, 20), backends, 1);
   check(short_lines[0] * 2 >= short_lines[1], "trisolve.exact_lines_coverage", std::to_string(short_lines[0]) + " of " + std::to_string(short_lines[1]) + " triangles in short lines");
   for (const NamedMatrix &m : edge_case_matrices(false))
