@@ -1,5 +1,6 @@
-// Schedule::lines's plan (lines.hpp): every pass is linear in the triangle's entries but the
-// blocks' edges, sorted (a few per block).
+// Schedule::lines's plan (lines.hpp): two passes over the triangle's entries (the distances, then
+// the start steps with the chunks' graph); the rest is per chunk, warp and block, the blocks'
+// edges sorted (a few per block).
 #include "lines.hpp"
 
 #include <algorithm>
@@ -18,14 +19,8 @@ constexpr int32_t kMinChunk = 8, kMaxChunk = 4096;
 // the entries have it, else 0; a divisor of it that at least half as many have instead (the
 // smallest): a grid's line, not its plane, when both fit (7 points, nz > ny), and the point
 // line of a 4-dof grid (4096, not the 4093-4099 its dofs couple at).
-int32_t chunk_of(int32_t n, const int32_t *rp, const int32_t *ci)
+int32_t chunk_of(int32_t n, const std::vector<int64_t> &count)
 {
-  std::vector<int64_t> count(kMaxChunk + 1, 0);
-  for (int32_t r = 0; r < n; ++r)
-    for (int32_t e = rp[r]; e < rp[r + 1]; ++e) {
-      const int32_t d = r - ci[e];
-      if (d >= kMinChunk && d <= kMaxChunk) ++count[d];
-    }
   int32_t best = 0;
   for (int32_t d = kMinChunk; d <= kMaxChunk; ++d)
     if (count[d] > count[best]) best = d;
@@ -34,38 +29,87 @@ int32_t chunk_of(int32_t n, const int32_t *rp, const int32_t *ci)
     if (best % q == 0 && 2 * count[q] >= count[best]) return q;
   return best;
 }
+
+// j / d for 0 <= j < 2^31 by one multiply (Granlund and Montgomery's round-up method: with
+// 2^l >= d, m = ceil(2^(31+l) / d) < 2^32 + 1 is exact over 31 bits), a pass's division an entry
+struct Divide {
+  uint64_t m = 1;
+  int      s = 31;
+  explicit Divide(int32_t d)
+  {
+    int l = 0;
+    while ((int64_t(1) << l) < d) ++l;
+    s = 31 + l, m = ((uint64_t(1) << s) + (uint64_t)d - 1) / (uint64_t)d;
+  }
+  int32_t operator()(int32_t j) const { return (int32_t)(((uint64_t)j * m) >> s); }
+};
+
+// a count per key, summed then read off through the touched list (the array stays zero)
+struct Tally {
+  std::vector<int64_t> cnt;
+  std::vector<int32_t> touched;
+  explicit Tally(std::size_t n) : cnt(n, 0) {}
+  void add(int32_t k, int64_t by)
+  {
+    if (cnt[k] == 0) touched.push_back(k);
+    cnt[k] += by;
+  }
+  template <class F>
+  void drain(F &&f)
+  {
+    for (int32_t k : touched) f(k, cnt[k]), cnt[k] = 0;
+    touched.clear();
+  }
+};
 } // namespace
 
-std::string make_plan(int32_t n, const int32_t *rp, const int32_t *ci, const int32_t *src, const int32_t *diag, const Options &o, Plan &P)
+std::string make_plan(const Pattern &T, const Options &o, Plan &P)
 {
   P = Plan{};
+  const int32_t n = T.n;
   P.n = n;
   if (n == 0) return "an empty triangle";
-  int32_t K = 0;
-  for (int32_t r = 0; r < n; ++r) K = std::max(K, rp[r + 1] - rp[r]);
+  // K and the distances' counts: one pass over the entries, in any order
+  int32_t              K = 0;
+  std::vector<int64_t> count(kMaxChunk + 1, 0);
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t lo = T.lo(i), hi = T.hi(i);
+    K = std::max(K, hi - lo);
+    if (o.chunk <= 0)
+      for (int32_t e = lo; e < hi; ++e) {
+        const int32_t d = T.upper ? T.ci[e] - i : i - T.ci[e];
+        if (d >= kMinChunk && d <= kMaxChunk) ++count[d];
+      }
+  }
   if (K > kMaxReads) return "a row reads " + std::to_string(K) + " rows, more than the " + std::to_string(kMaxReads) + " a line's step takes";
   K = K <= 3 ? 3 : K <= 7 ? 7 : kMaxReads; // the kernels' widths
-  const int32_t C = o.chunk > 0 ? std::min(o.chunk, n) : chunk_of(n, rp, ci);
+  const int32_t C = o.chunk > 0 ? std::min(o.chunk, n) : chunk_of(n, count);
   if (C == 0) return "no distance of 8 to 4096 rows is frequent: the rows form no lines (-mat_gpuformats_trisolve_lines_chunk sets one)";
-  const int32_t nch = (n + C - 1) / C;
+  const Divide  div(C);
+  const int32_t nch    = (n + C - 1) / C;
   const auto    len_of = [&](int32_t c) { return std::min(n, (c + 1) * C) - c * C; };
-  // start steps: the longest path at chunk level (reads go to earlier chunks)
-  std::vector<int64_t> S(nch, 0);
+  // start steps, the longest path at chunk level (reads go to earlier chunks), and the chunks'
+  // graph: chunk c reads chunk gto[q] gcnt[q] times, q in [gfirst[c], gfirst[c+1])
+  std::vector<int64_t> S(nch, 0), gcnt;
+  std::vector<int32_t> gfirst(nch + 1, 0), gto;
+  Tally                reads(nch);
   for (int32_t c = 0; c < nch; ++c) {
     int64_t s = 0;
-    for (int32_t r = c * C; r < c * C + len_of(c); ++r)
-      for (int32_t e = rp[r]; e < rp[r + 1]; ++e) {
-        const int32_t j = ci[e], cj = j / C;
-        if (cj != c) s = std::max(s, S[cj] + (j % C) - (r % C) + 1);
+    for (int32_t r = c * C, p = 0; p < len_of(c); ++r, ++p) {
+      const int32_t i = T.row(r);
+      for (int32_t e = T.lo(i); e < T.hi(i); ++e) {
+        const int32_t j = T.read(e), cj = div(j);
+        if (cj != c) s = std::max(s, S[cj] + (j - cj * C) - p + 1), reads.add(cj, 1);
       }
+    }
     S[c] = s;
+    reads.drain([&](int32_t cj, int64_t k) { gto.push_back(cj), gcnt.push_back(k); });
+    gfirst[c + 1] = (int32_t)gto.size();
   }
-  if (o.levels > 0 && o.chunk <= 0) { // chunks across the lines serialise them (a line's length off by a few rows)
-    int64_t steps = 0;
-    for (int32_t c = 0; c < nch; ++c) steps = std::max<int64_t>(steps, S[c] + len_of(c));
-    if (steps > 2 * (int64_t)o.levels)
-      return "lines of " + std::to_string(C) + " rows take " + std::to_string(steps) + " steps, more than twice the triangle's " + std::to_string(o.levels) + " levels (-mat_gpuformats_trisolve_lines_chunk sets the length)";
-  }
+  for (int32_t c = 0; c < nch; ++c) P.steps = std::max<int64_t>(P.steps, S[c] + len_of(c));
+  if (o.levels > 0 && o.chunk <= 0 && P.steps > 2 * (int64_t)o.levels) // chunks across the lines serialise them (a line's length off by a few rows)
+    return "lines of " + std::to_string(C) + " rows take " + std::to_string(P.steps) + " steps, more than twice the triangle's " + std::to_string(o.levels) + " levels (-mat_gpuformats_trisolve_lines_chunk sets the length)";
+  if (P.steps > INT32_MAX) return "more than 2^31 steps";
   // warps: runs of at most 32 consecutive chunks whose starts spread at most o.spread, or an
   // eighth of a line if more (a lane idles at most an eighth: a 2D grid of 4 dofs skews 4 a line)
   const int64_t spread = std::max<int64_t>(o.spread, C / 8);
@@ -87,23 +131,20 @@ std::string make_plan(int32_t n, const int32_t *rp, const int32_t *ci, const int
     else
       while (wpb < 8 && (nw + wpb - 1) / wpb > sms) wpb *= 2;
   }
-  const auto warp_at = [&](int32_t row) { return warp_of[row / C]; };
-  // each warp's most-read other warp: counts in one array, reset through the touched list
-  std::vector<int32_t> pred(nw, -1), touched;
-  std::vector<int64_t> cnt(nw, 0), pred_reads(nw, 0);
+  // the warps' graph from the chunks': warp w reads warp wto[q] wcnt[q] times (first read
+  // first), and its most-read other warp (ties: the first read)
+  std::vector<int32_t> wgfirst(nw + 1, 0), wto, pred(nw, -1);
+  std::vector<int64_t> wcnt, pred_reads(nw, 0);
+  Tally                wreads(nw);
   for (int32_t w = 0; w < nw; ++w) {
-    touched.clear();
-    for (int32_t r = wfirst[w] * C; r < std::min(n, wfirst[w + 1] * C); ++r)
-      for (int32_t e = rp[r]; e < rp[r + 1]; ++e) {
-        const int32_t wj = warp_at(ci[e]);
-        if (wj != w && cnt[wj]++ == 0) touched.push_back(wj);
-      }
-    int64_t best = 0;
-    for (int32_t wj : touched) {
-      if (cnt[wj] > best || (cnt[wj] == best && wj < pred[w])) best = cnt[wj], pred[w] = wj;
-      cnt[wj] = 0;
-    }
-    pred_reads[w] = best;
+    for (int32_t c = wfirst[w]; c < wfirst[w + 1]; ++c)
+      for (int32_t q = gfirst[c]; q < gfirst[c + 1]; ++q)
+        if (warp_of[gto[q]] != w) wreads.add(warp_of[gto[q]], gcnt[q]);
+    wreads.drain([&](int32_t wj, int64_t k) {
+      wto.push_back(wj), wcnt.push_back(k);
+      if (k > pred_reads[w]) pred_reads[w] = k, pred[w] = wj;
+    });
+    wgfirst[w + 1] = (int32_t)wto.size();
   }
   // blocks along the predecessor chains, wpb warps at most. A warp follows its predecessor only
   // if it reads it a quarter as often as it has rows (a grid's plane below, not the first plane's
@@ -128,11 +169,10 @@ std::string make_plan(int32_t n, const int32_t *rp, const int32_t *ci, const int
     for (int32_t w = 0; w < nw; ++w) {
       const int32_t b = blk_of[w];
       for (int32_t c = wfirst[w]; c < wfirst[w + 1]; ++c) bmin[b] = std::min(bmin[b], S[c]);
-      for (int32_t r = wfirst[w] * C; r < std::min(n, wfirst[w + 1] * C); ++r)
-        for (int32_t e = rp[r]; e < rp[r + 1]; ++e) {
-          const int32_t bj = blk_of[warp_at(ci[e])];
-          if (bj != b && stamp[bj] != w) stamp[bj] = w, edges.push_back({bj, b});
-        }
+      for (int32_t q = wgfirst[w]; q < wgfirst[w + 1]; ++q) {
+        const int32_t bj = blk_of[wto[q]];
+        if (bj != b && stamp[bj] != w) stamp[bj] = w, edges.push_back({bj, b});
+      }
     }
     std::sort(edges.begin(), edges.end());
     edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
@@ -156,7 +196,7 @@ std::string make_plan(int32_t n, const int32_t *rp, const int32_t *ci, const int
   }
   P.C = C, P.K = K, P.wpb = wpb, P.nwarps = nw, P.nblocks = nb;
   P.block_warps.assign((std::size_t)nb * wpb, -1);
-  std::vector<int32_t> slot_in_block(nw), lane_of(nch);
+  std::vector<int32_t> slot_in_block(nw);
   {
     std::vector<int32_t> f(nb, 0);
     for (int32_t w = 0; w < nw; ++w) {
@@ -169,59 +209,25 @@ std::string make_plan(int32_t n, const int32_t *rp, const int32_t *ci, const int
   P.lane_off.assign((std::size_t)nw * 32, 0), P.lane_len.assign((std::size_t)nw * 32, 0);
   for (int32_t w = 0; w < nw; ++w) {
     int64_t lo = INT64_MAX, rows = 0;
-    for (int32_t c = wfirst[w]; c < wfirst[w + 1]; ++c) lo = std::min(lo, S[c]), lane_of[c] = c - wfirst[w];
-    if (lo > INT32_MAX) return "a start step past 2^31";
+    for (int32_t c = wfirst[w]; c < wfirst[w + 1]; ++c) lo = std::min(lo, S[c]);
     P.warp_smin[w] = (int32_t)lo;
     for (int32_t c = wfirst[w]; c < wfirst[w + 1]; ++c) {
       const int32_t l = c - wfirst[w];
       P.lane_off[(std::size_t)w * 32 + l] = (int32_t)(S[c] - lo), P.lane_len[(std::size_t)w * 32 + l] = len_of(c);
-      rows    = std::max<int64_t>(rows, S[c] - lo + len_of(c));
-      P.steps = std::max<int64_t>(P.steps, S[c] + len_of(c));
+      rows = std::max<int64_t>(rows, S[c] - lo + len_of(c));
     }
     P.warp_row0[w + 1] = P.warp_row0[w] + rows;
   }
   P.rows = P.warp_row0[nw];
-  if (P.rows * 32 > INT32_MAX || P.steps > INT32_MAX) return "more than 2^31 slots";
+  if (P.rows * 32 > INT32_MAX) return "more than 2^31 slots";
   P.block_s0.assign(nb, INT32_MAX), P.block_s1.assign(nb, 0);
+  P.chunk_step.resize(nch), P.chunk_block.resize(nch), P.chunk_thread.resize(nch), P.chunk_at.resize(nch);
   for (int32_t c = 0; c < nch; ++c) {
-    const int32_t b = rank[blk_of[warp_of[c]]];
+    const int32_t w = warp_of[c], b = rank[blk_of[w]], l = c - wfirst[w];
     P.block_s0[b]   = (int32_t)std::min<int64_t>(P.block_s0[b], S[c]);
     P.block_s1[b]   = (int32_t)std::max<int64_t>(P.block_s1[b], S[c] + len_of(c));
-  }
-  const auto at_of = [&](int32_t r) { // the work vector's index of row r
-    const int32_t c = r / C, w = warp_of[c];
-    return (int32_t)((P.warp_row0[w] + (S[c] - P.warp_smin[w]) + r % C) * 32 + lane_of[c]);
-  };
-  const auto step_of = [&](int32_t r) { return S[r / C] + r % C; };
-  const auto block_of = [&](int32_t r) { return rank[blk_of[warp_at(r)]]; };
-  int64_t need = 1; // the farthest ring read + 1
-  for (int32_t r = 0; r < n; ++r)
-    for (int32_t e = rp[r]; e < rp[r + 1]; ++e) {
-      const int64_t d = step_of(r) - step_of(ci[e]);
-      if (d <= 0) return "a read of a row not solved at an earlier step (the plan's own check)";
-      if (block_of(ci[e]) == block_of(r) && d < o.ring) need = std::max(need, d + 1);
-    }
-  while (P.R < need) P.R *= 2;
-  P.perm_row.assign((std::size_t)P.rows * 32, -1), P.diag_src.assign((std::size_t)P.rows * 32, -1);
-  P.ref.assign((std::size_t)P.rows * 32 * K, INT32_MIN), P.val_src.assign((std::size_t)P.rows * 32 * K, -1);
-  for (int32_t r = 0; r < n; ++r) {
-    const int32_t     at = at_of(r), l = at % 32, b = block_of(r);
-    const std::size_t row = (std::size_t)(at / 32);
-    P.perm_row[at] = r, P.diag_src[at] = diag ? diag[r] : -1;
-    for (int32_t e = rp[r], m = 0; e < rp[r + 1]; ++e, ++m) {
-      const int32_t     j = ci[e], wj = warp_at(j);
-      const std::size_t q = (row * K + m) * 32 + l;
-      const int64_t     d = step_of(r) - step_of(j);
-      P.val_src[q] = src[e];
-      if (block_of(j) == b && d < P.R) {
-        const int32_t t = slot_in_block[wj] * 32 + lane_of[j / C];
-        P.ref[q] = -(1 + (t * P.R + (int32_t)(step_of(j) % P.R)));
-        ++P.shared_refs;
-      } else {
-        P.ref[q] = at_of(j);
-        ++(block_of(j) == b ? P.global_refs : P.cross_refs);
-      }
-    }
+    P.chunk_step[c] = (int32_t)S[c], P.chunk_block[c] = b, P.chunk_thread[c] = slot_in_block[w] * 32 + l;
+    P.chunk_at[c]   = (P.warp_row0[w] + (S[c] - P.warp_smin[w])) * 32 + l;
   }
   return "";
 }

@@ -1,8 +1,9 @@
 // Schedule::lines's plan: an exact triangular solve by lines of rows, one thread each, the lines
 // pipelined so that a step of every block solves one row per thread (level_solve.cuh runs it).
-// PETSc- and CUDA-free: built on the host from the pattern at the symbolic phase.
+// PETSc- and CUDA-free: built on the host from the pattern at the symbolic phase, per chunk, warp
+// and block; the per-slot arrays are filled from its chunk map on the device (lines_solve.cuh).
 //
-// The triangle is given as a strict lower CSR (an upper one mirrored: row n-1-i reads n-1-j), so
+// The triangle is read as a strict lower one (an upper one mirrored: row n-1-i reads n-1-j), so
 // a row reads only earlier rows. C (a frequent distance of the pattern: a grid's line) cuts the
 // rows in chunks of C consecutive rows; a thread solves its chunk's rows in order, one a step.
 //
@@ -20,7 +21,9 @@
 // blocks' graph, fewer warps a block where it has a cycle; rows of more than kMaxReads reads, or
 // more than twice the triangle's levels in steps, are refused).
 //
-// Invariants of a Plan (index at = (warp_row0[w] + step - warp_smin[w]) * 32 + lane):
+// Invariants of a Plan, made on the host from the pattern (make_plan), and of the arrays the fill
+// (lines_solve.cuh) derives from its chunk map on the solve's memory (index at = (warp_row0[w] +
+// step - warp_smin[w]) * 32 + lane; row r of chunk c = r / C sits at chunk_at[c] + (r % C) * 32):
 //   perm_row[at]  the row solved at `at` (in the given numbering), -1 padding; every row once
 //   ref[(at/32 * K + m) * 32 + at%32]  read m: >= 0 the work vector's index of the row read,
 //                 < 0 -(1 + t * R + slot) the ring of thread t of the block, INT32_MIN none
@@ -28,7 +31,7 @@
 //                 diagonal's position (-1: unit or padding)
 //   a lane of warp w is active at steps [warp_smin + lane_off, + lane_len); a block's steps
 //   [block_s0, block_s1); block b's warps block_warps[b * wpb + k] (-1: none); ring reads are at
-//   distance 1..R-1 within a block (make_plan checks), so a barrier per step orders them
+//   distance 1..R-1 within a block (the fill checks), so a barrier per step orders them
 #pragma once
 #include <cstdint>
 #include <string>
@@ -54,13 +57,26 @@ struct Plan {
   int64_t              rows = 0, steps = 0; // rows per lane over all warps (at < rows * 32); the critical path
   std::vector<int32_t> block_warps, warp_smin, lane_off, lane_len, block_s0, block_s1;
   std::vector<int64_t> warp_row0;
-  std::vector<int32_t> perm_row, ref, val_src, diag_src;
-  int64_t              shared_refs = 0, global_refs = 0, cross_refs = 0; // ring, work vector (same block, other blocks)
+  // the chunk map: chunk c's first row's step, index `at`, block, and thread in its block
+  std::vector<int32_t> chunk_step, chunk_block, chunk_thread;
+  std::vector<int64_t> chunk_at;
+  int64_t              shared_refs = 0, global_refs = 0, cross_refs = 0; // the fill's: ring, work vector (same block, other blocks)
 };
 
-// The strict lower triangle: row r's reads ci[rp[r] .. rp[r+1]) (each < r), their value positions
-// src, the diagonal's position diag[r] (null: unit). An empty string, or why it is refused.
-std::string make_plan(int32_t n, const int32_t *rp, const int32_t *ci, const int32_t *src, const int32_t *diag, const Options &o, Plan &P);
+// A sorted CSR pattern with its diagonal positions (dp), and which strict triangle is solved:
+// solve row r is row upper ? n-1-r : r, its reads mirrored likewise, so a row reads earlier rows.
+struct Pattern {
+  int32_t        n = 0;
+  const int32_t *rp = nullptr, *ci = nullptr, *dp = nullptr;
+  bool           upper = false;
+  int32_t row(int32_t r) const { return upper ? n - 1 - r : r; }
+  int32_t lo(int32_t i) const { return upper ? dp[i] + 1 : rp[i]; } // row i's strict entries [lo, hi)
+  int32_t hi(int32_t i) const { return upper ? rp[i + 1] : dp[i]; }
+  int32_t read(int32_t e) const { return upper ? n - 1 - ci[e] : ci[e]; } // entry e's row, in solve order
+};
+
+// The plan of T's triangle but R and the counts (the fill's). An empty string, or why it is refused.
+std::string make_plan(const Pattern &T, const Options &o, Plan &P);
 
 } // namespace lines
 } // namespace trisolve

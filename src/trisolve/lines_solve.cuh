@@ -13,8 +13,10 @@
 #include "../core/thrust_system.cuh"
 #include "lines.hpp"
 
+#include <thrust/fill.h>
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/transform_reduce.h>
 
 #include <chrono>
 #include <cstring>
@@ -148,6 +150,69 @@ __global__ void __launch_bounds__(256) lines_kernel(Args<V> a, uint32_t *ticket,
   }
 }
 
+// The fill of a plan's per-slot arrays (lines.hpp's invariants) from its chunk map, a row per
+// thread, reading M's pattern where it lies (Sys memory): a tally first (the farthest ring read,
+// so R; the reads' counts; reads of a row not solved earlier, the plan's own check), then the fill.
+struct RowMap {
+  const int32_t *rp, *ci, *dp, *pos; // M's pattern; pos: its values' positions (null: the identity)
+  const int32_t *step, *block, *thread;
+  const int64_t *at;
+  int32_t        n, C, R, ring;
+  bool           upper;
+  __host__ __device__ int32_t row(int32_t r) const { return upper ? n - 1 - r : r; }
+  __host__ __device__ int32_t lo(int32_t i) const { return upper ? dp[i] + 1 : rp[i]; }
+  __host__ __device__ int32_t hi(int32_t i) const { return upper ? rp[i + 1] : dp[i]; }
+  __host__ __device__ int32_t read(int32_t e) const { return upper ? n - 1 - ci[e] : ci[e]; }
+  __host__ __device__ int32_t step_of(int32_t r) const { return step[r / C] + r % C; }
+  __host__ __device__ int64_t at_of(int32_t r) const { return at[r / C] + (int64_t)(r % C) * 32; }
+  // the ring holds it: a read of the block at most ring - 1 steps back (R covers them all)
+  __host__ __device__ bool in_ring(int32_t r, int32_t j) const { return block[j / C] == block[r / C] && step_of(r) - step_of(j) < ring; }
+};
+
+struct Tally {
+  int64_t need = 1, shared = 0, global = 0, cross = 0, bad = 0; // the farthest ring read + 1
+};
+struct TallySum {
+  __host__ __device__ Tally operator()(const Tally &a, const Tally &b) const
+  {
+    return {a.need > b.need ? a.need : b.need, a.shared + b.shared, a.global + b.global, a.cross + b.cross, a.bad + b.bad};
+  }
+};
+struct TallyRow {
+  RowMap m;
+  __host__ __device__ Tally operator()(int32_t r) const
+  {
+    Tally         t;
+    const int32_t i = m.row(r);
+    for (int32_t e = m.lo(i); e < m.hi(i); ++e) {
+      const int32_t j = m.read(e), d = m.step_of(r) - m.step_of(j);
+      if (d <= 0) ++t.bad;
+      if (m.in_ring(r, j)) t.need = t.need > d + 1 ? t.need : d + 1, ++t.shared;
+      else ++(m.block[j / m.C] == m.block[r / m.C] ? t.global : t.cross);
+    }
+    return t;
+  }
+};
+struct FillRow {
+  RowMap   m;
+  int32_t  K;
+  bool     unit;
+  int32_t *perm_row, *ref, *val_src, *diag_src;
+  __host__ __device__ void operator()(int32_t r) const
+  {
+    const int64_t at = m.at_of(r), row = at / 32;
+    const int32_t i = m.row(r), l = (int32_t)(at % 32);
+    perm_row[at] = i;
+    if (!unit) diag_src[at] = m.pos ? m.pos[m.dp[i]] : m.dp[i];
+    for (int32_t e = m.lo(i), k = 0; e < m.hi(i); ++e, ++k) {
+      const int32_t j = m.read(e);
+      const int64_t q = (row * K + k) * 32 + l;
+      val_src[q]      = m.pos ? m.pos[e] : e;
+      ref[q]          = m.in_ring(r, j) ? -(1 + m.thread[j / m.C] * m.R + m.step_of(j) % m.R) : (int32_t)m.at_of(j);
+    }
+  }
+};
+
 template <class V>
 struct GatherValues {
   const double  *m;
@@ -174,7 +239,7 @@ struct Lines {
   mutable buf<double> x;
   Plan           stats; // the plan's figures (its arrays emptied once uploaded)
   bool           unit = true, single = false;
-  double         ms_plan = 0, ms_upload = 0;
+  double         ms_plan = 0, ms_fill = 0; // the host plan; the upload and the fill
 
   // The triangle of a sorted CSR pattern (Sys memory: rowptr, colidx, dpos its diagonal
   // positions; pos: the values' positions, null for the identity), mirrored if upper; "" or why
@@ -185,20 +250,9 @@ struct Lines {
     const auto           t0 = std::chrono::steady_clock::now();
     std::vector<int32_t> rp(n + 1), dp(n);
     sys.to_host(rp.data(), rowptr, rp.size());
-    const int64_t        nz = rp[n];
-    std::vector<int32_t> ci(nz), ps(pos ? nz : 0);
+    std::vector<int32_t> ci(rp[n]);
     sys.to_host(ci.data(), colidx, ci.size());
     sys.to_host(dp.data(), dpos, dp.size());
-    if (pos) sys.to_host(ps.data(), pos, ps.size());
-    // the strict lower triangle in solve order: row r is row i = upper ? n-1-r : r
-    std::vector<int32_t> lrp(n + 1, 0), lci, lsrc, ldiag(unit ? 0 : n);
-    lci.reserve(nz / 2 + 1), lsrc.reserve(nz / 2 + 1);
-    for (int32_t r = 0; r < n; ++r) {
-      const int32_t i = upper ? n - 1 - r : r, lo = upper ? dp[i] + 1 : rp[i], hi = upper ? rp[i + 1] : dp[i];
-      for (int32_t e = lo; e < hi; ++e) lci.push_back(upper ? n - 1 - ci[e] : ci[e]), lsrc.push_back(pos ? ps[e] : e);
-      lrp[r + 1] = (int32_t)lci.size();
-      if (!unit) ldiag[r] = pos ? ps[dp[i]] : dp[i];
-    }
     if constexpr (!std::is_same_v<Sys, HostSystem>) {
       if (o.sms <= 0) {
         int dev = 0;
@@ -207,25 +261,40 @@ struct Lines {
       }
     }
     Plan              P;
-    const std::string why = make_plan(n, lrp.data(), lci.data(), lsrc.data(), unit ? nullptr : ldiag.data(), o, P);
+    const std::string why = make_plan(Pattern{n, rp.data(), ci.data(), dp.data(), upper}, o, P);
     const auto        t1  = std::chrono::steady_clock::now();
     ms_plan               = std::chrono::duration<double, std::milli>(t1 - t0).count();
     if (!why.empty()) return why;
-    if (upper)
-      for (int32_t &i : P.perm_row)
-        if (i >= 0) i = n - 1 - i;
     put(sys, block_warps, P.block_warps), put(sys, warp_smin, P.warp_smin), put(sys, lane_off, P.lane_off), put(sys, lane_len, P.lane_len);
-    put(sys, bs0, P.block_s0), put(sys, bs1, P.block_s1), put(sys, ref, P.ref), put(sys, perm_row, P.perm_row), put(sys, val_src, P.val_src);
-    put(sys, warp_row0, P.warp_row0);
-    if (!unit) put(sys, diag_src, P.diag_src), dinv.resize(P.diag_src.size());
-    if (single) v32.resize(P.val_src.size());
-    else v64.resize(P.val_src.size());
-    x.resize(P.perm_row.size());
-    sys.sync(); // the host arrays go
-    for (auto *a : {&P.block_warps, &P.warp_smin, &P.lane_off, &P.lane_len, &P.block_s0, &P.block_s1, &P.perm_row, &P.ref, &P.val_src, &P.diag_src}) *a = {};
-    P.warp_row0 = {};
+    put(sys, bs0, P.block_s0), put(sys, bs1, P.block_s1), put(sys, warp_row0, P.warp_row0);
+    buf<int32_t> cstep, cblock, cthread;
+    buf<int64_t> cat;
+    put(sys, cstep, P.chunk_step), put(sys, cblock, P.chunk_block), put(sys, cthread, P.chunk_thread), put(sys, cat, P.chunk_at);
+    RowMap     m{rowptr, colidx, dpos, pos, cstep.data(), cblock.data(), cthread.data(), cat.data(), n, P.C, 1, o.ring, upper};
+    const auto r0 = thrust::make_counting_iterator<int32_t>(0);
+    const Tally t = thrust::transform_reduce(sys.policy(), r0, r0 + n, TallyRow{m}, Tally{}, TallySum{});
+    if (t.bad) return "a read of a row not solved at an earlier step (the plan's own check)";
+    while (P.R < t.need) P.R *= 2;
+    P.shared_refs = t.shared, P.global_refs = t.global, P.cross_refs = t.cross;
+    m.R           = P.R;
+    const std::size_t slots = (std::size_t)P.rows * 32;
+    perm_row.resize(slots), ref.resize(slots * P.K), val_src.resize(slots * P.K);
+    thrust::fill(sys.policy(), perm_row.data(), perm_row.data() + slots, -1);
+    thrust::fill(sys.policy(), ref.data(), ref.data() + slots * P.K, INT32_MIN);
+    thrust::fill(sys.policy(), val_src.data(), val_src.data() + slots * P.K, -1);
+    if (!unit) {
+      diag_src.resize(slots), dinv.resize(slots);
+      thrust::fill(sys.policy(), diag_src.data(), diag_src.data() + slots, -1);
+    }
+    thrust::for_each(sys.policy(), r0, r0 + n, FillRow{m, P.K, unit, perm_row.data(), ref.data(), val_src.data(), unit ? nullptr : diag_src.data()});
+    if (single) v32.resize(slots * P.K);
+    else v64.resize(slots * P.K);
+    x.resize(slots);
+    sys.sync(); // the chunk map goes
+    for (auto *a : {&P.block_warps, &P.warp_smin, &P.lane_off, &P.lane_len, &P.block_s0, &P.block_s1, &P.chunk_step, &P.chunk_block, &P.chunk_thread}) *a = {};
+    P.warp_row0 = {}, P.chunk_at = {};
     stats       = std::move(P);
-    ms_upload   = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
+    ms_fill     = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
     return "";
   }
 

@@ -427,7 +427,7 @@ struct ExactImpl final : Common<Sys> {
         if (!t.lined) return "none: " + t.unlined + "; solved in tiles";
         const lines::Plan &P = t.ln.stats;
         return "lines of " + std::to_string(P.C) + " rows, " + std::to_string(P.nwarps) + " warps in " + std::to_string(P.nblocks) + " blocks of " + std::to_string(P.wpb) + ", " + std::to_string(P.steps) + " steps, reads " + std::to_string(P.shared_refs) + " in shared memory (ring of " + std::to_string(P.R) + "), " +
-               std::to_string(P.global_refs) + " of the block and " + std::to_string(P.cross_refs) + " of other blocks from global memory, plan " + format_number(t.ln.ms_plan, "%.1f") + " ms";
+               std::to_string(P.global_refs) + " of the block and " + std::to_string(P.cross_refs) + " of other blocks from global memory, plan " + format_number(t.ln.ms_plan, "%.1f") + " ms, fill " + format_number(t.ln.ms_fill, "%.1f") + " ms";
       };
       out.push_back({"L lines", plan(lower)});
       out.push_back({"U lines", plan(upper)});
