@@ -863,8 +863,9 @@ struct Triangle {
   // diagonal positions, all in Sys memory); unit: no diagonal division.
   // tiles: Schedule::tiles's layout instead of the slices.
   // keep_order: the rows in level order kept in `order` (tiles reorder perm), for Ilu0.
-  // lines_opt: Schedule::lines's plan first (the levels are kept: levels(), order).
-  void build(const Sys &sys, int32_t nrows, const int32_t *rowptr, const int32_t *colidx, const int32_t *dpos, const int32_t *pos, bool upper, bool is_unit, bool fp32, const TileShape *tiles = nullptr, bool keep_order = false, const lines::Options *lines_opt = nullptr)
+  // lines_opt: Schedule::lines's plan first (the levels are kept: levels(), order); host_pattern:
+  // the pattern in host memory for it, if the caller has one.
+  void build(const Sys &sys, int32_t nrows, const int32_t *rowptr, const int32_t *colidx, const int32_t *dpos, const int32_t *pos, bool upper, bool is_unit, bool fp32, const TileShape *tiles = nullptr, bool keep_order = false, const lines::Options *lines_opt = nullptr, const lines::Pattern *host_pattern = nullptr)
   {
     n = nrows, unit = is_unit, single = fp32;
     const Strict s{rowptr, dpos, upper};
@@ -880,7 +881,7 @@ struct Triangle {
     if (lines_opt) {
       lines::Options lo = *lines_opt;
       lo.levels         = top + 1;
-      unlined           = ln.build(sys, n, rowptr, colidx, dpos, pos, upper, is_unit, fp32, lo);
+      unlined           = ln.build(sys, n, rowptr, colidx, dpos, pos, upper, is_unit, fp32, lo, host_pattern);
       ms_slots = lap(sys);
       if (unlined.empty()) {
         lined = true;

@@ -243,16 +243,22 @@ struct Lines {
 
   // The triangle of a sorted CSR pattern (Sys memory: rowptr, colidx, dpos its diagonal
   // positions; pos: the values' positions, null for the identity), mirrored if upper; "" or why
-  // the plan refuses it.
-  std::string build(const Sys &sys, int32_t n, const int32_t *rowptr, const int32_t *colidx, const int32_t *dpos, const int32_t *pos, bool upper, bool is_unit, bool fp32, Options o)
+  // the plan refuses it. host: the same pattern in host memory, if the caller has it (else copied).
+  std::string build(const Sys &sys, int32_t n, const int32_t *rowptr, const int32_t *colidx, const int32_t *dpos, const int32_t *pos, bool upper, bool is_unit, bool fp32, Options o, const Pattern *host = nullptr)
   {
     unit = is_unit, single = fp32;
     const auto           t0 = std::chrono::steady_clock::now();
-    std::vector<int32_t> rp(n + 1), dp(n);
-    sys.to_host(rp.data(), rowptr, rp.size());
-    std::vector<int32_t> ci(rp[n]);
-    sys.to_host(ci.data(), colidx, ci.size());
-    sys.to_host(dp.data(), dpos, dp.size());
+    std::vector<int32_t> rp, ci, dp;
+    Pattern              T = host ? *host : Pattern{};
+    if (!host) {
+      rp.resize(n + 1), dp.resize(n);
+      sys.to_host(rp.data(), rowptr, rp.size());
+      ci.resize(rp[n]);
+      sys.to_host(ci.data(), colidx, ci.size());
+      sys.to_host(dp.data(), dpos, dp.size());
+      T = Pattern{n, rp.data(), ci.data(), dp.data()};
+    }
+    T.upper = upper;
     if constexpr (!std::is_same_v<Sys, HostSystem>) {
       if (o.sms <= 0) {
         int dev = 0;
@@ -261,7 +267,7 @@ struct Lines {
       }
     }
     Plan              P;
-    const std::string why = make_plan(Pattern{n, rp.data(), ci.data(), dp.data(), upper}, o, P);
+    const std::string why = make_plan(T, o, P);
     const auto        t1  = std::chrono::steady_clock::now();
     ms_plan               = std::chrono::duration<double, std::milli>(t1 - t0).count();
     if (!why.empty()) return why;

@@ -293,8 +293,11 @@ struct ExactImpl final : Common<Sys> {
     this->init(sys, M, Mode::levelset, be);
     ms_pattern = lap(sys);
     const level::TileShape *ts = tiles();
-    lower.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, false, true, opt.single, ts, true, lines_opt());
-    upper.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, true, false, opt.single, ts, false, lines_opt());
+    std::vector<int32_t> hdiag; // the lines plan reads M's pattern where the caller has it, on the host
+    if (lines_opt()) hdiag.resize(this->n), sys.to_host(hdiag.data(), this->m_diag.data(), hdiag.size());
+    const lines::Pattern hp{this->n, M.rowptr, M.colidx, hdiag.data()};
+    lower.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, false, true, opt.single, ts, true, lines_opt(), &hp);
+    upper.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, true, false, opt.single, ts, false, lines_opt(), &hp);
     y.resize(this->n);
     double pending;
     std::memcpy(&pending, &level::kPending, sizeof pending);
