@@ -682,13 +682,17 @@ if gpu_section gpu-trisolve; then
     # schedule and block Jacobi's sub-blocks; -ksp_view names them; FP32 values converge and say so
     LS="-mat_gpuformats_trisolve levelset"
     out=$(bin/petsc/ksp_ex2 -m 40 -n 37 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu $LS -ksp_view 2>&1)
-    echo "$out" | grep -q "gpuformats ILU(0) apply (-mat_gpuformats_trisolve levelset)" && echo "$out" | grep -q "levelset: level-scheduled exact solves, one launch per triangle, tiles of levels solved in shared memory, factor values in FP64" && echo "$out" | grep -q "L (unit lower): [0-9]* nonzeros, 76 levels" && echo "$out" | grep -q "ILU(0) factorization: ours, levels over L's 76 levels (-mat_gpuformats_trisolve_factor levels)" && pass "gpu.trisolve.levelset_view.$t" || { fail "gpu.trisolve.levelset_view.$t"; echo "$out" | grep -A8 "gpuformats ILU" | head -10; }
+    echo "$out" | grep -q "gpuformats ILU(0) apply (-mat_gpuformats_trisolve levelset)" && echo "$out" | grep -q "levelset: level-scheduled exact solves, one launch per triangle, lines of rows pipelined a row per step where a triangle has them and they fill the SMs, tiles where not, factor values in FP64" && echo "$out" | grep -q "L lines: none: lines would solve [0-9]* rows a step, fewer than 8 per SM" && echo "$out" | grep -q "L (unit lower): [0-9]* nonzeros, 76 levels" && echo "$out" | grep -q "ILU(0) factorization: ours, levels over L's 76 levels (-mat_gpuformats_trisolve_factor levels)" && pass "gpu.trisolve.levelset_view.$t" || { fail "gpu.trisolve.levelset_view.$t"; echo "$out" | grep -A8 "gpuformats ILU" | head -10; }
     compare_solver "gpu.trisolve.levelset.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type ilu $LS
     for k in 1 2; do compare_solver "gpu.trisolve.levelset_iluk.k$k.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type ilu -pc_factor_levels $k $LS; done
     compare_solver "gpu.trisolve.levelset_icck.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -ksp_type cg -pc_type icc -pc_factor_levels 1 $LS
     CMP_DM=1 compare_solver "gpu.trisolve.levelset_iluk_ex14.$t" 1 aijcusparse "$t" "-dm_vec_type cuda" $EX14 -pc_type ilu -pc_factor_levels 1 $LS
     compare_solver "gpu.trisolve.levelset_transpose.$t" 1 aijcusparse "$t" "-vec_type cuda" bin/petsc/ksp_ex2 -m 30 -n 23 -ksp_monitor -ksp_converged_reason -ksp_type bicg -pc_type ilu $LS
-    for sch in syncfree levels graph; do compare_solver "gpu.trisolve.levelset_$sch.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type ilu $LS -mat_gpuformats_trisolve_schedule $sch; done
+    for sch in syncfree levels graph tiles lines; do compare_solver "gpu.trisolve.levelset_$sch.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type ilu $LS -mat_gpuformats_trisolve_schedule $sch; done
+    # the default schedule on a 3D grid: both triangles in lines of one grid line, aijcusparse's history
+    out=$(bin/petsc/ksp_ex45 -da_grid_x 64 -da_grid_y 64 -da_grid_z 64 -dll_append "$LIB" -dm_mat_type "aij$t" -dm_vec_type cuda -ksp_view 2>&1)
+    [ "$(echo "$out" | grep -c "[LU] lines: lines of 64 rows")" = 2 ] && pass "gpu.trisolve.auto_lines_view.$t" || { fail "gpu.trisolve.auto_lines_view.$t"; echo "$out" | grep -A12 "gpuformats ILU" | head -14; }
+    CMP_DM=1 compare_solver "gpu.trisolve.auto_lines_ex45.$t" 1 aijcusparse "$t" "-dm_vec_type cuda" bin/petsc/ksp_ex45 -da_grid_x 64 -da_grid_y 64 -da_grid_z 64 -ksp_monitor
     # the ILU(0) factorization's schedules (trisolve::Ilu0), at every Newton step of ex14 too
     for fs in levels graph syncfree cusparse; do compare_solver "gpu.trisolve.factor_$fs.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type ilu -mat_gpuformats_trisolve_factor $fs; done
     for fs in levels syncfree; do CMP_DM=1 compare_solver "gpu.trisolve.factor_${fs}_ex14.$t" 1 aijcusparse "$t" "-dm_vec_type cuda" $EX14 -pc_type ilu -mat_gpuformats_trisolve_factor $fs; done

@@ -428,18 +428,18 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   // the factor's options, read with its prefix as the MUMPS and SuperLU_DIST packages read -pc_precision
   PetscPrecision          precision = PETSC_PRECISION_DOUBLE;
-  PetscInt                schedule  = 0;
+  PetscInt                schedule  = 5; // auto
   trisolve::ExactOptions  exact;
   PetscInt                blocks_per_sm = exact.blocks_per_sm, backoff_ns = exact.backoff_ns;
   PetscInt                tile_levels = exact.tile_levels, tile_chunk = exact.tile_chunk, tile_rows = exact.tile_rows, tile_threads = exact.tile_threads, tile_kb = exact.tile_kb, tile_kc = exact.tile_kc;
   PetscInt                lines_chunk = exact.lines_chunk, lines_warps = exact.lines_warps, lines_spread = exact.lines_spread, lines_ring = exact.lines_ring;
-  const char *const       schedules[] = {"tiles", "syncfree", "levels", "graph", "lines"};
+  const char *const       schedules[] = {"tiles", "syncfree", "levels", "graph", "lines", "auto"};
   // -mat_gpuformats_trisolve_factor: in trisolve::Ilu0Schedule's order
   const char *const       factors[]   = {"levels", "graph", "syncfree", "cusparse"};
   PetscInt                factor      = (PetscInt)trisolve::kIlu0Schedule;
   PetscOptionsBegin(PetscObjectComm((PetscObject)B), ((PetscObject)B)->prefix, "gpuformats triangular solves", "Mat");
   PetscCall(PetscOptionsEnum("-pc_precision", "Precision of the factor's values in the triangular solves of -mat_gpuformats_trisolve levelset (single: FP32 values, FP64 diagonal, arithmetic and vectors)", "MATSOLVERCUSPARSE", PetscPrecisionTypes, (PetscEnum)precision, (PetscEnum *)&precision, NULL));
-  PetscCall(PetscOptionsEList("-mat_gpuformats_trisolve_schedule", "How the triangular solves of -mat_gpuformats_trisolve levelset run on the device: tiles (one launch per triangle, a block solving a tile's levels in shared memory), syncfree (one launch per triangle, each row waits for the rows it reads), levels (one launch per level), graph (those launches from a CUDA graph) or lines (one launch per triangle, a thread solving a line of rows, the lines pipelined; tiles where a triangle has no lines)", "MATSOLVERCUSPARSE", schedules, 5, schedules[schedule], &schedule, NULL));
+  PetscCall(PetscOptionsEList("-mat_gpuformats_trisolve_schedule", "How the triangular solves of -mat_gpuformats_trisolve levelset run on the device: tiles (one launch per triangle, a block solving a tile's levels in shared memory), syncfree (one launch per triangle, each row waits for the rows it reads), levels (one launch per level), graph (those launches from a CUDA graph), lines (one launch per triangle, a thread solving a line of rows, the lines pipelined; tiles where a triangle has no lines) or auto (lines where a triangle has lines that fill the SMs, a 3D grid's; tiles where not)", "MATSOLVERCUSPARSE", schedules, 6, schedules[schedule], &schedule, NULL));
   PetscCall(PetscOptionsEList("-mat_gpuformats_trisolve_factor", "How the device ILU(0) of -mat_gpuformats_trisolve levelset|sweeps|isai|auto (and ILU(k) as the ILU(0) of its fill) runs: levels (ours: a launch per level of L), graph (those launches from a CUDA graph), syncfree (ours: one launch, each row waiting for the rows it reads, no analysis) or cusparse (cuSPARSE's csrilu02)", "MATSOLVERCUSPARSE", factors, 4, factors[factor], &factor, NULL));
   PetscCall(PetscOptionsRangeInt("-mat_gpuformats_trisolve_tile_levels", "tiles: levels per tile (0: chosen from the factor's levels)", "MATSOLVERCUSPARSE", tile_levels, &tile_levels, NULL, 0, 64));
   PetscCall(PetscOptionsRangeInt("-mat_gpuformats_trisolve_tile_chunk", "tiles: a tile's rows span this many times the farthest a row reads back, a 3D grid's planes (0: chosen)", "MATSOLVERCUSPARSE", tile_chunk, &tile_chunk, NULL, 0, 1 << 20));
@@ -460,7 +460,7 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
   exact.single   = precision == PETSC_PRECISION_SINGLE;
   PetscCheck((lines_ring & (lines_ring - 1)) == 0, PetscObjectComm((PetscObject)B), PETSC_ERR_ARG_OUTOFRANGE, "gpuformats: -mat_gpuformats_trisolve_lines_ring %" PetscInt_FMT " is not a power of two", lines_ring);
   exact.lines_chunk = (int)lines_chunk, exact.lines_warps = (int)lines_warps, exact.lines_spread = (int)lines_spread, exact.lines_ring = (int)lines_ring;
-  exact.schedule = schedule == 4 ? trisolve::Schedule::lines : schedule == 3 ? trisolve::Schedule::graph : schedule == 2 ? trisolve::Schedule::levels : schedule == 1 ? trisolve::Schedule::sync_free : trisolve::Schedule::tiles;
+  exact.schedule = schedule == 5 ? trisolve::Schedule::automatic : schedule == 4 ? trisolve::Schedule::lines : schedule == 3 ? trisolve::Schedule::graph : schedule == 2 ? trisolve::Schedule::levels : schedule == 1 ? trisolve::Schedule::sync_free : trisolve::Schedule::tiles;
   const trisolve::Ilu0Schedule factor_schedule = (trisolve::Ilu0Schedule)factor;
   exact.tile_levels = (int)tile_levels, exact.tile_chunk = (int)tile_chunk, exact.tile_rows = (int)tile_rows, exact.tile_threads = (int)tile_threads, exact.tile_kb = (int)tile_kb, exact.tile_kc = (int)tile_kc;
   const PetscInt mode_option = GFTrisolveFor(A, icc, levels);

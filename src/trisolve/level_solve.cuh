@@ -1066,7 +1066,7 @@ struct Triangle {
       const auto r = row(std::false_type{});
       for (std::size_t l = 0; l + 1 < level_ptr.size(); ++l)
         for (int32_t k = level_ptr[l + 1] - 1; k >= level_ptr[l]; --k) r(k);
-    } else if (o.schedule == Schedule::sync_free || o.schedule == Schedule::tiles || o.schedule == Schedule::lines) { // tiles: a triangle too large for them
+    } else if (o.schedule == Schedule::sync_free || o.schedule == Schedule::tiles || o.schedule == Schedule::lines || o.schedule == Schedule::automatic) { // tiles: a triangle too large for them
       int64_t grid = (n + kBlock - 1) / kBlock;
       if (o.blocks_per_sm > 0) {
         int dev = 0, sms = 0;

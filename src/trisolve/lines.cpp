@@ -69,6 +69,11 @@ std::string make_plan(const Pattern &T, const Options &o, Plan &P)
   const int32_t n = T.n;
   P.n = n;
   if (n == 0) return "an empty triangle";
+  const int64_t wide = (int64_t)o.width * (o.sms > 0 ? o.sms : 132); // rows a step at least
+  const auto    narrow = [&](int64_t steps) {
+    return "lines would solve " + std::to_string(n / std::max<int64_t>(steps, 1)) + " rows a step, fewer than " + std::to_string(o.width) + " per SM (-mat_gpuformats_trisolve_schedule lines takes them)";
+  };
+  if (o.levels > 0 && n < wide * o.levels) return narrow(o.levels); // a plan takes at least the levels in steps
   // K and the distances' counts: one pass over the entries, in any order
   int32_t              K = 0;
   std::vector<int64_t> count(kMaxChunk + 1, 0);
@@ -109,6 +114,7 @@ std::string make_plan(const Pattern &T, const Options &o, Plan &P)
   for (int32_t c = 0; c < nch; ++c) P.steps = std::max<int64_t>(P.steps, S[c] + len_of(c));
   if (o.levels > 0 && o.chunk <= 0 && P.steps > 2 * (int64_t)o.levels) // chunks across the lines serialise them (a line's length off by a few rows)
     return "lines of " + std::to_string(C) + " rows take " + std::to_string(P.steps) + " steps, more than twice the triangle's " + std::to_string(o.levels) + " levels (-mat_gpuformats_trisolve_lines_chunk sets the length)";
+  if (n < wide * P.steps) return narrow(P.steps);
   if (P.steps > INT32_MAX) return "more than 2^31 steps";
   // warps: runs of at most 32 consecutive chunks whose starts spread at most o.spread, or an
   // eighth of a line if more (a lane idles at most an eighth: a 2D grid of 4 dofs skews 4 a line)

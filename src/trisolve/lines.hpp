@@ -50,7 +50,12 @@ struct Options {
   int ring   = 64; // R at most (a power of two; farther reads of a block go to the work vector)
   int sms    = 0;  // the device's SMs, for warps = 0 (0: 4 warps)
   int levels = 0;  // the triangle's levels: a found chunk taking more than twice as many steps is refused (0: none)
+  int width  = 0;  // rows a step per SM a plan must give, else refused (0: any; sms = 0 counts 132)
 };
+
+// Schedule::automatic's width: snes ex19's 2D grid of 4 dofs gives 3.9 rows a step per SM and
+// loses to tiles (1.06x against 1.43x aijcusparse's KSPSolve); ksp ex45 at 96^3 gives 23 and wins.
+constexpr int kAutoWidth = 8;
 
 struct Plan {
   int32_t              n = 0, C = 0, K = 0, R = 1, wpb = 1, nwarps = 0, nblocks = 0;

@@ -57,11 +57,13 @@ namespace trisolve {
 
 enum class Mode { sweeps, isai, levelset };
 // How Mode::levelset's device solve is scheduled (the host runs level by level in every case).
-enum class Schedule { sync_free, levels, graph, tiles, lines };
+// automatic: lines where a triangle's plan takes it and gives lines::kAutoWidth rows a step per SM
+// (a 3D grid's ILU(k)), else tiles (2D grids, unstructured patterns).
+enum class Schedule { sync_free, levels, graph, tiles, lines, automatic };
 // Mode::levelset's options: the factor's values in FP32 (FP64 arithmetic), and the schedule.
 struct ExactOptions {
   bool     single   = false;
-  Schedule schedule = Schedule::tiles;
+  Schedule schedule = Schedule::automatic;
   // sync_free: resident blocks per SM taking row blocks in turn (0: one block per row block; 1
   // measured best, trisolve_cuda.cu), and
   // the longest sleep between two polls of a row not yet solved (0: none)

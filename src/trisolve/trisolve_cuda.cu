@@ -286,7 +286,7 @@ struct ExactImpl final : Common<Sys> {
   double                          ms_pattern = 0;    // setup: M's pattern uploaded, its diagonal found
   const lines::Options            lopt;
 
-  ExactImpl(const CsrView &M, Backend be, cudaStream_t stream, ExactOptions o) : opt(o), shape{o.tile_levels, o.tile_chunk, o.tile_rows, o.tile_kb, o.tile_kc, o.tile_smem}, lopt{o.lines_chunk, o.lines_warps, o.lines_spread, o.lines_ring, 0}
+  ExactImpl(const CsrView &M, Backend be, cudaStream_t stream, ExactOptions o) : opt(o), shape{o.tile_levels, o.tile_chunk, o.tile_rows, o.tile_kb, o.tile_kc, o.tile_smem}, lopt{o.lines_chunk, o.lines_warps, o.lines_spread, o.lines_ring, 0, 0, o.schedule == Schedule::automatic ? lines::kAutoWidth : 0}
   {
     const Sys                   sys = make_system<Sys>(stream);
     typename level::Triangle<Sys>::Lap lap;
@@ -311,9 +311,10 @@ struct ExactImpl final : Common<Sys> {
   }
 
   // Schedule::tiles's shape for the triangles (and their transposes); null for the other schedules
-  const level::TileShape *tiles() const { return opt.schedule == Schedule::tiles || opt.schedule == Schedule::lines ? &shape : nullptr; }
-  // Schedule::lines's plan options (null for the other schedules)
-  const lines::Options   *lines_opt() const { return opt.schedule == Schedule::lines ? &lopt : nullptr; }
+  const level::TileShape *tiles() const { return opt.schedule == Schedule::tiles || lined() ? &shape : nullptr; }
+  // Schedule::lines's plan options (null for the schedules without lines)
+  bool                    lined() const { return opt.schedule == Schedule::lines || opt.schedule == Schedule::automatic; }
+  const lines::Options   *lines_opt() const { return lined() ? &lopt : nullptr; }
 
   void set_values(const double *m, cudaStream_t stream) override
   {
@@ -406,6 +407,7 @@ struct ExactImpl final : Common<Sys> {
     case Schedule::graph: return "one launch per level, from a CUDA graph";
     case Schedule::tiles: return "one launch per triangle, tiles of levels solved in shared memory";
     case Schedule::lines: return "one launch per triangle, lines of rows pipelined a row per step (tiles where the plan refuses)";
+    case Schedule::automatic: return "one launch per triangle, lines of rows pipelined a row per step where a triangle has them and they fill the SMs, tiles where not";
     }
     return "";
   }
@@ -417,7 +419,7 @@ struct ExactImpl final : Common<Sys> {
     out.push_back({"triangular apply", std::string("levelset: level-scheduled exact solves, ") + schedule_text() + ", factor values in " + (opt.single ? "FP32 (the diagonal, arithmetic and vectors in FP64)" : "FP64")});
     out.push_back({"L (unit lower)", std::to_string(lower.nnz) + " nonzeros, " + std::to_string(lower.levels()) + " levels"});
     out.push_back({"U (upper)", std::to_string(upper.nnz) + " nonzeros and the diagonal, " + std::to_string(upper.levels()) + " levels"});
-    if (opt.schedule == Schedule::tiles || opt.schedule == Schedule::lines) {
+    if (opt.schedule == Schedule::tiles || lined()) {
       const auto tiles = [](const level::Triangle<Sys> &t) {
         if (!t.tiled) return "none: a tile needed " + std::to_string(t.untiled_smem) + " bytes of shared memory, more than a block has; solved sync-free";
         return std::to_string(t.ntiles) + " of " + std::to_string(t.band) + " levels and at most " + std::to_string(t.rows_cap) + " rows, " + std::to_string(t.nsegs) + " levels in all, chunks of " + std::to_string(t.width) + " rows, " + std::to_string(t.nhalo) + " reads across tiles";
@@ -425,7 +427,7 @@ struct ExactImpl final : Common<Sys> {
       if (!lower.lined) out.push_back({"L tiles", tiles(lower)});
       if (!upper.lined) out.push_back({"U tiles", tiles(upper)});
     }
-    if (opt.schedule == Schedule::lines) {
+    if (lined()) {
       const auto plan = [](const level::Triangle<Sys> &t) {
         if (!t.lined) return "none: " + t.unlined + "; solved in tiles";
         const lines::Plan &P = t.ln.stats;
@@ -438,7 +440,7 @@ struct ExactImpl final : Common<Sys> {
     const auto ms  = [](double v) { return format_number(v, "%.1f"); };
     const auto tri = [&](const level::Triangle<Sys> &t) { return "levels " + ms(t.ms_levels) + ", level order " + ms(t.ms_order) + ", slots " + ms(t.ms_slots) + (t.tiled ? ", halos " + ms(t.ms_halo) : std::string()); };
     out.push_back({"setup ms", "pattern " + ms(ms_pattern) + "; L: " + tri(lower) + "; U: " + tri(upper)});
-    out.push_back({"apply bytes", std::to_string(this->bytes) + (lower.lined || upper.lined ? " (lines: ELL by step" : opt.schedule == Schedule::tiles || opt.schedule == Schedule::lines ? " (ELL by tile level" : " (sliced ELL in level order") + ", padding " + std::to_string(lower.slots + upper.slots - lower.nnz - upper.nnz) + " slots)"});
+    out.push_back({"apply bytes", std::to_string(this->bytes) + (lower.lined || upper.lined ? " (lines: ELL by step" : opt.schedule == Schedule::tiles || lined() ? " (ELL by tile level" : " (sliced ELL in level order") + ", padding " + std::to_string(lower.slots + upper.slots - lower.nnz - upper.nnz) + " slots)"});
   }
 };
 

@@ -634,6 +634,40 @@ void expect_bad_input(const std::string &name, F &&f)
   }
 }
 
+// Schedule::automatic, the default: lines where the plan gives lines::kAutoWidth rows a step per
+// SM (a 64^3 grid: 1379 a step), tiles where not (a 256^2 grid: 128 a step), with the tiles' answers
+void test_auto(const std::string &name, const CsrMatrix &A0, const std::vector<Backend> &backends, int expect)
+{
+  const CsrMatrix A = dominant(A0);
+  const int32_t   n = A.nrows;
+  CsrMatrix       M = A;
+  trisolve::ilu0_host(A.view(), M.values.data());
+  std::vector<double> b(n);
+  for (int32_t i = 0; i < n; ++i) b[i] = 1.0 + 0.25 * (i % 7);
+  const FormatOps &ev = *find_format("evchyb");
+  for (Backend be : backends) {
+    const std::string tag = std::string(be == Backend::host ? "host." : "cuda.") + name;
+    try {
+      trisolve::TriangularApply T(M.view(), Mode::levelset, 0, ev, be, nullptr), Tt(M.view(), Mode::levelset, 0, ev, be, nullptr, trisolve::ExactOptions{false, trisolve::Schedule::tiles});
+      const std::vector<double> x = run_apply(T, be, M.values, b), xt = run_apply(Tt, be, M.values, b);
+      check(rel_error(x, xt, n) <= 1e-12, "trisolve.auto_exact." + tag, std::to_string(rel_error(x, xt, n)));
+      std::vector<LayoutStat> stats;
+      T.describe(stats);
+      int         lined = 0, narrow = 0;
+      std::string what;
+      for (const LayoutStat &l : stats)
+        if (l.key == "L lines" || l.key == "U lines") {
+          lined += l.value.rfind("lines of ", 0) == 0;
+          narrow += l.value.find("rows a step, fewer than") != std::string::npos;
+          what += "; " + l.key + " " + l.value;
+        }
+      check(lined == expect && narrow == 2 - expect, "trisolve.auto_lines." + tag, std::to_string(lined) + " of 2 triangles in lines, " + std::to_string(expect) + " expected" + what);
+    } catch (const Error &e) {
+      check(false, "trisolve.auto_exact." + tag, std::string("threw: ") + e.what());
+    }
+  }
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -654,6 +688,8 @@ int main(int argc, char **argv)
   test_matrix("lines_box_8x96x6", grid_dofs(8, 96, 6, 1), backends, 2, 8);
   test_matrix("lines_grid_16x24_4dof", grid_dofs(16, 24, 1, 4), backends, 2, 64);
   test_matrix("lines_stencil7_8_wide_row", with_wide_row(stencil7(8), 100, 20), backends, 1);
+  test_auto("stencil7_64", stencil7(64), backends, 2);
+  test_auto("stencil5_256x256", stencil5(256, 256), backends, 0);
   check(short_lines[0] * 2 >= short_lines[1], "trisolve.exact_lines_coverage", std::to_string(short_lines[0]) + " of " + std::to_string(short_lines[1]) + " triangles in short lines");
   for (const NamedMatrix &m : edge_case_matrices(false))
     if (m.A.nrows == m.A.ncols && m.A.nrows <= 400) test_iluk(m.name, m.A);

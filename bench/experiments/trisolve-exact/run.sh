@@ -2,7 +2,7 @@
 # Our level-scheduled exact triangular solves (-mat_gpuformats_trisolve levelset: src/trisolve,
 # level_solve.cuh) against cuSPARSE's (aijcusparse's, and evchyb's default), PETSc's default
 # preconditioner (ILU(0) on one rank), one GPU, in one call (the names below: exact = levelset with
-# its default schedule, levels / graph / lines its other schedules, fp32 its FP32 values (lines32:
+# its default schedule (auto: lines or tiles), tiles / levels / graph / lines its other schedules, fp32 its FP32 values (lines32:
 # with lines), cusparse = evchyb
 # with cuSPARSE's solves, -mat_gpuformats_trisolve cusparse):
 #   1. bin/test/test_trisolve on the device: the sync-free and per-level solves, FP64 and FP32,
@@ -47,6 +47,7 @@ variants() { # case timeout cmd [names...]: aijcusparse and evchyb's triangular 
     case $nm in
     aijcusparse) run "$c" aijcusparse "$tmo" "$cmd" aijcusparse ;;
     exact) run "$c" exact "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve levelset ;;
+    tiles) run "$c" tiles "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve levelset -mat_gpuformats_trisolve_schedule tiles ;;
     levels | graph) run "$c" "$nm" "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve levelset -mat_gpuformats_trisolve_schedule "$nm" ;;
     fp32) run "$c" fp32 "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve levelset -pc_precision single ;;
     lines) run "$c" lines "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve levelset -mat_gpuformats_trisolve_schedule lines ;;
