@@ -18,7 +18,7 @@
 //           of a triangle's dependency graph is its exact solve (the Neumann series ends).
 // levelset  the exact solves themselves, level-scheduled (Anderson and Saad 1989; Naumov 2011):
 //           row i's level is 1 + the largest level of the rows it reads (L: j < i, U: j > i),
-//           found on the backend at construction. Schedule::tiles (the default) groups the rows
+//           found on the backend at construction. Schedule::tiles groups the rows
 //           in tiles of a band of levels by a chunk of rows (level_solve.cuh): one launch per
 //           triangle, a block solving a tile's levels one barrier apart in shared memory and
 //           reading other tiles' rows from global memory, fetched ahead. Schedule::sync_free
@@ -26,9 +26,11 @@
 //           wait on the values they read (Liu, Li, Hou and Vinter 2016); Schedule::levels
 //           launches a kernel per level, Schedule::graph those launches from a captured CUDA
 //           graph (the schedules measured, tuning table in trisolve_cuda.cu). Schedule::lines
-//           (lines.hpp, opt-in) gives a thread a line of rows and pipelines the lines, one row a
-//           step, one launch per triangle; a triangle whose plan it refuses (no line length in
-//           its pattern, rows of over 13 reads, blocks depending in a cycle) gets tiles. The values may be
+//           (lines.hpp) gives a thread a line of rows and pipelines the lines, one row a step,
+//           one launch per triangle; a triangle whose plan it refuses (no line length in its
+//           pattern, rows of over 13 reads, blocks depending in a cycle) gets tiles.
+//           Schedule::automatic (the default) refuses also lines that give fewer than
+//           lines::kAutoWidth rows a step per SM (2D grids). The values may be
 //           stored in FP32 (arithmetic and vectors in FP64). apply_transpose solves
 //           (L U)^T x = b: U^T then L^T, the triangles of M^T built at its first call. The answer
 //           is the host reference's up to the order of each row's sum. The glue's default
