@@ -16,7 +16,7 @@
 # Logs -> $OUT/logs.tar.xz, summary -> $OUT/trisolve.json (bench/experiments/trisolve-auto/summarize.py).
 #   run(command="bash bench/experiments/trisolve-exact/run.sh [phases]", carry=["bundle"])
 # phases: a list of 1 2 3 (default all; TRI_VARIANTS2 / TRI_VARIANTS the second's / third's variants), iluk (ILU(1), ICC(1),
-# ILU(2)), lines (the lines schedule on ex19 1024^2 and grids of 96^3 and 200^3), and tune (the sync-free schedule's parameters, ex45 128^3); TRI_N / TRI_N2 the grid sizes, TRI_DEADLINE seconds.
+# ILU(2)), np2 (2 ranks, a GPU each, block Jacobi: ex45 and ex14 at TRI_N2), lines (the lines schedule on ex19 1024^2 and grids of 96^3 and 200^3), and tune (the sync-free schedule's parameters, ex45 128^3); TRI_N / TRI_N2 the grid sizes, TRI_DEADLINE seconds.
 set -uo pipefail
 source "$(dirname "$0")/../gamg/env.sh"
 export CUDA_VISIBLE_DEVICES=0
@@ -91,6 +91,13 @@ if [[ " $phases " == *" lines "* ]]; then # the lines schedule on grids whose li
   variants ex19_1024 90 "bin/petsc/snes_ex19 -da_grid_x 1024 -da_grid_y 1024 -snes_max_it 1 -ksp_max_it 300" $V3
   for n in 96 200; do variants ex45_$n 60 "bin/petsc/ksp_ex45 -da_grid_x $n -da_grid_y $n -da_grid_z $n" $V3; done
   variants ex14_200 60 "bin/petsc/snes_ex14 -da_grid_x 200 -da_grid_y 200 -da_grid_z 200 -snes_converged_reason" $V3
+fi
+if [[ " $phases " == *" np2 "* ]]; then # block Jacobi + ILU(0), PETSc's default on 2 ranks, a GPU each (PETSc's rank % devices; -device_view says which)
+  V3=${TRI_VARIANTS:-aijcusparse tiles exact}
+  export CUDA_VISIBLE_DEVICES=0,1
+  variants np2_ex45_$N2 120 "mpiexec --bind-to none -n 2 bin/petsc/ksp_ex45 $g2 -device_view" $V3
+  variants np2_ex14_$N2 180 "mpiexec --bind-to none -n 2 bin/petsc/snes_ex14 $g2 -snes_converged_reason -device_view" $V3
+  export CUDA_VISIBLE_DEVICES=0
 fi
 if [[ " $phases " == *" iluk "* ]]; then # ILU(1) / ICC(1) time to solution, our solves and cuSPARSE's
   V3=${TRI_VARIANTS:-aijcusparse cusparse exact}
