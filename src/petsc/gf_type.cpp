@@ -162,15 +162,13 @@ static PetscErrorCode TransposedProduct(Mat A, Vec x, Vec y, Vec z)
   else {
     GFMat &gm = gf(A);
     PetscCall(GFSeqSync(A, Backend::cuda, PETSC_FALSE));
-    if (gm.diag->fmt && gm.diag->fmt->values_symmetric()) { // A^T = A: the product, no transposed layout
-      gm.diag->symmetric_transposes++;
-      if (y && y != z) PetscCall(VecCopy(y, z));
-      PetscCall(GFSeqProduct(A, Backend::cuda, x, y ? 1.0 : 0.0, z));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-    PetscCall(GFBlockTransposeReady(gm, *gm.diag, A));
+    const bool symmetric = gm.diag->fmt && gm.diag->fmt->values_symmetric(); // A^T = A: the product, no transposed layout
+    if (!symmetric) PetscCall(GFBlockTransposeReady(gm, *gm.diag, A));
     if (y && y != z) PetscCall(VecCopy(y, z));
-    PetscCall(GFBlockTransposedProduct(*gm.diag, x, y ? PETSC_TRUE : PETSC_FALSE, z));
+    if (symmetric) {
+      gm.diag->symmetric_transposes++;
+      PetscCall(GFSeqProduct(A, Backend::cuda, x, y ? 1.0 : 0.0, z));
+    } else PetscCall(GFBlockTransposedProduct(*gm.diag, x, y ? PETSC_TRUE : PETSC_FALSE, z));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
