@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <climits>
+#include <exception>
 #include <queue>
+#include <thread>
 #include <utility>
 
 namespace gpuformats {
@@ -14,6 +16,7 @@ namespace lines {
 
 namespace {
 constexpr int32_t kMinChunk = 8, kMaxChunk = 4096;
+constexpr int32_t kThreadRows = 1 << 16; // fewer rows: one thread
 
 // The most frequent distance of kMinChunk..kMaxChunk rows (ties: the smaller), if over n/8 of
 // the entries have it, else 0; a divisor of it that at least half as many have instead (the
@@ -61,6 +64,28 @@ struct Tally {
     touched.clear();
   }
 };
+
+// f(t, lo, hi) over T contiguous ranges of [0, count), range t on thread t (the caller's: t = 0);
+// a range's exception (memory) is rethrown here once all have ended
+template <class F>
+void in_ranges(int T, int64_t count, F &&f)
+{
+  std::vector<std::thread>         pool;
+  std::vector<std::exception_ptr>  err(T);
+  const auto                       lo  = [&](int t) { return count * t / T; };
+  const auto                       run = [&](int t) {
+    try {
+      f(t, lo(t), lo(t + 1));
+    } catch (...) {
+      err[t] = std::current_exception();
+    }
+  };
+  for (int t = 1; t < T; ++t) pool.emplace_back(run, t);
+  run(0);
+  for (auto &th : pool) th.join();
+  for (auto &e : err)
+    if (e) std::rethrow_exception(e);
+}
 } // namespace
 
 std::string make_plan(const Pattern &T, const Options &o, Plan &P)
@@ -74,18 +99,30 @@ std::string make_plan(const Pattern &T, const Options &o, Plan &P)
     return "lines would solve " + std::to_string(n / std::max<int64_t>(steps, 1)) + " rows a step, fewer than " + std::to_string(o.width) + " per SM (-mat_gpuformats_trisolve_schedule lines takes them)";
   };
   if (o.levels > 0 && n < wide * o.levels) return narrow(o.levels); // a plan takes at least the levels in steps
-  // K and the distances' counts: one pass over the entries, in any order
-  int32_t              K = 0;
-  std::vector<int64_t> count(kMaxChunk + 1, 0);
-  for (int32_t i = 0; i < n; ++i) {
-    const int32_t lo = T.lo(i), hi = T.hi(i);
-    K = std::max(K, hi - lo);
-    if (o.chunk <= 0)
-      for (int32_t e = lo; e < hi; ++e) {
-        const int32_t d = T.upper ? T.ci[e] - i : i - T.ci[e];
-        if (d >= kMinChunk && d <= kMaxChunk) ++count[d];
-      }
-  }
+  // the two passes over the entries run on up to o.threads threads (ranges of rows, then of
+  // chunks), each into its own counts, joined in order: the plan does not depend on the threads
+  const int nt = n >= kThreadRows ? std::max(1, std::min(o.threads, 16)) : 1;
+  // K and the distances' counts, in any order
+  std::vector<int32_t>              Kt(nt, 0);
+  std::vector<std::vector<int64_t>> counts(nt, std::vector<int64_t>(o.chunk <= 0 ? kMaxChunk + 1 : 0, 0));
+  in_ranges(nt, n, [&](int t, int64_t i0, int64_t i1) {
+    int32_t  k     = 0;
+    int64_t *count = counts[t].data();
+    for (int32_t i = (int32_t)i0; i < (int32_t)i1; ++i) {
+      const int32_t lo = T.lo(i), hi = T.hi(i);
+      k = std::max(k, hi - lo);
+      if (o.chunk <= 0)
+        for (int32_t e = lo; e < hi; ++e) {
+          const int32_t d = T.upper ? T.ci[e] - i : i - T.ci[e];
+          if (d >= kMinChunk && d <= kMaxChunk) ++count[d];
+        }
+    }
+    Kt[t] = k;
+  });
+  int32_t              K = *std::max_element(Kt.begin(), Kt.end());
+  std::vector<int64_t> count(std::move(counts[0]));
+  for (int t = 1; t < nt; ++t)
+    for (std::size_t d = 0; d < count.size(); ++d) count[d] += counts[t][d];
   if (K > kMaxReads) return "a row reads " + std::to_string(K) + " rows, more than the " + std::to_string(kMaxReads) + " a line's step takes";
   K = K <= 3 ? 3 : K <= 7 ? 7 : kMaxReads; // the kernels' widths
   const int32_t C = o.chunk > 0 ? std::min(o.chunk, n) : chunk_of(n, count);
@@ -93,24 +130,41 @@ std::string make_plan(const Pattern &T, const Options &o, Plan &P)
   const Divide  div(C);
   const int32_t nch    = (n + C - 1) / C;
   const auto    len_of = [&](int32_t c) { return std::min(n, (c + 1) * C) - c * C; };
-  // start steps, the longest path at chunk level (reads go to earlier chunks), and the chunks'
-  // graph: chunk c reads chunk gto[q] gcnt[q] times, q in [gfirst[c], gfirst[c+1])
-  std::vector<int64_t> S(nch, 0), gcnt;
-  std::vector<int32_t> gfirst(nch + 1, 0), gto;
-  Tally                reads(nch);
-  for (int32_t c = 0; c < nch; ++c) {
-    int64_t s = 0;
-    for (int32_t r = c * C, p = 0; p < len_of(c); ++r, ++p) {
-      const int32_t i = T.row(r);
-      for (int32_t e = T.lo(i); e < T.hi(i); ++e) {
-        const int32_t j = T.read(e), cj = div(j);
-        if (cj != c) s = std::max(s, S[cj] + (j - cj * C) - p + 1), reads.add(cj, 1);
+  // the chunks' graph: chunk c reads chunk gto[q] gcnt[q] times, a row at position p reading
+  // position pj at most goff[q] = pj - p + 1 ahead, q in [gfirst[c], gfirst[c+1]); then the start
+  // steps, the longest path at chunk level (reads go to earlier chunks): S(c) = max S(cj) + goff
+  struct Edges {
+    std::vector<int32_t> first, to, off; // first: per chunk of the range, the range's own offsets
+    std::vector<int64_t> cnt;
+  };
+  std::vector<Edges> parts(nt);
+  in_ranges(nt, nch, [&](int t, int64_t c0, int64_t c1) {
+    Edges               &g = parts[t];
+    Tally                reads(nch);
+    std::vector<int32_t> far(nch, INT32_MIN);
+    g.first.push_back(0);
+    for (int32_t c = (int32_t)c0; c < (int32_t)c1; ++c) {
+      for (int32_t r = c * C, p = 0; p < len_of(c); ++r, ++p) {
+        const int32_t i = T.row(r);
+        for (int32_t e = T.lo(i); e < T.hi(i); ++e) {
+          const int32_t j = T.read(e), cj = div(j);
+          if (cj != c) far[cj] = std::max(far[cj], (j - cj * C) - p + 1), reads.add(cj, 1);
+        }
       }
+      reads.drain([&](int32_t cj, int64_t k) { g.to.push_back(cj), g.cnt.push_back(k), g.off.push_back(far[cj]), far[cj] = INT32_MIN; });
+      g.first.push_back((int32_t)g.to.size());
     }
-    S[c] = s;
-    reads.drain([&](int32_t cj, int64_t k) { gto.push_back(cj), gcnt.push_back(k); });
-    gfirst[c + 1] = (int32_t)gto.size();
+  });
+  std::vector<int64_t> S(nch, 0), gcnt;
+  std::vector<int32_t> gfirst(nch + 1, 0), gto, goff;
+  for (int t = 0, c = 0; t < nt; ++t) {
+    const Edges &g = parts[t];
+    for (std::size_t k = 0; k + 1 < g.first.size(); ++k, ++c) gfirst[c + 1] = (int32_t)gto.size() + g.first[k + 1];
+    gto.insert(gto.end(), g.to.begin(), g.to.end()), gcnt.insert(gcnt.end(), g.cnt.begin(), g.cnt.end()), goff.insert(goff.end(), g.off.begin(), g.off.end());
+    parts[t] = Edges{};
   }
+  for (int32_t c = 0; c < nch; ++c)
+    for (int32_t q = gfirst[c]; q < gfirst[c + 1]; ++q) S[c] = std::max(S[c], S[gto[q]] + goff[q]);
   for (int32_t c = 0; c < nch; ++c) P.steps = std::max<int64_t>(P.steps, S[c] + len_of(c));
   if (o.levels > 0 && o.chunk <= 0 && P.steps > 2 * (int64_t)o.levels) // chunks across the lines serialise them (a line's length off by a few rows)
     return "lines of " + std::to_string(C) + " rows take " + std::to_string(P.steps) + " steps, more than twice the triangle's " + std::to_string(o.levels) + " levels (-mat_gpuformats_trisolve_lines_chunk sets the length)";

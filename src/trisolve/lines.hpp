@@ -51,6 +51,7 @@ struct Options {
   int sms    = 0;  // the device's SMs, for warps = 0 (0: 4 warps)
   int levels = 0;  // the triangle's levels: a found chunk taking more than twice as many steps is refused (0: none)
   int width  = 0;  // rows a step per SM a plan must give, else refused (0: any; sms = 0 counts 132)
+  int threads = 1; // host threads for the passes over the entries (1-16; the plan is the same)
 };
 
 // Schedule::automatic's width: snes ex19's 2D grid of 4 dofs gives 3.9 rows a step per SM and

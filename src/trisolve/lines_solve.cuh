@@ -10,6 +10,7 @@
 // result with those bits is stored as the canonical NaN), set by one memset before each solve.
 #pragma once
 #include "../core/csr.hpp"
+#include "../core/host_upload.hpp"
 #include "../core/thrust_system.cuh"
 #include "lines.hpp"
 
@@ -18,6 +19,7 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/transform_reduce.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <string>
@@ -258,7 +260,8 @@ struct Lines {
       sys.to_host(dp.data(), dpos, dp.size());
       T = Pattern{n, rp.data(), ci.data(), dp.data()};
     }
-    T.upper = upper;
+    T.upper   = upper;
+    o.threads = std::clamp(usable_cpus(), 1, 8); // the passes' own arrays per thread: a few at most
     if constexpr (!std::is_same_v<Sys, HostSystem>) {
       if (o.sms <= 0) {
         int dev = 0;
