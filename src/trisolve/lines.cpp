@@ -1,6 +1,6 @@
-// Schedule::lines's plan (lines.hpp): two passes over the triangle's entries (the distances, then
-// the start steps with the chunks' graph); the rest is per chunk, warp and block, the blocks'
-// edges sorted (a few per block).
+// Schedule::lines's plan (lines.hpp): two passes over the triangle's entries, on host threads (the
+// distances, then the chunks' graph); the rest is per chunk, warp and block (the start steps from
+// the chunks' graph), the blocks' edges sorted (a few per block).
 #include "lines.hpp"
 
 #include <algorithm>
@@ -134,7 +134,7 @@ std::string make_plan(const Pattern &T, const Options &o, Plan &P)
   // position pj at most goff[q] = pj - p + 1 ahead, q in [gfirst[c], gfirst[c+1]); then the start
   // steps, the longest path at chunk level (reads go to earlier chunks): S(c) = max S(cj) + goff
   struct Edges {
-    std::vector<int32_t> first, to, off; // first: per chunk of the range, the range's own offsets
+    std::vector<int32_t> first, to, off; // first: the range's chunks' first edges, counted in the range
     std::vector<int64_t> cnt;
   };
   std::vector<Edges> parts(nt);
