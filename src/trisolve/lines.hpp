@@ -33,6 +33,8 @@
 //   [block_s0, block_s1); block b's warps block_warps[b * wpb + k] (-1: none); ring reads are at
 //   distance 1..R-1 within a block (the fill checks), so a barrier per step orders them
 #pragma once
+#include "../core/hd.hpp"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -71,14 +73,15 @@ struct Plan {
 
 // A sorted CSR pattern with its diagonal positions (dp), and which strict triangle is solved:
 // solve row r is row upper ? n-1-r : r, its reads mirrored likewise, so a row reads earlier rows.
+// In host memory for make_plan, in the solve's for the fill (lines_solve.cuh).
 struct Pattern {
   int32_t        n = 0;
   const int32_t *rp = nullptr, *ci = nullptr, *dp = nullptr;
   bool           upper = false;
-  int32_t row(int32_t r) const { return upper ? n - 1 - r : r; }
-  int32_t lo(int32_t i) const { return upper ? dp[i] + 1 : rp[i]; } // row i's strict entries [lo, hi)
-  int32_t hi(int32_t i) const { return upper ? rp[i + 1] : dp[i]; }
-  int32_t read(int32_t e) const { return upper ? n - 1 - ci[e] : ci[e]; } // entry e's row, in solve order
+  GPUFORMATS_HD int32_t row(int32_t r) const { return upper ? n - 1 - r : r; }
+  GPUFORMATS_HD int32_t lo(int32_t i) const { return upper ? dp[i] + 1 : rp[i]; } // row i's strict entries [lo, hi)
+  GPUFORMATS_HD int32_t hi(int32_t i) const { return upper ? rp[i + 1] : dp[i]; }
+  GPUFORMATS_HD int32_t read(int32_t e) const { return upper ? n - 1 - ci[e] : ci[e]; } // entry e's row, in solve order
 };
 
 // The plan of T's triangle but R and the counts (the fill's). An empty string, or why it is refused.

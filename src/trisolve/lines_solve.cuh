@@ -156,15 +156,11 @@ __global__ void __launch_bounds__(256) lines_kernel(Args<V> a, uint32_t *ticket,
 // thread, reading M's pattern where it lies (Sys memory): a tally first (the farthest ring read,
 // so R; the reads' counts; reads of a row not solved earlier, the plan's own check), then the fill.
 struct RowMap {
-  const int32_t *rp, *ci, *dp, *pos; // M's pattern; pos: its values' positions (null: the identity)
+  Pattern        T;   // M's pattern and the triangle
+  const int32_t *pos; // M's values' positions (null: the identity)
   const int32_t *step, *block, *thread;
   const int64_t *at;
-  int32_t        n, C, R, ring;
-  bool           upper;
-  __host__ __device__ int32_t row(int32_t r) const { return upper ? n - 1 - r : r; }
-  __host__ __device__ int32_t lo(int32_t i) const { return upper ? dp[i] + 1 : rp[i]; }
-  __host__ __device__ int32_t hi(int32_t i) const { return upper ? rp[i + 1] : dp[i]; }
-  __host__ __device__ int32_t read(int32_t e) const { return upper ? n - 1 - ci[e] : ci[e]; }
+  int32_t        C, R, ring;
   __host__ __device__ int32_t step_of(int32_t r) const { return step[r / C] + r % C; }
   __host__ __device__ int64_t at_of(int32_t r) const { return at[r / C] + (int64_t)(r % C) * 32; }
   // the ring holds it: a read of the block at most ring - 1 steps back (R covers them all)
@@ -185,9 +181,9 @@ struct TallyRow {
   __host__ __device__ Tally operator()(int32_t r) const
   {
     Tally         t;
-    const int32_t i = m.row(r);
-    for (int32_t e = m.lo(i); e < m.hi(i); ++e) {
-      const int32_t j = m.read(e), d = m.step_of(r) - m.step_of(j);
+    const int32_t i = m.T.row(r);
+    for (int32_t e = m.T.lo(i); e < m.T.hi(i); ++e) {
+      const int32_t j = m.T.read(e), d = m.step_of(r) - m.step_of(j);
       if (d <= 0) ++t.bad;
       if (m.in_ring(r, j)) t.need = t.need > d + 1 ? t.need : d + 1, ++t.shared;
       else ++(m.block[j / m.C] == m.block[r / m.C] ? t.global : t.cross);
@@ -203,11 +199,11 @@ struct FillRow {
   __host__ __device__ void operator()(int32_t r) const
   {
     const int64_t at = m.at_of(r), row = at / 32;
-    const int32_t i = m.row(r), l = (int32_t)(at % 32);
+    const int32_t i = m.T.row(r), l = (int32_t)(at % 32);
     perm_row[at] = i;
-    if (!unit) diag_src[at] = m.pos ? m.pos[m.dp[i]] : m.dp[i];
-    for (int32_t e = m.lo(i), k = 0; e < m.hi(i); ++e, ++k) {
-      const int32_t j = m.read(e);
+    if (!unit) diag_src[at] = m.pos ? m.pos[m.T.dp[i]] : m.T.dp[i];
+    for (int32_t e = m.T.lo(i), k = 0; e < m.T.hi(i); ++e, ++k) {
+      const int32_t j = m.T.read(e);
       const int64_t q = (row * K + k) * 32 + l;
       val_src[q]      = m.pos ? m.pos[e] : e;
       ref[q]          = m.in_ring(r, j) ? -(1 + m.thread[j / m.C] * m.R + m.step_of(j) % m.R) : (int32_t)m.at_of(j);
@@ -279,7 +275,7 @@ struct Lines {
     buf<int32_t> cstep, cblock, cthread;
     buf<int64_t> cat;
     put(sys, cstep, P.chunk_step), put(sys, cblock, P.chunk_block), put(sys, cthread, P.chunk_thread), put(sys, cat, P.chunk_at);
-    RowMap     m{rowptr, colidx, dpos, pos, cstep.data(), cblock.data(), cthread.data(), cat.data(), n, P.C, 1, o.ring, upper};
+    RowMap     m{Pattern{n, rowptr, colidx, dpos, upper}, pos, cstep.data(), cblock.data(), cthread.data(), cat.data(), P.C, 1, o.ring};
     const auto r0 = thrust::make_counting_iterator<int32_t>(0);
     const Tally t = thrust::transform_reduce(sys.policy(), r0, r0 + n, TallyRow{m}, Tally{}, TallySum{});
     if (t.bad) return "a read of a row not solved at an earlier step (the plan's own check)";
