@@ -706,10 +706,15 @@ if gpu_section gpu-trisolve; then
     [ $rc = 0 ] && echo "$out" | grep -q "gpuformats ILU(0) apply (-mat_gpuformats_trisolve levelset)" && echo "$out" | grep -q "the apply alone: no cusparse package phase" && pass "gpu.trisolve.default_levelset.$t" || { fail "gpu.trisolve.default_levelset.$t" "rc=$rc"; echo "$out" | tail -5; }
     out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu -mat_gpuformats_trisolve cusparse -ksp_view 2>&1); rc=$?
     [ $rc = 0 ] && ! echo "$out" | grep -q "gpuformats ILU(0) apply" && pass "gpu.trisolve.cusparse.$t" || { fail "gpu.trisolve.cusparse.$t" "rc=$rc"; echo "$out" | tail -5; }
-    # ILU(k > 0) keeps cuSPARSE's solves by default (ours are slower there: gf_factor.cpp,
-    # GFTrisolveFor); ICC(k) and a given levelset keep ours
+    # ILU(k > 0) by default: cuSPARSE's solves where lines do not take both triangles (a 2D grid:
+    # ours are slower there, gf_factor.cpp's TriSymbolic), and -ksp_view says why; ICC(k) and a
+    # given levelset keep ours
     out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu -pc_factor_levels 1 -ksp_view 2>&1); rc=$?
-    [ $rc = 0 ] && echo "$out" | grep -q "1 level of fill" && ! echo "$out" | grep -q "gpuformats ILU(1) apply" && pass "gpu.trisolve.default_iluk_cusparse.$t" || { fail "gpu.trisolve.default_iluk_cusparse.$t" "rc=$rc"; echo "$out" | tail -5; }
+    [ $rc = 0 ] && echo "$out" | grep -q "1 level of fill" && ! echo "$out" | grep -q "gpuformats ILU(1) apply" && echo "$out" | grep -q "cuSPARSE's triangular solves: ours declined this factor (ILU(1) takes our solves where the lines schedule takes both triangles; L: " && pass "gpu.trisolve.default_iluk_declined.$t" || { fail "gpu.trisolve.default_iluk_declined.$t" "rc=$rc"; echo "$out" | grep -i "declined\|error" | head -5; }
+    # ... and ours where lines take both (a 96^3 grid's; 64^3 gives too few rows a step), with aijcusparse's history
+    out=$(bin/petsc/ksp_ex45 -da_grid_x 96 -da_grid_y 96 -da_grid_z 96 -dll_append "$LIB" -dm_mat_type "aij$t" -dm_vec_type cuda -pc_type ilu -pc_factor_levels 1 -ksp_view 2>&1)
+    echo "$out" | grep -q "gpuformats ILU(1) apply (-mat_gpuformats_trisolve levelset)" && [ "$(echo "$out" | grep -c "[LU] lines: lines of 96 rows")" = 2 ] && pass "gpu.trisolve.default_iluk_lines.$t" || { fail "gpu.trisolve.default_iluk_lines.$t"; echo "$out" | grep -A12 "gpuformats ILU\|declined" | head -14; }
+    CMP_DM=1 compare_solver "gpu.trisolve.default_iluk_ex45.$t" 1 aijcusparse "$t" "-dm_vec_type cuda" bin/petsc/ksp_ex45 -da_grid_x 96 -da_grid_y 96 -da_grid_z 96 -ksp_monitor -pc_type ilu -pc_factor_levels 1
     out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -ksp_type cg -pc_type icc -pc_factor_levels 1 -ksp_view 2>&1); rc=$?
     [ $rc = 0 ] && echo "$out" | grep -q "gpuformats ICC(1), as the ILU(1) of A, apply (-mat_gpuformats_trisolve levelset)" && pass "gpu.trisolve.default_icck_levelset.$t" || { fail "gpu.trisolve.default_icck_levelset.$t" "rc=$rc"; echo "$out" | tail -5; }
     out=$(bin/petsc/ksp_ex2 -m 20 -n 20 -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu -pc_factor_levels 1 $LS -ksp_view 2>&1); rc=$?
@@ -718,8 +723,10 @@ if gpu_section gpu-trisolve; then
     compare_solver "gpu.trisolve.default_iluk.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -pc_type ilu -pc_factor_levels 1
     compare_solver "gpu.trisolve.default_icc.$t" 1 aijcusparse "$t" "-vec_type cuda" $EX2 -ksp_type cg -pc_type icc
     # a row without its diagonal: the apply declines, the package factors it as aijcusparse's does
+    # (and runs to aijcusparse's outcome: the pass after the decline runs the package's phases alone)
     out=$(bin/test/ksp_matrix -f test/matrices/CA-GrQc.mtx -dll_append "$LIB" -mat_type "$t" -vec_type cuda -pc_type ilu -ksp_converged_reason -info 2>&1); rc=$?
-    if echo "$out" | grep -q "the cusparse package's factorization and solves instead"; then pass "gpu.trisolve.declined.$t # rc=$rc"
+    ref=$(bin/test/ksp_matrix -f test/matrices/CA-GrQc.mtx -mat_type aijcusparse -vec_type cuda -pc_type ilu -ksp_converged_reason 2>&1 | grep -m1 "Linear solve")
+    if [ $rc = 0 ] && echo "$out" | grep -q "the cusparse package's factorization and solves instead" && [ -n "$ref" ] && [ "$(echo "$out" | grep -m1 "Linear solve")" = "$ref" ]; then pass "gpu.trisolve.declined.$t # $ref"
     elif [ "$t" = pellr ] && [ $rc != 0 ] && echo "$out" | grep -q "Formats that fit"; then pass "gpu.trisolve.declined.$t # PELLR refuses the matrix, naming formats that fit"
     else fail "gpu.trisolve.declined.$t" "rc=$rc"; echo "$out" | grep -v "^\[" | grep -v "^$" | head -8; fi
     # ILU(0) applied in the format (-mat_gpuformats_trisolve, src/trisolve): sweeps beyond the

@@ -93,7 +93,8 @@ struct GFFactor {
   SolveFn        solve, solve_transpose;       // installed by the numeric phase
   PetscBool      device_values;                // the numeric phase reads S's device values
   PetscBool      lean;                         // ours alone: no S and no package phase (Lean)
-  PetscBool      declined;                     // lean, but the apply declined the pattern: the package's phases instead
+  PetscBool      declined;                     // lean, but the apply declined the pattern: the package's phases instead ...
+  char           declined_why[256];            // ... and why (-ksp_view)
   Vec            db, dx;                       // device copies of host vectors given to a solve
   TriState      *tri;                          // -mat_gpuformats_trisolve sweeps|isai
   double         shadow_ms, package_ms;        // the last symbolic phase: S's values, the package's own symbolic phase
@@ -281,6 +282,7 @@ PetscErrorCode TriView(Mat B, PetscViewer viewer)
   PetscCall(GetFactorData(B, &f));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   PetscCall(PetscViewerGetFormat(viewer, &format));
+  if (ascii && f->declined && (format == PETSC_VIEWER_ASCII_INFO || format == PETSC_VIEWER_ASCII_INFO_DETAIL)) PetscCall(PetscViewerASCIIPrintf(viewer, "gpuformats: cuSPARSE's triangular solves: ours declined this factor (%s)\n", f->declined_why));
   if (ascii && f->tri && (format == PETSC_VIEWER_ASCII_INFO || format == PETSC_VIEWER_ASCII_INFO_DETAIL)) {
     std::vector<LayoutStat> lines;
     const TriState &t = *f->tri;
@@ -463,7 +465,17 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
   exact.schedule = schedule == 5 ? trisolve::Schedule::automatic : schedule == 4 ? trisolve::Schedule::lines : schedule == 3 ? trisolve::Schedule::graph : schedule == 2 ? trisolve::Schedule::levels : schedule == 1 ? trisolve::Schedule::sync_free : trisolve::Schedule::tiles;
   const trisolve::Ilu0Schedule factor_schedule = (trisolve::Ilu0Schedule)factor;
   exact.tile_levels = (int)tile_levels, exact.tile_chunk = (int)tile_chunk, exact.tile_rows = (int)tile_rows, exact.tile_threads = (int)tile_threads, exact.tile_kb = (int)tile_kb, exact.tile_kc = (int)tile_kc;
-  const PetscInt mode_option = GFTrisolveFor(A, icc, levels);
+  const PetscInt mode_option = gf(A).opt.trisolve;
+  // Our solves are the default for ILU(0) and ICC(k): at or above aijcusparse's time to solution
+  // on every ILU(0) case measured (1.07-1.64x, bench/results/h200/trisolve-auto-schedule/); on ex45
+  // ICC(1) ours converged in 49 iterations where cuSPARSE's solves (aijcusparse's too) stopped at
+  // 10000. ILU(k > 0) by default takes ours only where the lines schedule takes both triangles (a
+  // 3D grid's; ExactOptions::lines_required) and declines to cuSPARSE's elsewhere: its factor has
+  // many more levels (24640 at ksp ex45 128^3 ILU(1)), and tiles, bound by the time per level, gave
+  // 0.40-0.78x aijcusparse's KSPSolve against cuSPARSE's 0.98-1.07x (ILU(1) on ex45, ex14, ex19,
+  // convection-diffusion; ILU(2) on ex45), where lines gave 1.17x on ex45 128^3 ILU(1).
+  const bool     iluk_default = levels > 0 && !icc && !gf(A).opt.trisolve_set && mode_option == kTrisolveLevelset && exact.schedule == trisolve::Schedule::automatic;
+  exact.lines_required        = iluk_default;
   if (exact.single && mode_option != kTrisolveLevelset) PetscCall(PetscInfo(A, "gpuformats: -pc_precision single applies to -mat_gpuformats_trisolve levelset; the %s apply keeps FP64\n", GFTrisolveModes[mode_option]));
   auto t = std::make_unique<TriState>();
   PetscCall(MatGetNonzeroState(A, &t->nzstate));
@@ -495,8 +507,10 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
     declined = e.what();
    }
   })());
-  if (!declined.empty()) { // a row without its diagonal: cuSPARSE's phases, as aijcusparse's (a zero pivot)
+  if (!declined.empty()) { // a row without its diagonal (cuSPARSE's phases, as aijcusparse's: a zero pivot), or ILU(k)'s lines refused
+    if (iluk_default) declined = "ILU(" + std::to_string(levels) + ") takes our solves where the lines schedule takes both triangles; " + declined + "; -mat_gpuformats_trisolve levelset takes ours here";
     PetscCall(PetscInfo(A, "gpuformats: %s; the cusparse package's factorization and solves instead\n", declined.c_str()));
+    PetscCall(PetscStrncpy(f.declined_why, declined.c_str(), sizeof f.declined_why));
     f.declined = PETSC_TRUE;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -577,9 +591,9 @@ PetscErrorCode NaturalOnDevice(IS row, IS col, const MatFactorInfo *info, PetscB
 // ILU(0) and SpSV analyses) and S (a SeqAIJ assembled on the host, its CSR uploaded) cost 1.66 s and
 // 0.80 s of ksp ex45's 3.0 s symbolic phase at 256^3 (H200, bench/results/h200/trisolve-setup/),
 // for solves that would never run. cusparse keeps the package; auto measures its solves.
-bool Lean(Mat A, bool incomplete, PetscBool natural, bool icc, int levels)
+bool Lean(Mat A, bool incomplete, PetscBool natural)
 {
-  const PetscInt m = GFTrisolveFor(A, icc, levels);
+  const PetscInt m = gf(A).opt.trisolve;
   return incomplete && natural && (m == 1 || m == 2 || m == kTrisolveLevelset);
 }
 
@@ -595,8 +609,8 @@ PetscErrorCode BeginSymbolic(Mat B, Mat A, IS row, IS col, const MatFactorInfo *
   *natural = PETSC_FALSE;
   if (incomplete) PetscCall(NaturalOnDevice(row, col, info, natural));
   (*f)->device_values = (*natural && info->levels == 0) ? PETSC_TRUE : PETSC_FALSE;
-  (*f)->lean          = allow_lean && Lean(A, incomplete, *natural, cholesky, (int)info->levels) ? PETSC_TRUE : PETSC_FALSE;
-  (*f)->declined      = PETSC_FALSE;
+  (*f)->lean          = allow_lean && Lean(A, incomplete, *natural) ? PETSC_TRUE : PETSC_FALSE;
+  if (allow_lean) (*f)->declined = PETSC_FALSE; // else the pass after a decline: the package's phases alone
   *S                  = NULL;
   if (!(*f)->lean) PetscCall(ShadowValues(A, **f, S));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -632,7 +646,8 @@ PetscErrorCode EndSymbolic(Mat B, Mat A, GFFactor &f, const MatFactorInfo *info,
   }
   delete f.tri;
   f.tri = nullptr;
-  if (GFTrisolveFor(A, cholesky, incomplete ? (int)info->levels : 0) == 0 || f.declined) PetscFunctionReturn(PETSC_SUCCESS);
+  if (f.declined && B->ops->view != TriView) f.view = B->ops->view, B->ops->view = TriView; // -ksp_view says why cuSPARSE's solves run
+  if (gf(A).opt.trisolve == 0 || f.declined) PetscFunctionReturn(PETSC_SUCCESS);
   if (incomplete && natural) PetscCall(TriSymbolic(B, A, f, cholesky, (int)info->levels));
   else PetscCall(PetscInfo(A, "gpuformats: -mat_gpuformats_trisolve applies to ILU(k) and ICC(k) in the natural ordering on the device; this %s keeps cuSPARSE's triangular solves\n", incomplete ? "factorization (another ordering, or factored on the host)" : "complete factorization"));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -746,17 +761,6 @@ PetscErrorCode MatGetFactor_SeqGF_cusparse(Mat A, MatFactorType ftype, Mat *B)
 
 const char *const GFTrisolveModes[] = {"cusparse", "sweeps", "isai", "auto", "levelset"};
 
-// Our solves are the default for ILU(0) and ICC(k): at or above aijcusparse's time to solution on
-// every ILU(0) case measured (1.07-1.58x, bench/results/h200/trisolve-default/). ILU(k > 0) keeps
-// cuSPARSE's: its factor has many more levels (24640 at ksp ex45 128^3 ILU(1)), and ours, bound by
-// the time per level, gave 0.40-0.78x aijcusparse's KSPSolve against cuSPARSE's 0.98-1.07x (ILU(1)
-// on ex45, ex14, ex19, convection-diffusion; ILU(2) on ex45). ICC(k) keeps ours: on ex45 ICC(1) ours
-// converged in 49 iterations where cuSPARSE's solves (aijcusparse's too) stopped at 10000.
-PetscInt GFTrisolveFor(Mat A, bool icc, int levels)
-{
-  const GFOptions &o = gf(A).opt;
-  return o.trisolve_set || icc || levels == 0 ? o.trisolve : 0;
-}
 
 PetscErrorCode GFRegisterFactors(const char *seq_type)
 {

@@ -166,7 +166,7 @@ struct GFOptions {
   // predicted solve time is at most the margin times cuSPARSE's), 4 levelset (kTrisolveLevelset, the
   // default: our level-scheduled exact solves)
   PetscInt  trisolve = 4, trisolve_sweeps = 3;
-  PetscBool trisolve_set = PETSC_FALSE; // given (else GFTrisolveFor's default: levelset but for ILU(k > 0))
+  PetscBool trisolve_set = PETSC_FALSE; // given (else ILU(k > 0) takes ours only where lines take both triangles: gf_factor.cpp)
   PetscReal trisolve_auto_margin = -1; // < 0: trisolve::auto_margin(k) of the factor's levels
   // -mat_gpuformats_block auto|scalar|block (select::BlockMode): each block's bs x bs blocks
   // (the row block size, MatSetBlockSize) in BELL, one column index per block, where block-dense
@@ -370,9 +370,6 @@ PetscErrorCode GFShadowOnHost(Mat A, Mat *S);
 extern const char *const GFProductResults[]; // -mat_gpuformats_product_result: "aijcusparse", "format"
 extern const char *const GFTrisolveModes[];  // -mat_gpuformats_trisolve: "cusparse", "sweeps", "isai", "auto", "levelset" (gf_factor.cpp)
 constexpr PetscInt       kTrisolveLevelset = 4; // its "levelset": trisolve::Mode::levelset
-// The triangular solves of an ILU(k) / ICC(k) factor of A: -mat_gpuformats_trisolve where given;
-// else levelset, but cuSPARSE's for ILU(k > 0) (gf_factor.cpp says why).
-PetscInt GFTrisolveFor(Mat A, bool icc, int levels);
 // Installs (or, at destroy, removes) the seq type's MatProductSetFromOptions: cuSPARSE's products
 // on device operands on the cuda backend, AIJ's elsewhere.
 PetscErrorCode GFInstallProducts(Mat B, PetscBool install);

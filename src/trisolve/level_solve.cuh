@@ -883,6 +883,7 @@ struct Triangle {
       lo.levels         = top + 1;
       unlined           = ln.build(sys, n, rowptr, colidx, dpos, pos, upper, is_unit, fp32, lo, host_pattern);
       ms_slots = lap(sys);
+      if (!unlined.empty() && lo.required) throw Error(ErrorKind::bad_input, (upper ? "U: " : "L: ") + unlined);
       if (unlined.empty()) {
         lined = true;
         nnz   = ln.stats.shared_refs + ln.stats.global_refs + ln.stats.cross_refs;

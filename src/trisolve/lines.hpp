@@ -54,6 +54,7 @@ struct Options {
   int levels = 0;  // the triangle's levels: a found chunk taking more than twice as many steps is refused (0: none)
   int width  = 0;  // rows a step per SM a plan must give, else refused (0: any; sms = 0 counts 132)
   int threads = 1; // host threads for the passes over the entries (1-16; the plan is the same)
+  bool required = false; // a refused plan throws Error(bad_input) with the reason, where the caller has no fallback it wants (else tiles)
 };
 
 // Schedule::automatic's width: snes ex19's 2D grid of 4 dofs gives 3.9 rows a step per SM and

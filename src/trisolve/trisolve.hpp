@@ -81,6 +81,10 @@ struct ExactOptions {
   // lines (lines.hpp's Options): the line's rows C (0: found in the pattern), warps per block (0:
   // from the SMs), the most a warp's starts spread, the ring's steps at most
   int lines_chunk = 0, lines_warps = 0, lines_spread = 40, lines_ring = 64;
+  // automatic: a triangle whose lines plan is refused makes the construction throw Error(bad_input)
+  // with the reason, instead of taking tiles (the glue's ILU(k > 0) default: cuSPARSE's solves then);
+  // the transposes, built later, still fall back to tiles
+  bool lines_required = false;
 };
 
 // The auto mode's choice between the approximate apply and the exact solves. The glue runs, at a

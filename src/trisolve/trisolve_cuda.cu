@@ -286,7 +286,7 @@ struct ExactImpl final : Common<Sys> {
   double                          ms_pattern = 0;    // setup: M's pattern uploaded, its diagonal found
   const lines::Options            lopt;
 
-  ExactImpl(const CsrView &M, Backend be, cudaStream_t stream, ExactOptions o) : opt(o), shape{o.tile_levels, o.tile_chunk, o.tile_rows, o.tile_kb, o.tile_kc, o.tile_smem}, lopt{o.lines_chunk, o.lines_warps, o.lines_spread, o.lines_ring, 0, 0, o.schedule == Schedule::automatic ? lines::kAutoWidth : 0}
+  ExactImpl(const CsrView &M, Backend be, cudaStream_t stream, ExactOptions o) : opt(o), shape{o.tile_levels, o.tile_chunk, o.tile_rows, o.tile_kb, o.tile_kc, o.tile_smem}, lopt{o.lines_chunk, o.lines_warps, o.lines_spread, o.lines_ring, 0, 0, o.schedule == Schedule::automatic ? lines::kAutoWidth : 0, 1, o.lines_required && o.schedule == Schedule::automatic}
   {
     const Sys                   sys = make_system<Sys>(stream);
     typename level::Triangle<Sys>::Lap lap;
@@ -395,8 +395,10 @@ struct ExactImpl final : Common<Sys> {
     thrust::gather(sys.policy(), tpos.data(), tpos.data() + nz, row_of.data(), tcol.data());
     thrust::for_each(sys.policy(), it0, it0 + n, level::DiagonalPosition{trow.data(), tcol.data(), tdiag.data()});
     const level::TileShape *ts = tiles();
-    tlower.build(sys, n, trow.data(), tcol.data(), tdiag.data(), tpos.data(), false, false, opt.single, ts, false, lines_opt());
-    tupper.build(sys, n, trow.data(), tcol.data(), tdiag.data(), tpos.data(), true, true, opt.single, ts, false, lines_opt());
+    lines::Options          to = lopt;
+    to.required                = false; // the forward solves are ours already: a transpose without lines takes tiles
+    tlower.build(sys, n, trow.data(), tcol.data(), tdiag.data(), tpos.data(), false, false, opt.single, ts, false, lined() ? &to : nullptr);
+    tupper.build(sys, n, trow.data(), tcol.data(), tdiag.data(), tpos.data(), true, true, opt.single, ts, false, lined() ? &to : nullptr);
   }
 
   std::string schedule_text() const

@@ -662,6 +662,18 @@ void test_auto(const std::string &name, const CsrMatrix &A0, const std::vector<B
           what += "; " + l.key + " " + l.value;
         }
       check(lined == expect && narrow == 2 - expect, "trisolve.auto_lines." + tag, std::to_string(lined) + " of 2 triangles in lines, " + std::to_string(expect) + " expected" + what);
+      // lines_required (the glue's ILU(k > 0) default): a refused plan throws, naming why; taken
+      // ones give the same answer and still serve the transposed solve
+      trisolve::ExactOptions req;
+      req.lines_required = true;
+      if (expect < 2) expect_bad_input("trisolve.auto_required_refuses." + tag, [&] { trisolve::TriangularApply R(M.view(), Mode::levelset, 0, ev, be, nullptr, req); });
+      else {
+        trisolve::TriangularApply R(M.view(), Mode::levelset, 0, ev, be, nullptr, req);
+        const std::vector<double> xr = run_apply(R, be, M.values, b);
+        check(rel_error(x, xr, n) == 0, "trisolve.auto_required_takes." + tag, std::to_string(rel_error(x, xr, n)));
+        const std::vector<double> yr = run_apply(R, be, M.values, b, false, nullptr, true), yt = run_apply(Tt, be, M.values, b, false, nullptr, true);
+        check(rel_error(yr, yt, n) <= 1e-12, "trisolve.auto_required_transpose." + tag, std::to_string(rel_error(yr, yt, n)));
+      }
     } catch (const Error &e) {
       check(false, "trisolve.auto_exact." + tag, std::string("threw: ") + e.what());
     }
@@ -690,6 +702,18 @@ int main(int argc, char **argv)
   test_matrix("lines_stencil7_8_wide_row", with_wide_row(stencil7(8), 100, 20), backends, 1);
   test_auto("stencil7_64", stencil7(64), backends, 2);
   test_auto("stencil5_256x256", stencil5(256, 256), backends, 0);
+  // ILU(1)'s pattern (the glue's default takes ours where lines take both triangles): a 96^3 grid's
+  // lines fill the SMs (a 64^3 grid's give 691 rows a step, fewer than 8 per SM), a 2D grid's do not
+  const auto fill_of = [](const CsrMatrix &A, int k) {
+    const trisolve::FillPattern P = trisolve::iluk_pattern(A.view(), k);
+    CsrMatrix                   F;
+    F.nrows = A.nrows, F.ncols = A.ncols, F.rowptr = P.rowptr, F.colidx = P.colidx;
+    F.values.assign(P.colidx.size(), 0.0);
+    for (std::size_t e = 0; e < P.a_to_m.size(); ++e) F.values[P.a_to_m[e]] = A.values[e];
+    return F;
+  };
+  test_auto("stencil7_96_ilu1", fill_of(stencil7(96), 1), backends, 2);
+  test_auto("stencil5_256x256_ilu1", fill_of(stencil5(256, 256), 1), backends, 0);
   check(short_lines[0] * 2 >= short_lines[1], "trisolve.exact_lines_coverage", std::to_string(short_lines[0]) + " of " + std::to_string(short_lines[1]) + " triangles in short lines");
   for (const NamedMatrix &m : edge_case_matrices(false))
     if (m.A.nrows == m.A.ncols && m.A.nrows <= 400) test_iluk(m.name, m.A);

@@ -2,7 +2,8 @@
 # Our level-scheduled exact triangular solves (-mat_gpuformats_trisolve levelset: src/trisolve,
 # level_solve.cuh) against cuSPARSE's (aijcusparse's, and evchyb's default), PETSc's default
 # preconditioner (ILU(0) on one rank), one GPU, in one call (the names below: exact = levelset with
-# its default schedule (auto: lines or tiles), tiles / levels / graph / lines its other schedules, fp32 its FP32 values (lines32:
+# its default schedule (auto: lines or tiles), default = evchyb with no option (ILU(k > 0): ours where
+# lines take both triangles), tiles / levels / graph / lines its other schedules, fp32 its FP32 values (lines32:
 # with lines), cusparse = evchyb
 # with cuSPARSE's solves, -mat_gpuformats_trisolve cusparse):
 #   1. bin/test/test_trisolve on the device: the sync-free and per-level solves, FP64 and FP32,
@@ -38,7 +39,7 @@ fi
 
 run() { # case name timeout cmd type extra... (run_case: gamg/env.sh)
   run_case "$@" || return 0
-  echo "$1.$2 exit $RC: $(grep -m1 -o 'iterations [0-9]*' "$LOG") | $(awk '$1 ~ /^(KSPSolve|SNESSolve|PCSetUp|MatSolve|MatMult)$/ {printf "%s %s %s | ", $1, $2, $4}' "$LOG")$(grep -m1 -o 'apply cost: [0-9.]* products' "$LOG") $(grep -c 'lines: lines of' "$LOG") lined $(grep -m1 -o 'none: [^;]*; solved in tiles' "$LOG")"
+  echo "$1.$2 exit $RC: $(grep -m1 -o 'iterations [0-9]*' "$LOG") | $(awk '$1 ~ /^(KSPSolve|SNESSolve|PCSetUp|MatSolve|MatMult)$/ {printf "%s %s %s | ", $1, $2, $4}' "$LOG")$(grep -m1 -o 'apply cost: [0-9.]* products' "$LOG") $(grep -c 'lines: lines of' "$LOG") lined $(grep -m1 -o 'none: [^;]*; solved in tiles' "$LOG")$(grep -m1 -o 'ours declined this factor' "$LOG")"
 }
 variants() { # case timeout cmd [names...]: aijcusparse and evchyb's triangular solves
   local c=$1 tmo=$2 cmd=$3; shift 3
@@ -46,6 +47,7 @@ variants() { # case timeout cmd [names...]: aijcusparse and evchyb's triangular 
   for nm in $names; do
     case $nm in
     aijcusparse) run "$c" aijcusparse "$tmo" "$cmd" aijcusparse ;;
+    default) run "$c" default "$tmo" "$cmd" evchyb ;;
     exact) run "$c" exact "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve levelset ;;
     tiles) run "$c" tiles "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve levelset -mat_gpuformats_trisolve_schedule tiles ;;
     levels | graph) run "$c" "$nm" "$tmo" "$cmd" evchyb -mat_gpuformats_trisolve levelset -mat_gpuformats_trisolve_schedule "$nm" ;;
@@ -100,7 +102,7 @@ if [[ " $phases " == *" np2 "* ]]; then # block Jacobi + ILU(0), PETSc's default
   export CUDA_VISIBLE_DEVICES=0
 fi
 if [[ " $phases " == *" iluk "* ]]; then # ILU(1) / ICC(1) time to solution, our solves and cuSPARSE's
-  V3=${TRI_VARIANTS:-aijcusparse cusparse exact}
+  V3=${TRI_VARIANTS:-aijcusparse default exact}
   variants ex45_${N}_ilu1 40 "bin/petsc/ksp_ex45 $g -pc_type ilu -pc_factor_levels 1" $V3
   variants ex14_${N}_ilu1 60 "bin/petsc/snes_ex14 $g -snes_converged_reason -pc_type ilu -pc_factor_levels 1" $V3
   variants ex19_256_ilu1 60 "bin/petsc/snes_ex19 -da_grid_x 256 -da_grid_y 256 -snes_max_it 1 -ksp_max_it 300 -pc_type ilu -pc_factor_levels 1" $V3
