@@ -88,6 +88,25 @@ void in_ranges(int T, int64_t count, F &&f)
 }
 } // namespace
 
+std::string refuses_every_fill(int32_t n, const int32_t *rp, const int32_t *ci, const Options &o)
+{
+  if (n == 0 || o.width <= 0) return "";
+  const int64_t        wide = (int64_t)o.width * (o.sms > 0 ? o.sms : 132);
+  std::vector<int32_t> level(n);
+  for (int upper = 0; upper < 2; ++upper) {
+    int32_t top = 0;
+    for (int32_t r = 0; r < n; ++r) { // row i after every row it reads
+      const int32_t i = upper ? n - 1 - r : r;
+      int32_t       l = 0;
+      for (int32_t e = rp[i]; e < rp[i + 1]; ++e)
+        if (upper ? ci[e] > i : ci[e] < i) l = std::max(l, level[ci[e]] + 1);
+      level[i] = l, top = std::max(top, l);
+    }
+    if (n < wide * (top + 1)) return std::string(upper ? "U" : "L") + ": lines would solve at most " + std::to_string(n / (top + 1)) + " rows a step (the pattern's own " + std::to_string(top + 1) + " levels), fewer than " + std::to_string(o.width) + " per SM";
+  }
+  return "";
+}
+
 std::string make_plan(const Pattern &T, const Options &o, Plan &P)
 {
   P = Plan{};

@@ -88,6 +88,12 @@ struct Pattern {
 // The plan of T's triangle but R and the counts (the fill's). An empty string, or why it is refused.
 std::string make_plan(const Pattern &T, const Options &o, Plan &P);
 
+// Why make_plan under o (its width and sms) would refuse a triangle of every ILU(k) of the sorted
+// CSR pattern (rp, ci) of n rows, from the levels of the pattern's own strict triangles: the fill
+// only adds reads, so ILU(k)'s triangles have at least as many levels, and a plan at least as many
+// steps. An empty string where it may take them. Host, one pass over the entries per triangle.
+std::string refuses_every_fill(int32_t n, const int32_t *rp, const int32_t *ci, const Options &o);
+
 } // namespace lines
 } // namespace trisolve
 } // namespace gpuformats

@@ -208,6 +208,10 @@ FillPattern iluk_pattern(const CsrView &A, int levels);
 // m[a_to_m[k]] = a[k] for k < nnz_a, every other entry of m (nnz_m) 0: A's values into the pattern
 // (device memory, asynchronous on stream).
 void scatter_to_pattern_cuda(const double *a, int64_t nnz_a, const int32_t *a_to_m, double *m, int64_t nnz_m, cudaStream_t stream);
+// Why Schedule::automatic with ExactOptions::lines_required would refuse every ILU(k) of A (host
+// pattern) on the current device, known from A's own triangles' levels before any fill is made
+// (lines.hpp's refuses_every_fill), or "" where it may take one.
+std::string lines_refuse_every_fill(const CsrView &A);
 
 // ILU(0) of M's pattern in place, on a backend: the numeric phase of the applies above (for k > 0
 // the ILU(k) of A, as the ILU(0) of its fill pattern). Row i eliminates with the rows k < i of its

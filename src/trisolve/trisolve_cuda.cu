@@ -619,6 +619,15 @@ int            TriangularApply::products() const { return impl_->mode == Mode::i
 double         TriangularApply::apply_flops() const { return impl_->flops(); }
 void           TriangularApply::describe(std::vector<LayoutStat> &out) const { impl_->describe(out); }
 
+std::string lines_refuse_every_fill(const CsrView &A)
+{
+  lines::Options o;
+  int            dev = 0;
+  o.width          = lines::kAutoWidth;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&o.sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) cudaGetLastError(), o.sms = 0; // none: lines.hpp's 132
+  return lines::refuses_every_fill(A.nrows, A.rowptr, A.colidx, o);
+}
+
 void scatter_to_pattern_cuda(const double *a, int64_t nnz_a, const int32_t *a_to_m, double *m, int64_t nnz_m, cudaStream_t stream)
 {
   const CudaOrderedSystem sys = make_system<CudaOrderedSystem>(stream);

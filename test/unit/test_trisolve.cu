@@ -666,6 +666,9 @@ void test_auto(const std::string &name, const CsrMatrix &A0, const std::vector<B
       // ones give the same answer and still serve the transposed solve
       trisolve::ExactOptions req;
       req.lines_required = true;
+      // the glue's check before the fill: refuses only what the plan refuses, and the 2D grid here
+      const std::string early = trisolve::lines_refuse_every_fill(M.view());
+      check(expect == 2 ? early.empty() : early.find("rows a step (the pattern's own") != std::string::npos, "trisolve.auto_refuse_every_fill." + tag, early.empty() ? "may take" : early);
       if (expect < 2) expect_bad_input("trisolve.auto_required_refuses." + tag, [&] { trisolve::TriangularApply R(M.view(), Mode::levelset, 0, ev, be, nullptr, req); });
       else {
         trisolve::TriangularApply R(M.view(), Mode::levelset, 0, ev, be, nullptr, req);
