@@ -10,7 +10,9 @@
 #          sellcuda, evchyb with the stencil layout off, on, and on with full reads
 #   ex45   KSP ex45 128^3 with PETSc's default preconditioner (ILU(0)): aijcusparse, evchyb with
 #          the stencil layout off and on
-# Logs and bench_spmv's JSON -> $OUT. STENCIL_QUICK=1 (the first three matrices), EX14_SIZES (default
+# Logs and bench_spmv's JSON -> $OUT. STENCIL_SUITE (default bench/suites/stencil.txt;
+# bench/suites/stencil-large.txt: 27-point 256^3), STENCIL_QUICK=1 (the first three matrices),
+# STENCIL_MATRICES (the suite's names to run, blank-separated), EX14_SIZES (default
 # "256 128") and STENCIL_DEADLINE (seconds, default 570) trim a run.
 #   run(command="bash bench/experiments/stencil/run.sh [phases]", carry=["bundle"])
 set -uo pipefail
@@ -31,7 +33,7 @@ if [[ " $phases " == *" test "* ]]; then
 fi
 
 if [[ " $phases " == *" spmv "* ]]; then
-  grep -v '^#' bench/suites/stencil.txt | head -n "$([ -n "${STENCIL_QUICK:-}" ] && echo 3 || echo 99)" >"$D/suite.txt"
+  grep -v '^#' "${STENCIL_SUITE:-bench/suites/stencil.txt}" | head -n "$([ -n "${STENCIL_QUICK:-}" ] && echo 3 || echo 99)" | awk -v keep="${STENCIL_MATRICES:-}" 'keep == "" || index(" " keep " ", " " $1 " ")' >"$D/suite.txt"
   T="aijcusparse,sellcuda,evchyb:-mat_gpuformats_stencil=off,evchyb,evchyb:-mat_dia_symmetric=0"
   timeout $((deadline - SECONDS - 120)) bin/bench_spmv -dll_append "$L" -suite "$D/suite.txt" -types "$T" -reps 50 -commit "$(cat bundle/commit)" -json "$OUT/bench_spmv_stencil.json" >"$D/bench_spmv.txt" 2>&1
   echo "bench_spmv exit $?"
