@@ -171,7 +171,7 @@ struct OursImpl final : Ilu0::Impl {
         nlevels   = (int32_t)level_ptr.size() - 1;
       } else {
         auto level = sys.template temp<int32_t>(n);
-        level::levels_of(sys, n, level::Strict{rowptr, diag.data(), false}, colidx, level.data());
+        level::levels_of(sys, n, level::Strict{n, rowptr, colidx, diag.data(), false}, colidx, level.data());
         perm.resize(n);
         nlevels = level::sort_by_level(sys, n, level.data(), perm.data(), level_ptr) + 1;
         lorder  = perm.data();

@@ -54,13 +54,9 @@ constexpr int kSlice = 32;  // rows per slice: one warp
 constexpr int kBlock = 128; // threads per block of the device solves (a ticket's rows)
 constexpr int kBatch = 4;   // entries of a row whose read rows are awaited together
 
-// Row i's strict entries: [rowptr[i], dpos[i]) below the diagonal, (dpos[i], rowptr[i+1]) above.
-struct Strict {
-  const int32_t *rowptr, *dpos;
-  bool           upper;
-  __host__ __device__ int32_t lo(int32_t i) const { return upper ? dpos[i] + 1 : rowptr[i]; }
-  __host__ __device__ int32_t hi(int32_t i) const { return upper ? rowptr[i + 1] : dpos[i]; }
-};
+// Row i's strict entries [lo(i), hi(i)): [rowptr[i], dpos[i]) below the diagonal, (dpos[i],
+// rowptr[i+1]) above; row(k) the k-th row in solve order (the lines plan's pattern, lines.hpp).
+using Strict = lines::Pattern;
 
 // Position of row i's diagonal in a sorted CSR row (-1: none).
 struct DiagonalPosition {
@@ -101,7 +97,7 @@ static __global__ void __launch_bounds__(kBlock) levels_kernel(int32_t n, Strict
   __syncthreads();
   const int64_t k = (int64_t)t * kBlock + threadIdx.x;
   if (k >= n) return;
-  const int32_t i = s.upper ? (int32_t)(n - 1 - k) : (int32_t)k;
+  const int32_t i = s.row((int32_t)k);
   int32_t       l = 0;
   for (int32_t q = s.lo(i); q < s.hi(i); ++q) {
     const int32_t                                        j = colidx[q];
@@ -119,7 +115,7 @@ void levels_of(const Sys &sys, int32_t n, const Strict &s, const int32_t *colidx
 {
   if constexpr (std::is_same_v<Sys, HostSystem>) {
     for (int32_t k = 0; k < n; ++k) {
-      const int32_t i = s.upper ? n - 1 - k : k;
+      const int32_t i = s.row(k);
       int32_t       l = 0;
       for (int32_t q = s.lo(i); q < s.hi(i); ++q) l = std::max(l, level[colidx[q]] + 1);
       level[i] = l;
@@ -868,7 +864,7 @@ struct Triangle {
   void build(const Sys &sys, int32_t nrows, const int32_t *rowptr, const int32_t *colidx, const int32_t *dpos, const int32_t *pos, bool upper, bool is_unit, bool fp32, const TileShape *tiles = nullptr, bool keep_order = false, const lines::Options *lines_opt = nullptr, const lines::Pattern *host_pattern = nullptr)
   {
     n = nrows, unit = is_unit, single = fp32;
-    const Strict s{rowptr, dpos, upper};
+    const Strict s{nrows, rowptr, colidx, dpos, upper};
     const auto   it0 = thrust::make_counting_iterator<int32_t>(0);
     auto         level = sys.template temp<int32_t>(n);
     perm.resize(n);
