@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """trisolve-auto: the logs of a device call (<dir>/<case>.<name>.log) -> JSON: iterations, convergence,
-KSPSolve / SNESSolve / MatSolve / MatMult times (-log_view), the trisolve apply's probe residual and
+KSPSolve / SNESSolve / MatSolve / MatMult times (-log_view; <event>_s_from_percent where the time
+column says n/a), our symbolic and numeric phases' ms, the trisolve apply's probe residual and
 auto's choice (-ksp_view), ksp_matrix's line; ratios against the case's aijcusparse and exact runs.
 usage: summarize.py <logdir> <out.json> <commit> <tool>"""
 import json, os, re, subprocess, sys
@@ -27,14 +28,17 @@ for f in sorted(os.listdir(d)):
     r["error"] = "PETSC ERROR" in text
     r["ksp_its"] = sum(its)
     r["solves"] = len(its)
+    m = re.search(r"^Time \(sec\):\s+(\S+)", text, re.M)
+    total = float(m.group(1)) if m else None
     for line in text.splitlines():
         f_ = line.split()
         if len(f_) > 3 and f_[0] in ("KSPSolve", "SNESSolve", "MatSolve", "MatMult", "MatLUFactorNum", "MatCholFctrNum", "PCSetUp", "PCApply"):
             r[f_[0] + "_count"] = int(f_[1])
             try:
                 r[f_[0] + "_s"] = float(f_[3])
-            except ValueError:
-                pass
+            except ValueError: # n/a without -log_view_gpu_time: the whole-percent %T column times the run's time
+                if total and len(f_) > 10 and f_[10].isdigit():
+                    r[f_[0] + "_s_from_percent"] = round(int(f_[10]) * total / 100, 3)
         if len(f_) > 1 and f_[0] in ("VecCUDACopyTo", "VecCUDACopyFrom"):
             r[f_[0]] = int(f_[1])
     m = re.findall(r"probe residual: \|\|b - LU x\|\| / \|\|b\|\| = (\S+)", text)
@@ -54,6 +58,9 @@ for f in sorted(os.listdir(d)):
     m = re.search(r"apply cost: ([0-9.]+) products of A", text)
     if m:
         r["apply_cost_products_of_A"] = float(m.group(1))
+    m = re.search(r"symbolic phase: ([0-9.]+) ms", text)
+    if m:
+        r["symbolic_ms"] = float(m.group(1))
     m = re.search(r"numeric phases: (\d+), the last ([0-9.]+) ms", text)
     if m:
         r["numeric_ms"] = float(m.group(2))
