@@ -46,7 +46,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <string>
+#include <thread>
 
 namespace gpuformats {
 namespace trisolve {
@@ -296,8 +298,10 @@ struct ExactImpl final : Common<Sys> {
     std::vector<int32_t> hdiag; // the lines plan reads M's pattern where the caller has it, on the host
     if (lines_opt()) hdiag.resize(this->n), sys.to_host(hdiag.data(), this->m_diag.data(), hdiag.size());
     const lines::Pattern hp{this->n, M.rowptr, M.colidx, hdiag.data()};
-    lower.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, false, true, opt.single, ts, true, lines_opt(), &hp);
-    upper.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, true, false, opt.single, ts, false, lines_opt(), &hp);
+    // L and U are independent: U is built on a second host thread (and stream) beside L, so that
+    // one triangle's host plan overlaps the other's plan and device passes
+    beside(sys, [&](const Sys &us) { upper.build(us, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, true, false, opt.single, ts, false, lines_opt(), &hp); },
+           [&] { lower.build(sys, this->n, this->m_rowptr.data(), this->m_colidx.data(), this->m_diag.data(), nullptr, false, true, opt.single, ts, true, lines_opt(), &hp); });
     y.resize(this->n);
     double pending;
     std::memcpy(&pending, &level::kPending, sizeof pending);
@@ -308,6 +312,46 @@ struct ExactImpl final : Common<Sys> {
     }
     sys.sync();
     this->bytes = lower.bytes() + upper.bytes();
+  }
+
+  // side(system) on a second host thread, on a stream of its own after sys's work so far (the
+  // same device), while here() runs on this one; both done on return, the first failure rethrown.
+  template <class Side, class Here>
+  static void beside(const Sys &sys, Side &&side, Here &&here)
+  {
+    cudaStream_t s2 = nullptr;
+    cudaEvent_t  ev = nullptr;
+    int          dev = 0;
+    if constexpr (!std::is_same_v<Sys, HostSystem>) {
+      GPUFORMATS_CUDA(cudaGetDevice(&dev));
+      GPUFORMATS_CUDA(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+      GPUFORMATS_CUDA(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+      GPUFORMATS_CUDA(cudaEventRecord(ev, sys.stream));
+      GPUFORMATS_CUDA(cudaStreamWaitEvent(s2, ev, 0));
+    }
+    std::exception_ptr e_side, e_here;
+    std::thread        t([&] {
+      try {
+        if constexpr (!std::is_same_v<Sys, HostSystem>) GPUFORMATS_CUDA(cudaSetDevice(dev));
+        const Sys ss = make_system<Sys>(s2);
+        side(ss);
+        ss.sync();
+      } catch (...) {
+        e_side = std::current_exception();
+      }
+    });
+    try {
+      here();
+    } catch (...) {
+      e_here = std::current_exception();
+    }
+    t.join();
+    if constexpr (!std::is_same_v<Sys, HostSystem>) {
+      cudaEventDestroy(ev);
+      cudaStreamDestroy(s2);
+    }
+    if (e_here) std::rethrow_exception(e_here);
+    if (e_side) std::rethrow_exception(e_side);
   }
 
   // Schedule::tiles's shape for the triangles (and their transposes); null for the other schedules
