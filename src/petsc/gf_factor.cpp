@@ -483,7 +483,7 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
   std::string declined; // lean: why the apply cannot serve this pattern (the package's phases then run)
   GF_TRY(PETSC_COMM_SELF, ([&] { // parenthesised: the braces hold commas
    try {
-    if (iluk_default && f.lean) declined = trisolve::lines_refuse_every_fill(view); // before the fill: ex19 256^2 ILU(1)'s cost 0.24 s
+    if (iluk_default && f.lean) declined = trisolve::lines_refuse_every_fill(view); // before the fill (a decline after it cost ex19 256^2 ILU(1) 0.24 s)
     if (!declined.empty()) return;
     const trisolve::Mode  mode = mode_option == kTrisolveLevelset ? trisolve::Mode::levelset : mode_option == 2 ? trisolve::Mode::isai : trisolve::Mode::sweeps; // sweeps for auto
     trisolve::FillPattern fill;
@@ -762,7 +762,6 @@ PetscErrorCode MatGetFactor_SeqGF_cusparse(Mat A, MatFactorType ftype, Mat *B)
 } // namespace
 
 const char *const GFTrisolveModes[] = {"cusparse", "sweeps", "isai", "auto", "levelset"};
-
 
 PetscErrorCode GFRegisterFactors(const char *seq_type)
 {
