@@ -86,12 +86,15 @@ void in_ranges(int T, int64_t count, F &&f)
   for (auto &e : err)
     if (e) std::rethrow_exception(e);
 }
+
+// The rows a step a plan must give under o.width (sms = 0 counts 132); 0 where any will do.
+int64_t fewest_rows_a_step(const Options &o) { return (int64_t)o.width * (o.sms > 0 ? o.sms : 132); }
 } // namespace
 
 std::string refuses_every_fill(int32_t n, const int32_t *rp, const int32_t *ci, const Options &o)
 {
   if (n == 0 || o.width <= 0) return "";
-  const int64_t        wide = (int64_t)o.width * (o.sms > 0 ? o.sms : 132);
+  const int64_t        wide = fewest_rows_a_step(o);
   std::vector<int32_t> level(n);
   for (int upper = 0; upper < 2; ++upper) {
     int32_t top = 0;
@@ -113,7 +116,7 @@ std::string make_plan(const Pattern &T, const Options &o, Plan &P)
   const int32_t n = T.n;
   P.n = n;
   if (n == 0) return "an empty triangle";
-  const int64_t wide = (int64_t)o.width * (o.sms > 0 ? o.sms : 132); // rows a step at least
+  const int64_t wide = fewest_rows_a_step(o);
   const auto    narrow = [&](int64_t steps) {
     return "lines would solve " + std::to_string(n / std::max<int64_t>(steps, 1)) + " rows a step, fewer than " + std::to_string(o.width) + " per SM (-mat_gpuformats_trisolve_schedule lines takes them)";
   };
