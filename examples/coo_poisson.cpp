@@ -1,7 +1,8 @@
 // COO assembly as GPU applications do it, with any matrix type (-mat_type): a 3D 27-point Poisson
 // operator on an n^3 grid (Dirichlet boundary eliminated: 26 on the diagonal, -1 to each neighbour)
 // given to MatSetPreallocationCOO / MatSetValuesCOO row by row, every entry split into -dup duplicates,
-// the values from host memory or (-device_values) from a CUDA vector's array. Times, on one rank:
+// the values from host memory or (-device_values) from a CUDA vector's array; on several ranks each
+// gives its own rows (-shift_rows s: rows s further on, some owned by another rank). Times:
 // the preallocation, the first MatSetValuesCOO (which builds the device copy), the mean of -repeat
 // more, and the mean MatMult; then solves A x = 1 with the options' KSP and PC (-ksp_type cg
 // -pc_type jacobi) unless -solve 0. One JSON line on stdout; -log_view for the events.
@@ -15,19 +16,20 @@
 
 using Json = nlohmann::ordered_json; // the JSON lines, members in this order
 
-static PetscErrorCode Sync() // device work done, where there is a device
+static PetscErrorCode Sync() // device work done, where there is a device, on every rank
 {
   static int devices = -1;
 
   PetscFunctionBegin;
   if (devices < 0 && cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
   if (devices > 0) PetscCallCUDA(cudaDeviceSynchronize());
+  PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 int main(int argc, char **argv)
 {
-  PetscInt       n = 64, dup = 1, repeat = 10;
+  PetscInt       n = 64, dup = 1, repeat = 10, shift = 0;
   PetscBool      device_values = PETSC_FALSE, solve = PETSC_TRUE;
   Mat            A;
   Vec            x, b, dv = nullptr;
@@ -42,30 +44,40 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-repeat", &repeat, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-device_values", &device_values, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-solve", &solve, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-shift_rows", &shift, NULL));
   const PetscInt N = n * n * n;
+  // This rank's rows: its share of the matrix's (PETSc's split), moved by -shift_rows (wrapping), so
+  // that some entries belong to another rank (MatSetValuesCOO sends them).
+  PetscLayout rows;
+  PetscInt    lo, hi;
+  PetscMPIInt size;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(PetscLayoutCreate(PETSC_COMM_WORLD, &rows));
+  PetscCall(PetscLayoutSetSize(rows, N));
+  PetscCall(PetscLayoutSetUp(rows));
+  PetscCall(PetscLayoutGetRange(rows, &lo, &hi));
+  PetscCall(PetscLayoutDestroy(&rows));
 
   std::vector<PetscInt>    ci, cj;
   std::vector<PetscScalar> cv;
-  ci.reserve((size_t)N * 27 * dup);
-  cj.reserve((size_t)N * 27 * dup);
-  cv.reserve((size_t)N * 27 * dup);
-  for (PetscInt z = 0; z < n; ++z)
-    for (PetscInt y = 0; y < n; ++y)
-      for (PetscInt x0 = 0; x0 < n; ++x0) {
-        const PetscInt row = (z * n + y) * n + x0;
-        for (PetscInt dz = -1; dz <= 1; ++dz)
-          for (PetscInt dy = -1; dy <= 1; ++dy)
-            for (PetscInt dx = -1; dx <= 1; ++dx) {
-              const PetscInt zz = z + dz, yy = y + dy, xx = x0 + dx;
-              if (zz < 0 || zz >= n || yy < 0 || yy >= n || xx < 0 || xx >= n) continue;
-              const PetscScalar v = (dx || dy || dz) ? -1.0 : 26.0;
-              for (PetscInt d = 0; d < dup; ++d) {
-                ci.push_back(row);
-                cj.push_back((zz * n + yy) * n + xx);
-                cv.push_back(v / (PetscScalar)dup);
-              }
-            }
-      }
+  ci.reserve((size_t)(hi - lo) * 27 * dup);
+  cj.reserve((size_t)(hi - lo) * 27 * dup);
+  cv.reserve((size_t)(hi - lo) * 27 * dup);
+  for (PetscInt r = lo; r < hi; ++r) {
+    const PetscInt row = ((r + shift) % N + N) % N, z = row / (n * n), y = (row / n) % n, x0 = row % n;
+    for (PetscInt dz = -1; dz <= 1; ++dz)
+      for (PetscInt dy = -1; dy <= 1; ++dy)
+        for (PetscInt dx = -1; dx <= 1; ++dx) {
+          const PetscInt zz = z + dz, yy = y + dy, xx = x0 + dx;
+          if (zz < 0 || zz >= n || yy < 0 || yy >= n || xx < 0 || xx >= n) continue;
+          const PetscScalar v = (dx || dy || dz) ? -1.0 : 26.0;
+          for (PetscInt d = 0; d < dup; ++d) {
+            ci.push_back(row);
+            cj.push_back((zz * n + yy) * n + xx);
+            cv.push_back(v / (PetscScalar)dup);
+          }
+        }
+  }
   const PetscCount ncoo = (PetscCount)ci.size();
 
   PetscCall(MatCreate(PETSC_COMM_WORLD, &A));
@@ -129,11 +141,11 @@ int main(int argc, char **argv)
     PC pc;
     PetscCall(KSPGetPC(ksp, &pc));
     PetscCall(PCGetType(pc, &pctype));
-    const Json line = {{"type", type}, {"n", n}, {"pc", pctype}, {"ksp_solve_s", t_solve}, {"iterations", its}, {"reason", (int)reason}};
+    const Json line = {{"type", type}, {"n", n}, {"ranks", size}, {"pc", pctype}, {"ksp_solve_s", t_solve}, {"iterations", its}, {"reason", (int)reason}};
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s\n", line.dump().c_str()));
     PetscCall(KSPDestroy(&ksp));
   }
-  const Json line = {{"type", type}, {"n", n}, {"rows", N}, {"coo_entries", (int64_t)ncoo}, {"dup", dup}, {"device_values", (bool)device_values}, {"preallocation_s", t_prealloc}, {"first_values_and_product_s", t_first}, {"values_s", t_values}, {"mult_s", t_mult}, {"values_in_products", t_values / t_mult}};
+  const Json line = {{"type", type}, {"n", n}, {"ranks", size}, {"shift_rows", shift}, {"rows", N}, {"coo_entries", (int64_t)ncoo}, {"dup", dup}, {"device_values", (bool)device_values}, {"preallocation_s", t_prealloc}, {"first_values_and_product_s", t_first}, {"values_s", t_values}, {"mult_s", t_mult}, {"values_in_products", t_values / t_mult}};
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s\n", line.dump().c_str()));
   PetscCall(VecDestroy(&dv));
   PetscCall(VecDestroy(&x));

@@ -57,6 +57,11 @@ void coo_values(FormatBlock &blk, const int64_t *jmap, const int64_t *perm, cons
 // instead of the general map's 28.
 void coo_slots(const FormatBlock &blk, const int64_t *perm, int32_t *slot_of_coo, int64_t n, cudaStream_t stream);
 void coo_values_unique(FormatBlock &blk, const int32_t *slot_of_coo, int64_t n, const double *v, bool add, cudaStream_t stream);
+// An mpi matrix's entries received from other ranks (PETSc's MPIAIJ COO map, second part): for
+// i < n, CSR entry imap[i] += v[perm[p]] for jmap[i] <= p < jmap[i+1], one at a time as AIJ adds them.
+void coo_add_received(FormatBlock &blk, const int64_t *imap, const int64_t *jmap, const int64_t *perm, int64_t n, const double *v, cudaStream_t stream);
+// The values to send: out[i] = v[perm[i]] for i < n, in `backend`'s memory.
+void coo_pack(Backend backend, const int64_t *perm, int64_t n, const double *v, double *out, cudaStream_t stream);
 // CSR entry (i, cols[k]) times l[i] * r[cols[k]] (l or r null: 1), rowptr/cols the block's pattern.
 void scale_rows_cols(FormatBlock &blk, const int32_t *rowptr, const int32_t *cols, const double *l, const double *r, cudaStream_t stream);
 // MatZeroRows with the pattern kept: each of the n listed rows r (rowptr the block's pattern) gets

@@ -260,6 +260,18 @@ struct CooUnique {
   }
 };
 
+struct CooReceived {
+  double        *values;
+  const int32_t *slot;
+  const int64_t *imap, *jmap, *perm;
+  const double  *v;
+  __host__ __device__ void operator()(int64_t i) const
+  {
+    double &x = values[slot[imap[i]]];
+    for (int64_t p = jmap[i]; p < jmap[i + 1]; ++p) x += v[perm[p]];
+  }
+};
+
 struct Axpy {
   double        *y;
   const double  *x;
@@ -308,6 +320,21 @@ void coo_values_unique(FormatBlock &blk, const int32_t *slot_of_coo, int64_t n, 
 {
   for_each_index(blk, n, stream, CooUnique{blk.values, slot_of_coo, v, add});
   blk.values_changed(stream);
+}
+
+void coo_add_received(FormatBlock &blk, const int64_t *imap, const int64_t *jmap, const int64_t *perm, int64_t n, const double *v, cudaStream_t stream)
+{
+  for_each_index(blk, n, stream, CooReceived{blk.values, blk.slot_of_csr, imap, jmap, perm, v});
+  blk.values_changed(stream);
+}
+
+void coo_pack(Backend backend, const int64_t *perm, int64_t n, const double *v, double *out, cudaStream_t stream)
+{
+  if (n <= 0) return;
+  if (backend == Backend::cuda) {
+    thrust::gather(thrust::cuda::par.on(stream), perm, perm + n, v, out);
+    GPUFORMATS_CUDA(cudaGetLastError());
+  } else thrust::gather(thrust::host, perm, perm + n, v, out);
 }
 
 void scale_rows_cols(FormatBlock &blk, const int32_t *rowptr, const int32_t *cols, const double *l, const double *r, cudaStream_t stream)

@@ -21,7 +21,7 @@ PetscErrorCode GFGetBytes_Private(Mat A, PetscInt64 *bytes)
   PetscCall(GFSyncNow(A));
   *bytes = 0;
   if (gm.diag->fmt) *bytes += (PetscInt64)gm.diag->fmt->bytes();
-  if (gm.offd.fmt) *bytes += (PetscInt64)gm.offd.fmt->bytes();
+  if (gm.offd->fmt) *bytes += (PetscInt64)gm.offd->fmt->bytes();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -48,7 +48,7 @@ PetscErrorCode GFSetBackend_Private(Mat A, MatGPUFormatsBackend b)
   PetscCall(GFHostValues(A)); // from the layout it drops
   gm.opt.backend_option = b;
   gm.diag->reset();
-  gm.offd.reset();
+  gm.offd->reset();
   PetscCall(MatSetVecType(A, resolve_backend(gm) == Backend::cuda ? VECCUDA : VECSTANDARD));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

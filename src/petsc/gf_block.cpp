@@ -216,7 +216,7 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
   PetscFunctionBegin;
   PetscCall(BlockStatus(blk, aij, backend, &state, &nzstate, &rebuild));
   if (!rebuild && state == blk.state && (!want_diag || DiagReady(blk, (int32_t)aij->rmap->n))) PetscFunctionReturn(PETSC_SUCCESS);
-  if (blk.host_stale && rebuild) PetscCall(GFHostValues(aij)); // the layout is about to go (a seq<fmt>'s own block: aij is the matrix)
+  if (blk.host_stale && rebuild) PetscCall(GFBlockToHost(blk, aij)); // the layout is about to go
 
   CsrView csr;
   PetscCall(BlockCsr(aij, &csr));
@@ -244,7 +244,7 @@ PetscErrorCode GFBlockSync(GFMat &gm, GFBlock &blk, Mat aij, Backend backend, Pe
         // the row block size serves both blocks of an MPI matrix (PETSc gives the off-process one column block size 1);
         // compressed rows for the off-process block only, whose product adds into y: a local block's writes all of y,
         // and there the compressed product's extra pass lost 3-15% (compressed_rows.hpp)
-        const bool            offd = &blk == &gm.offd;
+        const bool            offd = &blk == gm.offd.get();
         const layout::Request rq{gm.ops, gm.opt.params.data(), &gm.opt.settings, (int32_t)aij->rmap->bs, (select::BlockMode)gm.opt.block_mode, (select::StencilMode)gm.opt.stencil_mode, gm.opt.stencil_params.data(), offd && gm.opt.compressed_rows == PETSC_TRUE};
         if (backend == Backend::cuda) {
           ensure_streams(blk, gm.ops->extra_streams);
@@ -470,11 +470,11 @@ PetscErrorCode GFBlockGetDiagonal(GFBlock &blk, PetscScalar *d, PetscInt n)
 // Sum over the blocks of the latest round that ran `stage` in any block; -1 where none was measured.
 static PetscErrorCode LastStage(const GFMat &gm, GFStageTime GFBlock::*stage, PetscReal *upload_s, PetscReal *device_s)
 {
-  const PetscInt last = PetscMax((*gm.diag.*stage).round, (gm.offd.*stage).round);
+  const PetscInt last = PetscMax((*gm.diag.*stage).round, (*gm.offd.*stage).round);
 
   PetscFunctionBegin;
   *upload_s = *device_s = -1;
-  for (const GFBlock *b : {(const GFBlock *)gm.diag.get(), &gm.offd}) {
+  for (const GFBlock *b : {(const GFBlock *)gm.diag.get(), (const GFBlock *)gm.offd.get()}) {
     double    up, dev;
     PetscBool measured;
     if ((b->*stage).round != last) continue;
@@ -488,8 +488,8 @@ static PetscErrorCode LastStage(const GFMat &gm, GFStageTime GFBlock::*stage, Pe
 
 PetscErrorCode GFLastTimes(const GFMat &gm, PetscReal *build_upload, PetscReal *build_device, PetscReal *refresh_upload, PetscReal *refresh_device)
 {
-  const PetscInt last_build   = PetscMax(gm.diag->last_build.round, gm.offd.last_build.round);
-  const PetscInt last_refresh = PetscMax(gm.diag->last_refresh.round, gm.offd.last_refresh.round);
+  const PetscInt last_build   = PetscMax(gm.diag->last_build.round, gm.offd->last_build.round);
+  const PetscInt last_refresh = PetscMax(gm.diag->last_refresh.round, gm.offd->last_refresh.round);
 
   PetscFunctionBegin;
   PetscCall(LastStage(gm, &GFBlock::last_build, build_upload, build_device));

@@ -20,6 +20,7 @@
 #include <../src/mat/impls/aij/mpi/mpiaij.h> // MatCOOStruct_MPIAIJ: its number of entries
 
 #include <petscdevice_cuda.h>
+#include <petscsf.h>
 
 namespace gpuformats {
 
@@ -32,7 +33,9 @@ PetscErrorCode MatSetPreallocationCOO_GF(Mat A, PetscCount n, PetscInt i[], Pets
   GFMat &gm = gf(A);
 
   PetscFunctionBegin;
-  PetscCall(gm.coo.aij_preallocation(A, n, i, j)); // a new pattern: the next use rebuilds the layout
+  gm.diag->host_stale = gm.offd->host_stale = false; // a new pattern: the values go with the old one
+  A->offloadmask      = PETSC_OFFLOAD_CPU;
+  PetscCall(gm.coo.aij_preallocation(A, n, i, j)); // the next use rebuilds the layout
   gm.coo.map = nullptr;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -127,24 +130,105 @@ PetscErrorCode MatSetValuesCOO_SeqGF(Mat A, const PetscScalar v[], InsertMode im
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// mpi: MPIAIJ's (off-process entries exchanged on the host), on host values.
+// MatCOOStruct_MPIAIJ's arrays, in GFCoo::d_mpi's order, with their lengths.
+enum MpiMap { Ajmap1, Aperm1, Bjmap1, Bperm1, Aimap2, Ajmap2, Aperm2, Bimap2, Bjmap2, Bperm2, Cperm1, kMpiMaps };
+static_assert(kMpiMaps == sizeof(GFCoo::d_mpi) / sizeof(GFCoo::d_mpi[0]), "one device array per map");
+
+void MpiMapArrays(const MatCOOStruct_MPIAIJ &m, const PetscCount *a[kMpiMaps], PetscCount len[kMpiMaps])
+{
+  const PetscCount *arr[kMpiMaps] = {m.Ajmap1, m.Aperm1, m.Bjmap1, m.Bperm1, m.Aimap2, m.Ajmap2, m.Aperm2, m.Bimap2, m.Bjmap2, m.Bperm2, m.Cperm1};
+  const PetscCount  n[kMpiMaps]   = {m.Annz + 1, m.Atot1, m.Bnnz + 1, m.Btot1, m.Annz2, m.Annz2 + 1, m.Atot2, m.Bnnz2, m.Bnnz2 + 1, m.Btot2, m.sendlen};
+  for (int k = 0; k < kMpiMaps; ++k) a[k] = arr[k], len[k] = n[k];
+}
+
+// mpi: both layouts written from v on their backend (off-process entries through PETSc's SF), no
+// host AIJ work, where every rank's layouts are current and hold the map's pattern; else MPIAIJ's
+// on host values (device values copied to the host). Collective, as MatSetValuesCOO is.
 PetscErrorCode MatSetValuesCOO_MPIGF(Mat A, const PetscScalar v[], InsertMode imode)
 {
   GFMat               &gm   = gf(A);
   const PetscScalar   *vals = v;
-  PetscMemType         mt   = PETSC_MEMTYPE_HOST;
   PetscContainer       container;
   MatCOOStruct_MPIAIJ *map;
+  Mat                  Ad, Ao;
+  MPI_Comm             comm = PetscObjectComm((PetscObject)A);
 
   PetscFunctionBegin;
+  PetscCheck(imode == INSERT_VALUES || imode == ADD_VALUES, comm, PETSC_ERR_ARG_WRONG, "gpuformats: MatSetValuesCOO takes INSERT_VALUES or ADD_VALUES");
   PetscCall(PetscObjectQuery((PetscObject)A, "__PETSc_MatCOOStruct_Host", (PetscObject *)&container));
   PetscCheck(container, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "gpuformats: MatSetValuesCOO needs MatSetPreallocationCOO first");
-  if (v) PetscCall(PetscGetMemType(v, &mt));
-  if (PetscMemTypeDevice(mt)) {
-    PetscCall(PetscContainerGetPointer(container, &map));
-    PetscCall(ValuesIn(gm.coo, v, map->n, false, &vals));
+  PetscCall(PetscContainerGetPointer(container, &map));
+  if (!A->assembled && !A->boundtocpu) { // just preallocated: the pattern, assembled (values 0) for the layouts
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   }
-  PetscCall(gm.coo.aij_values(A, vals, imode));
+  PetscBool on_layouts = A->boundtocpu ? PETSC_FALSE : PETSC_TRUE;
+  if (on_layouts) PetscCall(GFSyncNow(A)); // both layouts of the COO pattern, with the current values (ADD_VALUES adds to them)
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+  GFBlock &bd = *gm.diag, &bo = *gm.offd;
+  if (on_layouts) {
+    PetscBool cd = PETSC_FALSE, co = PETSC_FALSE;
+    const Backend b = resolve_backend(gm);
+    if (bd.fmt && bo.fmt && bd.fmt->nnz == (int64_t)map->Annz && bo.fmt->nnz == (int64_t)map->Bnnz) {
+      PetscCall(GFBlockCurrent(bd, Ad, b, &cd));
+      PetscCall(GFBlockCurrent(bo, Ao, b, &co));
+    }
+    on_layouts = cd && co ? PETSC_TRUE : PETSC_FALSE;
+  }
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &on_layouts, 1, MPI_C_BOOL, MPI_LAND, comm));
+  if (!on_layouts) {
+    PetscCall(GFHostValues(A));
+    PetscCall(ValuesIn(gm.coo, v, map->n, false, &vals));
+    PetscCall(gm.coo.aij_values(A, vals, imode));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  const Backend     backend = resolve_backend(gm);
+  const bool        cuda    = backend == Backend::cuda;
+  cudaStream_t      s       = nullptr;
+  GFCoo            &coo     = gm.coo;
+  const PetscCount *h[kMpiMaps];
+  PetscCount        len[kMpiMaps];
+  if (cuda) PetscCall(PetscGetCurrentCUDAStream(&s));
+  MpiMapArrays(*map, h, len);
+  if (cuda && (coo.map != map || coo.serial != bd.serial || coo.serial_offd != bo.serial)) { // the map on the device, once per preallocation
+    GF_TRY(PETSC_COMM_SELF, {
+      for (int k = 0; k < kMpiMaps; ++k) {
+        coo.d_mpi[k].resize((size_t)len[k]);
+        coo.d_mpi[k].upload(reinterpret_cast<const int64_t *>(h[k]), (size_t)len[k], s);
+      }
+      coo.d_send.resize((size_t)map->sendlen);
+      coo.d_recv.resize((size_t)map->recvlen);
+    });
+  }
+  coo.map         = map;
+  coo.serial      = bd.serial;
+  coo.serial_offd = bo.serial;
+  auto P = [&](int k) { return cuda ? coo.d_mpi[k].data() : reinterpret_cast<const int64_t *>(h[k]); };
+  double *send = cuda ? coo.d_send.data() : map->sendbuf, *recv = cuda ? coo.d_recv.data() : map->recvbuf;
+  const PetscMemType mt = cuda ? PETSC_MEMTYPE_DEVICE : PETSC_MEMTYPE_HOST;
+  const bool         add = imode == ADD_VALUES;
+  PetscCall(ValuesIn(coo, v, map->n, cuda, &vals));
+  PetscCall(PetscLogGpuTimeBegin());
+  GF_TRY(PETSC_COMM_SELF, coo_pack(backend, P(Cperm1), (int64_t)map->sendlen, vals, send, s));
+  PetscCall(PetscSFReduceWithMemTypeBegin(map->sf, MPIU_SCALAR, mt, send, mt, recv, MPI_REPLACE));
+  GF_TRY(PETSC_COMM_SELF, {
+    coo_values(*bd.fmt, P(Ajmap1), P(Aperm1), vals, add, s);
+    coo_values(*bo.fmt, P(Bjmap1), P(Bperm1), vals, add, s);
+  });
+  PetscCall(PetscSFReduceEnd(map->sf, MPIU_SCALAR, send, recv, MPI_REPLACE));
+  GF_TRY(PETSC_COMM_SELF, {
+    coo_add_received(*bd.fmt, P(Aimap2), P(Ajmap2), P(Aperm2), (int64_t)map->Annz2, recv, s);
+    coo_add_received(*bo.fmt, P(Bimap2), P(Bjmap2), P(Bperm2), (int64_t)map->Bnnz2, recv, s);
+  });
+  PetscCall(PetscLogGpuTimeEnd());
+  // Both layouts hold the values now (stale host values, kept by the assembly that follows).
+  for (auto [blk, aij] : {std::pair<GFBlock *, Mat>{&bd, Ad}, {&bo, Ao}}) {
+    PetscCall(PetscObjectStateIncrease((PetscObject)aij));
+    PetscCall(PetscObjectStateGet((PetscObject)aij, &blk->state));
+    blk->caller_step = false;
+  }
+  PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  GFMarkHostStale(A);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -163,7 +247,7 @@ PetscErrorCode GFInstallCOO(Mat B, PetscBool install)
   PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatSetPreallocationCOO_C", &gm.coo.aij_preallocation));
   PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatSetValuesCOO_C", &gm.coo.aij_values));
   if (!gm.coo.aij_preallocation || !gm.coo.aij_values) PetscFunctionReturn(PETSC_SUCCESS);
-  if (!gm.mpi) PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", MatSetPreallocationCOO_GF));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", MatSetPreallocationCOO_GF));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetValuesCOO_C", gm.mpi ? MatSetValuesCOO_MPIGF : MatSetValuesCOO_SeqGF));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -3,17 +3,19 @@
 //
 // In-place changes (MatScale, MatShift, MatDiagonalSet, MatDiagonalScale, MatAXPY with the same
 // nonzero pattern, MatZeroEntries; TS shifts and scales its Jacobian every step; a seq<fmt>'s
-// MatZeroRows and MatZeroRowsColumns where they keep the pattern) of a block whose
-// layout held the values run on the layout (formats/slot_map.hpp edits: one pass over the values, no
-// upload). A seq<fmt> runs them there alone, with no host work, and its host values go stale until a
-// host read brings them back (gf_values.cpp); an mpi<fmt> runs AIJ's operation on the host too (its
-// host AIJ stays the master). Where the layout was not current, or AIJ's would change the pattern
-// (a missing diagonal entry inserted), AIJ's runs on current host values and the next use syncs.
+// MatZeroRows and MatZeroRowsColumns where they keep the pattern) of a matrix whose layouts held the
+// values run on the layouts alone (formats/slot_map.hpp edits: one pass over the values, no upload,
+// no host work), and the host values go stale until a host read brings them back (gf_values.cpp).
+// An mpi<fmt> decides that collectively (every rank's blocks current: MPIAIJ's own operation may
+// assemble or scatter, so no rank may take it alone). Where a layout was not current, or AIJ's would
+// change the pattern (a missing diagonal entry inserted), AIJ's runs on current host values, the
+// current layouts get the same edit, and the rest sync at their next use.
 //
-// Which Mat edits which block: a seq<fmt> its block; an mpi<fmt> both of its blocks, after
-// MPIAIJ's operation has changed them through the public Mat calls on its blocks (their states are
-// then final); its adopted local block (GFMat::adopted) leaves the shared block to it, because
-// MPIAIJ calls some block operations directly, without the state increase a public call adds.
+// Which Mat edits which block: a seq<fmt> its block; an mpi<fmt> both of its blocks (after
+// MPIAIJ's operation, where it ran, has changed them through the public Mat calls on its blocks:
+// their states are then final); its adopted local block (GFMat::adopted) leaves the shared block to
+// it, because MPIAIJ calls some block operations directly, without the state increase a public
+// call adds.
 //
 // Derived matrices (MatCreateSubMatrix, MatCreateSubMatrices: fieldsplit's, ASM's and Schur
 // complements' blocks) are of our type, with the parent's format options.
@@ -137,7 +139,7 @@ PetscErrorCode Targets(Mat A, Target t[2], int *n, bool *exact)
     PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
     if (!Ad->spptr || gf(Ad).diag != gm.diag) PetscFunctionReturn(PETSC_SUCCESS); // not adopted yet: nothing was synced
     PetscCall(Before(0, *gm.diag, Ad, backend, &t[0]));
-    PetscCall(Before(1, gm.offd, Ao, backend, &t[1]));
+    PetscCall(Before(1, *gm.offd, Ao, backend, &t[1]));
     *n = 2;
   } else {
     PetscCall(Before(0, *gm.diag, A, backend, &t[0]));
@@ -149,8 +151,8 @@ PetscErrorCode Targets(Mat A, Target t[2], int *n, bool *exact)
 // Runs the AIJ operation, then `edit(const Target &, cudaStream_t)` on each target that was current.
 // caller_raises: the public Mat call raises A's state after its operation (MatScale, MatShift,
 // MatDiagonalSet, MatDiagonalScale, MatZeroEntries; not MatAXPY).
-// layout_alone: the edit can run on the layout without AIJ's (no new nonzero): a seq<fmt> whose
-// layout is current then changes it alone and leaves the host values stale (gf_values.cpp).
+// layout_alone: the edit can run on the layout without AIJ's (no new nonzero): where every layout is
+// current (an mpi<fmt>: on every rank), it changes them alone and leaves the host values stale.
 template <class Op, class Edit>
 PetscErrorCode EditAll(Mat A, bool caller_raises, Op &&aij_op, Edit &&edit, bool layout_alone = true)
 {
@@ -160,10 +162,22 @@ PetscErrorCode EditAll(Mat A, bool caller_raises, Op &&aij_op, Edit &&edit, bool
 
   PetscFunctionBegin;
   PetscCall(Targets(A, t, &n, &exact));
-  if (layout_alone && !gf(A).mpi && n == 1 && t[0].current) {
-    if (!caller_raises) PetscCall(PetscObjectStateIncrease((PetscObject)A)); // as AIJ's operation would
-    PetscCall(After(t[0], !caller_raises, edit));
-    if (t[0].blk->fmt) GFMarkHostStale(A); // (a failed edit dropped the layout and raised)
+  const bool mpi   = gf(A).mpi;
+  PetscBool  alone = layout_alone && n > 0 ? PETSC_TRUE : PETSC_FALSE;
+  for (int i = 0; i < n; ++i) alone = alone && t[i].current ? PETSC_TRUE : PETSC_FALSE;
+  if (mpi) PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &alone, 1, MPI_C_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+  if (alone) {
+    if (mpi) { // the blocks' states raised as AIJ's operation on them would
+      for (int i = 0; i < n; ++i) {
+        PetscCall(PetscObjectStateIncrease((PetscObject)t[i].aij));
+        PetscCall(After(t[i], true, edit));
+      }
+      if (!caller_raises) PetscCall(PetscObjectStateIncrease((PetscObject)A));
+    } else {
+      if (!caller_raises) PetscCall(PetscObjectStateIncrease((PetscObject)A)); // as AIJ's operation would
+      PetscCall(After(t[0], !caller_raises, edit));
+    }
+    GFMarkHostStale(A); // (a failed edit dropped its layout and raised)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   exact = exact || !caller_raises;
@@ -210,7 +224,9 @@ PetscErrorCode EditDiagonal(Mat A, Op &&aij_op, Vec D, PetscScalar c, bool add)
   }
   // The layout alone only where every diagonal entry exists (AIJ's inserts missing ones).
   PetscBool full = PETSC_FALSE;
-  if (!gf(A).mpi && !gf(A).adopted && A->assembled && gf(A).diag->fmt) PetscCall(GFBlockDiagonalFull(*gf(A).diag, A, &full));
+  Mat       Ad   = A;
+  if (gf(A).mpi && A->assembled) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
+  if (!gf(A).adopted && A->assembled && gf(A).diag->fmt && (!gf(A).mpi || (Ad->spptr && gf(Ad).diag == gf(A).diag))) PetscCall(GFBlockDiagonalFull(*gf(A).diag, Ad, &full));
   PetscCall(EditAll(A, true, aij_op, [&](const Target &t, cudaStream_t s) -> PetscErrorCode {
     GFBlock &blk = *t.blk;
 
@@ -435,6 +451,11 @@ PetscErrorCode MatAXPY_GF(Mat Y, PetscScalar a, Mat X, MatStructure str)
     if (gf(Y).mpi) PetscCall(MatMPIAIJGetSeqAIJ(Y, i == 0 ? &yb : NULL, i == 0 ? NULL : &yb, NULL));
     PetscCall(MatGetInfo(yb, MAT_LOCAL, &info));
     usable = usable && tx[i].current && (int64_t)info.nz_used == tx[i].blk->fmt->nnz;
+  }
+  if (gf(Y).mpi && same) { // AIJ's may assemble: every rank takes the same path
+    PetscBool u = usable ? PETSC_TRUE : PETSC_FALSE;
+    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &u, 1, MPI_C_BOOL, MPI_LAND, PetscObjectComm((PetscObject)Y)));
+    usable = u;
   }
   if (!usable) {
     PetscCall(GFHostValues(Y));

@@ -2,13 +2,13 @@
 // that also keeps its block(s) in a format. What it overrides runs on the layout: products, the
 // diagonal, transposed products (src/transpose), factorizations through cuSPARSE (gf_factor.cpp),
 // matrix products, in-place edits and COO assembly; everything else is AIJ's, unchanged (MatGetRow,
-// viewers, ...). Where a seq type's layout holds newer values than the host AIJ (an edit or a COO
-// assembly ran on the layout alone), the host values are brought back before any AIJ code reads
-// them (gf_values.cpp).
+// viewers, ...). Where a layout holds newer values than the host AIJ (an edit or a COO assembly ran
+// on the layout alone), the host values are brought back before any AIJ code reads them
+// (gf_values.cpp).
 //
 //   seq<fmt>:  Mat (SeqAIJ data) --spptr--> GFMat { diag: GFBlock }
 //   mpi<fmt>:  Mat (MPIAIJ data) --spptr--> GFMat { diag: GFBlock (local block A_d),
-//                                                   offd: GFBlock (off-process block A_o),
+//                                                   offd: GFBlock (off-process block A_o, guarded),
 //                                                   halo: VecScatter x -> ghost values,
 //                                                   dhalo: the product's own exchange (src/halo/) }
 //
@@ -17,6 +17,8 @@
 // shares the parent's diag block: what PETSc hands out as the diagonal block (block Jacobi, and the
 // type ASM's sub-matrices take) runs its products and cuSPARSE factorizations from the same layout.
 // The parent syncs it, collectively; A_d alone syncs it only where used alone (a sub-solve).
+// A_o stays a plain SeqAIJ (MPIAIJ remakes it, as SeqAIJ, whenever a new off-process column comes),
+// with its value accessors guarded (gf_values.cpp): a read brings the offd block's values back.
 //
 // GFBlock tracks the AIJ block's identity, object state and nonzero state: a new nonzero state (or
 // a new block object) rebuilds the format, a new state alone refreshes the values through
@@ -78,6 +80,7 @@ struct GFBlock {
   // gf_values.cpp); the first host read brings them back (to_host counts those copies).
   bool                         host_stale = false;
   PetscInt                     to_host    = 0;
+  Mat                          owner      = nullptr; // mpi: the matrix whose offload mask says whether its blocks' host values are stale
   PetscInt64                   serial = -1; // of the current layout: unique over all blocks' builds
   PetscInt64                   axpy_peer = -1; // serial of the last MatAXPY X layout compared with this one ...
   bool                         axpy_same_layout = false; // ... and whether its slot map is this one's
@@ -123,8 +126,8 @@ struct GFOps {
 // A seqaijcusparse matrix on a SeqAIJ block's host CSR arrays (no host copy), for cuSPARSE's
 // factorizations: its device CSR is uploaded once per nonzero pattern and its device values are
 // gathered from the block's format (gf_factor.cpp).
-// COO assembly (gf_coo.cpp): AIJ's MatSetPreallocationCOO / MatSetValuesCOO, and for a seq type
-// PETSc's COO map on the device (once per preallocation) with the values' staging buffer.
+// COO assembly (gf_coo.cpp): AIJ's MatSetPreallocationCOO / MatSetValuesCOO, and PETSc's COO map
+// on the device (once per preallocation) with the values' staging buffer.
 struct GFCoo {
   PetscErrorCode (*aij_preallocation)(Mat, PetscCount, PetscInt[], PetscInt[]) = nullptr;
   PetscErrorCode (*aij_values)(Mat, const PetscScalar[], InsertMode)           = nullptr;
@@ -136,6 +139,11 @@ struct GFCoo {
   std::vector<int32_t>   h_slot;            // host backend: slot_of_coo
   DeviceBuffer<double>   d_v;    // host values uploaded for a cuda layout
   std::vector<double>    h_v;    // device values downloaded for a host path
+  // mpi: MPIAIJ's map (its MatCOOStruct_MPIAIJ arrays, gf_coo.cpp's MpiMap order) on the device,
+  // once per preallocation and pair of layouts, and the exchange's buffers
+  DeviceBuffer<int64_t>  d_mpi[11];
+  DeviceBuffer<double>   d_send, d_recv;
+  PetscInt64             serial_offd = -1;
 };
 
 struct GFShadow {
@@ -188,7 +196,8 @@ struct GFMat {
   bool                 mpi            = false; // mpi<fmt>: diag + offd + halo; seq<fmt>: diag only
   bool                 adopted        = false; // seq<fmt> that is an mpi<fmt>'s local block: the parent edits the shared diag block
   std::shared_ptr<GFBlock> diag = std::make_shared<GFBlock>(); // shared with an mpi<fmt>'s adopted A_d
-  GFBlock              offd;
+  std::shared_ptr<GFBlock> offd = std::make_shared<GFBlock>(); // mpi: shared with A_o's accessor guard
+  PetscObjectId        offd_guarded = 0; // mpi: the A_o object whose accessors are guarded
   bool                 pending = false; // mpi: final assembly since the last sync; the next product syncs collectively
   PetscInt             syncs = 0; // rounds of block syncs (mpi: both blocks in one), for GFStageTime::round
   PetscInt             collective_syncs = 0, transposed_checked = -1; // mpi: GFMPISync calls; the one the last transposed product checked at
@@ -209,8 +218,8 @@ struct GFMat {
   // have this matrix's pattern, with this matrix's own: a TS step compares once, not at every step.
   std::vector<PetscInt64> same_pattern_key;
   GFOps aij{}; // the AIJ implementations we wrap or fall back to
-  // seq: the AIJ operations that read or write the host values, wrapped to bring those values back
-  // first (gf_values.cpp, GFWrapHostPaths), and SeqAIJ's value accessors before ours
+  // the AIJ operations that read or write the host values, wrapped to bring those values back
+  // first (gf_values.cpp, GFWrapHostPaths), and (seq) SeqAIJ's value accessors before ours
   struct _MatOps host_ops{};
   void          *seqaij_ops = nullptr; // Mat_SeqAIJOps, as SeqAIJ left it
   std::string stats_json; // MatGPUFormatsGetStatistics()'s last answer, which the matrix owns (gf_stats.cpp)
@@ -292,15 +301,22 @@ void           GFSetHalo(GFMat &gm, MatGPUFormatsHalo halo, PetscBool measure);
 PetscErrorCode GFMPIPrepareHalo(Mat A); // collective, at the first final assembly: NCCL's communicator made where products may use it
 PetscErrorCode GFMPIHaloTimes(Mat A, MatGPUFormatsHalo *used, PetscInt *products, PetscReal *halo, PetscReal *local, PetscReal *exposed);
 
-// --- gf_values.cpp: values that live in the layout (seq types) ---
-// The host values of A made current from its layout, where an in-place edit left them stale: before
-// any host read or partial write. No-op for the mpi types (their host AIJ stays the master).
+// --- gf_values.cpp: values that live in the layout ---
+// The host values of A made current from its layout(s), where an in-place edit or a COO assembly
+// left them stale: before any host read or partial write (mpi: both blocks).
 PetscErrorCode GFHostValues(Mat A);
-// seq: after an in-place edit of the layout alone, the host values are stale (A->offloadmask GPU).
+// One block's values gathered into its AIJ block `aij`'s array, if stale (the caller keeps the
+// offload masks).
+PetscErrorCode GFBlockToHost(GFBlock &blk, Mat aij);
+// After an in-place edit or COO assembly of the layout(s) alone: the host values are stale
+// (A->offloadmask GPU; mpi: both blocks).
 void           GFMarkHostStale(Mat A);
-// seq: SeqAIJ's value accessors and the AIJ operations that touch host values bring them back first;
-// again after anything that may reinstall AIJ operations (assembly, options). Inodes off, as aijcusparse.
+// The AIJ operations that touch host values bring them back first (seq: and SeqAIJ's value
+// accessors; mpi: and A_o's accessors, GFGuardOffProcessBlock); again after anything that may
+// reinstall AIJ operations (assembly, options). Inodes off, as aijcusparse.
 PetscErrorCode GFWrapHostPaths(Mat A);
+// mpi: A_o's value accessors bring the offd block's values back first (once per A_o object).
+PetscErrorCode GFGuardOffProcessBlock(Mat A, Mat Ao);
 void           GFReleaseHostPaths(GFMat &gm); // at destroy
 // The CSR arrays of a SeqAIJ-family matrix as they are (no values brought back): for the pattern,
 // and for our own reads of values known current.

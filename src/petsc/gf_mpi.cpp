@@ -21,6 +21,7 @@ namespace gpuformats {
 // The SeqAIJ blocks of the MPIAIJ data (MatMPIAIJGetSeqAIJ() takes our mpiaij<fmt> names as MPIAIJ),
 // the local one adopted as a seq<fmt> sharing our diag block (gf_mat.hpp): MPIAIJ makes a new plain
 // seqaij one at each preallocation, adopted at the final assembly. Its options follow ours at every sync.
+// The off-process block stays SeqAIJ, its value accessors guarded (gf_values.cpp).
 PetscErrorCode GFMPIAdoptLocalBlock(Mat A, Mat *Ad, Mat *Ao)
 {
   GFMat &gm = gf(A);
@@ -42,6 +43,8 @@ PetscErrorCode GFMPIAdoptLocalBlock(Mat A, Mat *Ad, Mat *Ao)
   ld.diag    = gm.diag;
   PetscCall(GFInherit(A, *Ad));
   (*Ad)->boundtocpu = A->boundtocpu;
+  PetscCall(GFGuardOffProcessBlock(A, *Ao));
+  gm.diag->owner = gm.offd->owner = A;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -355,7 +358,7 @@ static PetscErrorCode SyncBlocks(Mat A, GFMat &gm, Backend backend, PetscBool wa
     defer->msg = "local block: " + defer->msg;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(GFBlockSync(gm, gm.offd, Ao, backend, PETSC_FALSE, defer));
+  PetscCall(GFBlockSync(gm, *gm.offd, Ao, backend, PETSC_FALSE, defer));
   if (defer && defer->cls) defer->msg = "off-process block: " + defer->msg;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -390,7 +393,7 @@ PetscErrorCode GFMPISync(Mat A, Backend backend, PetscBool want_diag, PetscBool 
   gm.collective_syncs++;
   PetscCall(CollectiveCheck(PetscObjectComm((PetscObject)A), e, [&] {
     gm.diag->reset();
-    gm.offd.reset();
+    gm.offd->reset();
   }));
   gm.pending = false;
   if (with_halo) PetscCall(EnsureHalo(A, gm, backend));
@@ -430,7 +433,7 @@ PetscErrorCode GFMPIProduct(Mat A, Backend backend, Vec x, PetscScalar beta, Vec
     GF_TRY(PETSC_COMM_SELF, gm.dhalo->local_done(s); gm.dhalo->begin(xa); gm.dhalo->end(s));
     PetscCall(PetscLogEventEnd(MAT_GPUFormatsHalo, A, 0, 0, 0));
     if (!gm.opt.halo_overlap) PetscCall(GFBlockSpMV(gm, *gm.diag, 1.0, xa, beta, ya)); // after the exchange, which ran alone
-    if (gm.offd.fmt->nnz > 0) PetscCall(GFBlockSpMV(gm, gm.offd, 1.0, gm.dhalo->ghosts(), 1.0, ya));
+    if (gm.offd->fmt->nnz > 0) PetscCall(GFBlockSpMV(gm, *gm.offd, 1.0, gm.dhalo->ghosts(), 1.0, ya));
     GF_TRY(PETSC_COMM_SELF, gm.dhalo->product_done(s));
     PetscCall(GFRestoreArrays(backend, x, &xa, y, read_y, &ya));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -440,9 +443,9 @@ PetscErrorCode GFMPIProduct(Mat A, Backend backend, Vec x, PetscScalar beta, Vec
   PetscCall(GFBlockSpMV(gm, *gm.diag, 1.0, xa, beta, ya));
   PetscCall(GFRestoreArrays(backend, x, &xa, y, read_y, &ya));
   PetscCall(VecScatterEnd(gm.halo, x, gm.lvec, INSERT_VALUES, SCATTER_FORWARD));
-  if (gm.offd.fmt->nnz > 0) {
+  if (gm.offd->fmt->nnz > 0) {
     PetscCall(GFGetArrays(backend, gm.lvec, &ga, y, PETSC_TRUE, &ya));
-    PetscCall(GFBlockSpMV(gm, gm.offd, 1.0, ga, 1.0, ya));
+    PetscCall(GFBlockSpMV(gm, *gm.offd, 1.0, ga, 1.0, ya));
     PetscCall(GFRestoreArrays(backend, gm.lvec, &ga, y, PETSC_TRUE, &ya));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -464,17 +467,17 @@ PetscErrorCode GFMPITransposedProduct(Mat A, Vec x, Vec y, Vec z)
   // memory) fails every rank, as a sync does. Later ones only gather values, like ReadyForProduct.
   const bool collective = gm.transposed_checked != gm.collective_syncs;
   PetscCall(GFBlockTransposeReady(gm, *gm.diag, Ad, collective ? &e : nullptr));
-  if (!e.cls) PetscCall(GFBlockTransposeReady(gm, gm.offd, Ao, collective ? &e : nullptr));
+  if (!e.cls) PetscCall(GFBlockTransposeReady(gm, *gm.offd, Ao, collective ? &e : nullptr));
   if (collective) {
     PetscCall(CollectiveCheck(PetscObjectComm((PetscObject)A), e, [&] {
       gm.diag->transposed.reset();
-      gm.offd.transposed.reset();
+      gm.offd->transposed.reset();
     }));
     gm.transposed_checked = gm.collective_syncs;
   }
   // A rank without off-process entries (no ghosts) still takes part in the scatter: others send to it.
   if (y && y != z) PetscCall(VecCopy(y, z));
-  if (gm.offd.fmt->ncols > 0) PetscCall(GFBlockTransposedProduct(gm.offd, x, PETSC_FALSE, gm.lvec));
+  if (gm.offd->fmt->ncols > 0) PetscCall(GFBlockTransposedProduct(*gm.offd, x, PETSC_FALSE, gm.lvec));
   PetscCall(GFBlockTransposedProduct(*gm.diag, x, y ? PETSC_TRUE : PETSC_FALSE, z));
   PetscCall(VecScatterBegin(gm.halo, gm.lvec, z, ADD_VALUES, SCATTER_REVERSE));
   PetscCall(VecScatterEnd(gm.halo, gm.lvec, z, ADD_VALUES, SCATTER_REVERSE));
@@ -525,7 +528,7 @@ PetscErrorCode GFMPIView(Mat A, PetscViewer viewer)
     if (Ad->spptr) PetscCall(GFShadowView(gf(Ad).shadow, *gm.diag, label, viewer, PETSC_TRUE));
   }
   PetscCall(PetscSNPrintf(label, sizeof(label), "[%d] gpuformats off-process block", rank));
-  PetscCall(GFBlockView(gm, gm.offd, label, viewer, PETSC_TRUE));
+  PetscCall(GFBlockView(gm, *gm.offd, label, viewer, PETSC_TRUE));
   PetscCall(HaloView(gm, rank, viewer));
   PetscCall(PetscViewerFlush(viewer));
   PetscCall(PetscViewerASCIIPopSynchronized(viewer));
@@ -552,6 +555,7 @@ PetscErrorCode GFMPIDestroy(Mat A)
   GFMat &gm = gf(A);
 
   PetscFunctionBegin;
+  gm.diag->owner = gm.offd->owner = nullptr; // (A_d or A_o may outlive A)
   gm.dhalo.reset();
   PetscCall(VecScatterDestroy(&gm.halo));
   PetscCall(VecDestroy(&gm.lvec));

@@ -109,7 +109,7 @@ PetscErrorCode GFMatSetFromOptions(Mat A, GFMat &gm, PetscOptionItems PetscOptio
   if (changed) { // a layout parameter changed: rebuild at the next sync
     PetscCall(GFHostValues(A)); // from the layout it drops
     gm.diag->reset();
-    gm.offd.reset();
+    gm.offd->reset();
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -64,7 +64,7 @@ PetscErrorCode GFGetStatistics_Private(Mat A, const char **json)
   out["backend"] = MatGPUFormatsBackends[gm.opt.backend_option];
   PetscCall(BlockJson(gm, *gm.diag, out["local"]));
   if (gm.mpi) {
-    PetscCall(BlockJson(gm, gm.offd, out["off_process"]));
+    PetscCall(BlockJson(gm, *gm.offd, out["off_process"]));
     out["halo"] = {{"path", MatGPUFormatsHalos[gm.halo_used]}, {"why", gm.halo_why}};
   }
   try {

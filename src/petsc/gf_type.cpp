@@ -253,7 +253,8 @@ static PetscErrorCode MatAssemblyEnd_GF(Mat A, MatAssemblyType mode)
 
   PetscFunctionBegin;
   PetscCall(gm.aij.assemblyend(A, mode)); // (with stale host values: no host write came before it, the layout keeps them: GFBlockSync)
-  if (!gm.mpi) PetscCall(GFWrapHostPaths(A)); // AIJ's assembly may have installed other operations
+  if (gm.diag->host_stale || (gm.mpi && gm.offd->host_stale)) A->offloadmask = PETSC_OFFLOAD_GPU; // (MPIAIJ's assembly sets BOTH)
+  PetscCall(GFWrapHostPaths(A)); // AIJ's assembly may have installed other operations
   // An mpi<fmt>'s local block is our seq type from its first final assembly on, so that what PETSc
   // takes from it before any product (block Jacobi's block, sub-matrices of its type) is ours too.
   if (mode == MAT_FINAL_ASSEMBLY && gf(A).mpi) PetscCall(GFMPIAdoptLocalBlock(A, NULL, NULL));
@@ -314,7 +315,7 @@ static PetscErrorCode MatSetFromOptions_GF(Mat A, PetscOptionItems PetscOptionsO
   PetscFunctionBegin;
   if (gm.aij.setfromoptions) PetscCall(gm.aij.setfromoptions(A, PetscOptionsObject));
   PetscCall(GFMatSetFromOptions(A, gm, PetscOptionsObject));
-  if (!gm.mpi) PetscCall(GFWrapHostPaths(A));
+  PetscCall(GFWrapHostPaths(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -355,7 +356,7 @@ PetscErrorCode GFInstall(Mat B, const FormatOps *ops, PetscBool mpi, GFConvertFn
   GFInstallEdits(B);
   GFInstallDerived(B);
   if (!mpi) PetscCall(GFInstallProducts(B, PETSC_TRUE)); // MatMatMult, MatPtAP, ... on the device
-  if (!mpi) PetscCall(GFWrapHostPaths(B));               // host readers bring an edited layout's values back
+  PetscCall(GFWrapHostPaths(B));                          // host readers bring an edited layout's values back
   PetscCall(GFInstallCOO(B, PETSC_TRUE));                 // COO assembly into the layout
 
   PetscCall(ComposeConverters(B, ops, mpi, self));

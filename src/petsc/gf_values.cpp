@@ -1,20 +1,24 @@
-// Values that live in the layout (the seq types). An in-place edit of a matrix whose layout is
-// current (MatScale, MatShift, MatDiagonalSet, MatDiagonalScale, MatZeroEntries, MatAXPY; gf_edit.cpp)
-// changes the layout alone, with no host work, and leaves the host AIJ values stale, as
+// Values that live in the layout. An in-place edit of a matrix whose layout is current (MatScale,
+// MatShift, MatDiagonalSet, MatDiagonalScale, MatZeroEntries, MatAXPY; gf_edit.cpp) or a COO assembly
+// (gf_coo.cpp) changes the layout alone, with no host work, and leaves the host AIJ values stale, as
 // aijcusparse's offload mask does (GFBlock::host_stale; A->offloadmask PETSC_OFFLOAD_GPU):
 //
 //   edit ──> layout (current) ── host AIJ array (stale) ──first host read──> gather + one download
 //
 // Whatever reads the host values, or writes only some of them, brings them back first, once:
 //   - SeqAIJ's value accessors (MatSeqAIJGetArray, ...Read, MatSeqAIJGetCSRAndMemType), through
-//     which PETSc's SeqAIJ code, the factorization packages and applications read the values;
-//   - the AIJ operations of GF_HOST_OPS below, which read or change the host array themselves;
+//     which PETSc's SeqAIJ code, the factorization packages and applications read the values: a
+//     seq<fmt>'s own, an mpi<fmt>'s local block's (our seq type) and its off-process block's (a
+//     plain SeqAIJ that MPIAIJ remakes: its accessors guarded, GFGuardOffProcessBlock), through
+//     which MPIAIJ's products, GAMG's graph and PtAP, and MatDisAssemble read the blocks;
+//   - the AIJ operations of GF_HOST_OPS below, which read or change the host array themselves
+//     (an mpi<fmt>'s MPIAIJ operations too, with GF_MPI_HOST_OPS: both blocks come back);
 //   - our operations where they fall back to AIJ's (host vectors, MatBindToCPU: gf_type.cpp,
 //     gf_edit.cpp) and anything that drops the layout (new options, another backend).
 // The other AIJ operations need no values (sizes, patterns, options, symbolic phases) or are ours.
 // Inodes are off (as for aijcusparse), so no host factorization reads the array behind the
 // accessors. A host write raises the AIJ state: the next use refreshes the layout from the host,
-// which is then the master again. The mpi types keep their host AIJ as the master copy.
+// which is then the master again.
 #include "gf_mat.hpp"
 
 #include "formats/slot_map.hpp"
@@ -28,7 +32,7 @@ namespace gpuformats {
 namespace {
 
 // A: one of our types (the hooks and wrappers below are installed on those only).
-bool Stale(Mat A) { return A->spptr && !gf(A).mpi && gf(A).diag->host_stale; }
+bool Stale(Mat A) { return A->spptr && (gf(A).diag->host_stale || (gf(A).mpi && gf(A).offd->host_stale)); }
 
 // ---- SeqAIJ's value accessors ----
 
@@ -155,13 +159,136 @@ PetscErrorCode PlainSeqAIJOps(const _MatOps **ops)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// MPIAIJ's operations beyond GF_HOST_OPS that read or write its blocks' values on the host (PETSc
+// 3.26's MatOps_Values): MatZeroRows* (an mpi<fmt> leaves them to MPIAIJ), products' numeric phases
+// of the operation table, the sub-matrices it gathers and FD colouring's write.
+#define GF_MPI_HOST_OPS(X) \
+  X(zerorows) X(zerorowscolumns) X(createsubmatricesmpi) X(getmultiprocblock) X(fdcoloringapply) X(matmultnumeric) X(ptapnumeric) \
+  X(mattransposemultnumeric) X(transposematmultnumeric) X(matmatmultnumeric)
+
+// ---- an mpi<fmt>'s off-process block A_o: a plain SeqAIJ whose accessors bring its values back ----
+
+struct OffdGuard {
+  std::shared_ptr<GFBlock> blk;   // the parent's offd block
+  Mat_SeqAIJOps            saved; // A_o's accessors as SeqAIJ left them
+};
+constexpr const char *kOffdGuard = "GFOffProcessBlockGuard";
+
+PetscErrorCode DestroyOffdGuard(PetscCtxRt ctx) // ctx: the address of the pointer
+{
+  OffdGuard **g = static_cast<OffdGuard **>(ctx);
+  delete *g;
+  *g = nullptr;
+  return PETSC_SUCCESS;
+}
+
+// The guard of A_o (null where none: a SeqAIJ copied from a guarded one keeps its accessors).
+PetscErrorCode FindOffdGuard(Mat Ao, OffdGuard **g)
+{
+  PetscFunctionBegin;
+  *g = nullptr;
+  PetscCall(PetscObjectContainerQuery((PetscObject)Ao, kOffdGuard, (PetscCtxRt)g));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode OffdBack(Mat Ao, const Mat_SeqAIJOps **saved)
+{
+  OffdGuard *g;
+
+  PetscFunctionBegin;
+  PetscCall(FindOffdGuard(Ao, &g));
+  *saved = g ? &g->saved : nullptr;
+  if (g) PetscCall(GFBlockToHost(*g->blk, Ao));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode OffdGetArray(Mat A, PetscScalar **v)
+{
+  const Mat_SeqAIJOps *saved;
+
+  PetscFunctionBegin;
+  PetscCall(OffdBack(A, &saved));
+  if (saved && saved->getarray) PetscCall(saved->getarray(A, v));
+  else *v = ((Mat_SeqAIJ *)A->data)->a;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode OffdGetArrayRead(Mat A, const PetscScalar **v)
+{
+  const Mat_SeqAIJOps *saved;
+
+  PetscFunctionBegin;
+  PetscCall(OffdBack(A, &saved));
+  if (saved && saved->getarrayread) PetscCall(saved->getarrayread(A, v));
+  else *v = ((Mat_SeqAIJ *)A->data)->a;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode OffdGetArrayWrite(Mat A, PetscScalar **v) // every value overwritten: nothing comes back
+{
+  OffdGuard *g;
+
+  PetscFunctionBegin;
+  PetscCall(FindOffdGuard(A, &g));
+  if (g) g->blk->host_stale = false;
+  if (g && g->saved.getarraywrite) PetscCall(g->saved.getarraywrite(A, v));
+  else *v = ((Mat_SeqAIJ *)A->data)->a;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode OffdGetCSRAndMemType(Mat A, const PetscInt **i, const PetscInt **j, PetscScalar **v, PetscMemType *mt)
+{
+  Mat_SeqAIJ          *a     = (Mat_SeqAIJ *)A->data;
+  const Mat_SeqAIJOps *saved = nullptr;
+  OffdGuard           *g;
+
+  PetscFunctionBegin;
+  if (v) PetscCall(OffdBack(A, &saved));
+  else {
+    PetscCall(FindOffdGuard(A, &g));
+    saved = g ? &g->saved : nullptr;
+  }
+  if (saved && saved->getcsrandmemtype) PetscCall(saved->getcsrandmemtype(A, i, j, v, mt));
+  else {
+    if (i) *i = a->i;
+    if (j) *j = a->j;
+    if (v) *v = a->a;
+    if (mt) *mt = PETSC_MEMTYPE_HOST;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 } // namespace
+
+PetscErrorCode GFGuardOffProcessBlock(Mat A, Mat Ao)
+{
+  GFMat &gm = gf(A);
+
+  PetscFunctionBegin;
+  if (!Ao || gm.offd_guarded == ((PetscObject)Ao)->id) PetscFunctionReturn(PETSC_SUCCESS);
+  Mat_SeqAIJ *a = (Mat_SeqAIJ *)Ao->data;
+  OffdGuard  *g = new OffdGuard{gm.offd, *a->ops};
+  PetscCall(PetscObjectContainerCompose((PetscObject)Ao, kOffdGuard, g, DestroyOffdGuard));
+  a->ops->getarray         = OffdGetArray;
+  a->ops->getarrayread     = OffdGetArrayRead;
+  a->ops->getarraywrite    = OffdGetArrayWrite;
+  a->ops->getcsrandmemtype = OffdGetCSRAndMemType;
+  gm.offd_guarded          = ((PetscObject)Ao)->id;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 PetscErrorCode GFWrapHostPaths(Mat A)
 {
   PetscFunctionBegin;
   GFMat &gm = gf(A);
-  if (gm.mpi) PetscFunctionReturn(PETSC_SUCCESS);
+  if (gm.mpi) {
+#define GF_WRAP(op) Wrap(A, &_MatOps::op, HostOp<decltype(&_MatOps::op)>::template call<&_MatOps::op>);
+    GF_HOST_OPS(GF_WRAP)
+    GF_MPI_HOST_OPS(GF_WRAP)
+#undef GF_WRAP
+    Wrap(A, &_MatOps::equal, Equal_GF);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   Mat_SeqAIJ *a = (Mat_SeqAIJ *)A->data;
   if (!gm.seqaij_ops) {
     gm.seqaij_ops                  = new Mat_SeqAIJOps(*a->ops);
@@ -210,18 +337,48 @@ bool GFSeqAIJKeepsPattern(Mat aij) { return ((const Mat_SeqAIJ *)aij->data)->kee
 
 void GFMarkHostStale(Mat A)
 {
-  if (gf(A).mpi) return;
-  gf(A).diag->host_stale = true;
-  A->offloadmask         = PETSC_OFFLOAD_GPU;
+  GFMat &gm = gf(A);
+  if (gm.diag->fmt && gm.diag->fmt->nnz > 0) gm.diag->host_stale = true; // (an empty block has no value to bring back)
+  if (gm.mpi && gm.offd->fmt && gm.offd->fmt->nnz > 0) gm.offd->host_stale = true;
+  if (!Stale(A)) return;
+  A->offloadmask = PETSC_OFFLOAD_GPU;
+  if (gm.mpi) {
+    Mat Ad;
+    if (!MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL) && Ad && Ad->spptr) Ad->offloadmask = PETSC_OFFLOAD_GPU; // our adopted seq type
+  }
 }
 
 PetscErrorCode GFHostValues(Mat A)
 {
   PetscFunctionBegin;
-  if (!Stale(A)) PetscFunctionReturn(PETSC_SUCCESS); // (an mpi<fmt>'s host AIJ is always current)
-  GFBlock    &blk = *gf(A).diag;
-  Mat_SeqAIJ *a   = (Mat_SeqAIJ *)A->data;
+  if (!Stale(A)) PetscFunctionReturn(PETSC_SUCCESS);
+  GFMat &gm = gf(A);
+  if (gm.mpi) {
+    Mat Ad, Ao;
+    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+    PetscCall(GFBlockToHost(*gm.diag, Ad));
+    if (Ad->spptr) Ad->offloadmask = PETSC_OFFLOAD_BOTH;
+    PetscCall(GFBlockToHost(*gm.offd, Ao));
+  } else PetscCall(GFBlockToHost(*gm.diag, A));
+  A->offloadmask = PETSC_OFFLOAD_BOTH;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GFBlockToHost(GFBlock &blk, Mat aij)
+{
+  PetscObjectState nzstate;
+
+  PetscFunctionBegin;
+  if (!blk.host_stale) PetscFunctionReturn(PETSC_SUCCESS);
+  Mat_SeqAIJ *a = (Mat_SeqAIJ *)aij->data;
+  PetscCall(MatGetNonzeroState(aij, &nzstate));
+  if (((PetscObject)aij)->id != blk.src || nzstate != blk.nzstate) { // a new preallocation (COO's) dropped the values with the pattern
+    blk.host_stale = false;
+    if (blk.owner && !Stale(blk.owner)) blk.owner->offloadmask = PETSC_OFFLOAD_CPU;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCheck(blk.fmt && blk.fmt->nnz == (int64_t)a->nz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpuformats: the layout holds the values but no longer matches the AIJ pattern");
+  Mat A = aij;
   PetscCall(PetscLogEventBegin(MAT_GPUFormatsToHost, A, 0, 0, 0));
   if (blk.backend == Backend::host) gather_csr_values_host(*blk.fmt, a->a);
   else {
@@ -238,7 +395,7 @@ PetscErrorCode GFHostValues(Mat A)
   PetscCall(PetscLogEventEnd(MAT_GPUFormatsToHost, A, 0, 0, 0));
   blk.host_stale = false;
   blk.to_host++;
-  A->offloadmask = PETSC_OFFLOAD_BOTH;
+  if (blk.owner && !Stale(blk.owner)) blk.owner->offloadmask = PETSC_OFFLOAD_BOTH; // (a block brought back alone: the other may be current)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

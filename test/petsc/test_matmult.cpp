@@ -279,6 +279,15 @@ static bool has_full_diagonal(Mat A)
 }
 
 // ||B - A||_F / ||A||_F with B's values read on the host: MatConvert of B to AIJ (B's host path).
+// Whether B's host values are stale after a change of its layouts alone (offload mask GPU), where
+// this rank has values at all (an empty block has none to leave stale).
+static PetscBool stale_here(Mat B)
+{
+  MatInfo info;
+  if (MatGetInfo(B, MAT_LOCAL, &info)) return PETSC_FALSE;
+  return info.nz_used == 0 || B->offloadmask == PETSC_OFFLOAD_GPU ? PETSC_TRUE : PETSC_FALSE;
+}
+
 static PetscErrorCode host_diff(Mat A, Mat B, PetscReal *d)
 {
   Mat       C;
@@ -294,8 +303,8 @@ static PetscErrorCode host_diff(Mat A, Mat B, PetscReal *d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// What reads B's values on the host after an in-place edit, against A's (AIJ): a seq<fmt> edited
-// its layout alone (host values stale, offload mask GPU) and each of these brings them back first.
+// What reads B's values on the host after an in-place edit, against A's (AIJ): B edited its
+// layouts alone (host values stale, offload mask GPU) and each of these brings them back first.
 // Each path is checked on its own, after a fresh stale state where the type has one.
 static PetscErrorCode compare_host_paths(Mat A, Mat B, const std::string &name, bool stale_expected)
 {
@@ -316,7 +325,7 @@ static PetscErrorCode compare_host_paths(Mat A, Mat B, const std::string &name, 
   auto stale_now = [&](const char *what) -> PetscErrorCode {
     PetscFunctionBegin;
     PetscCall(restale());
-    if (stale_expected) PetscCall(report(B->offloadmask == PETSC_OFFLOAD_GPU ? PETSC_TRUE : PETSC_FALSE, name + ".stale_before_" + what));
+    if (stale_expected) PetscCall(report(stale_here(B), name + ".stale_before_" + what));
     PetscFunctionReturn(PETSC_SUCCESS);
   };
   PetscReal d;
@@ -324,26 +333,30 @@ static PetscErrorCode compare_host_paths(Mat A, Mat B, const std::string &name, 
   PetscCall(host_diff(A, B, &d));
   PetscCall(report(d < 1e-14 ? PETSC_TRUE : PETSC_FALSE, name + ".host_convert"));
   MatInfo info;
-  PetscCall(MatGetInfo(B, MAT_LOCAL, &info));
-  if (stale_expected && info.nz_used > 0) PetscCall(report(B->offloadmask == PETSC_OFFLOAD_BOTH ? PETSC_TRUE : PETSC_FALSE, name + ".host_current_after_read"));
+  MatInfo linfo;
+  PetscCall(MatGetInfo(B, MAT_GLOBAL_SUM, &info));
+  PetscCall(MatGetInfo(B, MAT_LOCAL, &linfo));
+  if (stale_expected && info.nz_used > 0) PetscCall(report(linfo.nz_used == 0 || B->offloadmask == PETSC_OFFLOAD_BOTH ? PETSC_TRUE : PETSC_FALSE, name + ".host_current_after_read"));
   { // MatGetRow and MatGetValues of the first and last local rows
     PetscCall(stale_now("getrow"));
     PetscBool ok = PETSC_TRUE;
-    for (PetscInt i : {rstart, rend - 1}) {
-      if (i < rstart || i >= rend) continue;
-      const PetscInt    *ca, *cb;
-      const PetscScalar *va, *vb;
-      PetscInt           na, nb;
-      PetscCall(MatGetRow(A, i, &na, &ca, &va));
-      PetscCall(MatGetRow(B, i, &nb, &cb, &vb));
-      ok = ok && na == nb ? PETSC_TRUE : PETSC_FALSE;
-      for (PetscInt k = 0; ok && k < na; ++k) ok = ca[k] == cb[k] && PetscAbsScalar(va[k] - vb[k]) <= 1e-14 * (1 + PetscAbsScalar(va[k])) ? PETSC_TRUE : PETSC_FALSE;
-      std::vector<PetscInt>    cols(ca, ca + na);
-      std::vector<PetscScalar> gv(na);
-      PetscCall(MatRestoreRow(A, i, &na, &ca, &va));
-      PetscCall(MatRestoreRow(B, i, &nb, &cb, &vb));
+    for (PetscInt i : {rstart, rend - 1}) { // (every rank makes both rounds: the edits and reports are collective)
+      const bool               mine = i >= rstart && i < rend;
+      std::vector<PetscInt>    cols;
+      if (mine) {
+        const PetscInt    *ca, *cb;
+        const PetscScalar *va, *vb;
+        PetscInt           na, nb;
+        PetscCall(MatGetRow(A, i, &na, &ca, &va));
+        PetscCall(MatGetRow(B, i, &nb, &cb, &vb));
+        ok = ok && na == nb ? PETSC_TRUE : PETSC_FALSE;
+        for (PetscInt k = 0; ok && k < na; ++k) ok = ca[k] == cb[k] && PetscAbsScalar(va[k] - vb[k]) <= 1e-14 * (1 + PetscAbsScalar(va[k])) ? PETSC_TRUE : PETSC_FALSE;
+        cols.assign(ca, ca + na);
+        PetscCall(MatRestoreRow(A, i, &na, &ca, &va));
+        PetscCall(MatRestoreRow(B, i, &nb, &cb, &vb));
+      }
       PetscCall(stale_now("getvalues"));
-      std::vector<PetscScalar> ga(cols.size());
+      std::vector<PetscScalar> gv(cols.size()), ga(cols.size());
       if (!cols.empty()) {
         PetscCall(MatGetValues(B, 1, &i, (PetscInt)cols.size(), cols.data(), gv.data()));
         PetscCall(MatGetValues(A, 1, &i, (PetscInt)cols.size(), cols.data(), ga.data()));
@@ -391,6 +404,29 @@ static PetscErrorCode compare_host_paths(Mat A, Mat B, const std::string &name, 
       PetscCall(MatDestroy(&At));
       PetscCall(MatDestroy(&Bt));
     }
+  }
+  if (size > 1) { // an mpi<fmt>'s blocks read through SeqAIJ's accessors (MPIAIJ's products, GAMG, MatDisAssemble)
+    Mat                Ad, Ao, Bd, Bo;
+    const PetscScalar *va, *vb;
+    PetscBool          ok = PETSC_TRUE;
+    PetscCall(stale_now("blocks"));
+    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+    PetscCall(MatMPIAIJGetSeqAIJ(B, &Bd, &Bo, NULL));
+    for (auto [a, b] : {std::pair<Mat, Mat>{Ao, Bo}, {Ad, Bd}}) { // the off-process block first: its guard alone brings it back
+      MatInfo ia, ib;
+      PetscCall(MatGetInfo(a, MAT_LOCAL, &ia));
+      PetscCall(MatGetInfo(b, MAT_LOCAL, &ib));
+      if (ia.nz_used != ib.nz_used) {
+        ok = PETSC_FALSE;
+        continue;
+      }
+      PetscCall(MatSeqAIJGetArrayRead(a, &va));
+      PetscCall(MatSeqAIJGetArrayRead(b, &vb));
+      for (PetscInt k = 0; k < (PetscInt)ia.nz_used; ++k) ok = ok && PetscAbsScalar(va[k] - vb[k]) <= 1e-14 * (1 + PetscAbsScalar(va[k])) ? PETSC_TRUE : PETSC_FALSE;
+      PetscCall(MatSeqAIJRestoreArrayRead(a, &va));
+      PetscCall(MatSeqAIJRestoreArrayRead(b, &vb));
+    }
+    PetscCall(report(ok, name + ".host_block_arrays"));
   }
   if (M == N) { // MatGetRowMaxAbs
     Vec       va, vb;
@@ -497,17 +533,17 @@ static PetscErrorCode test_zero_rows(Mat A, Mat B, const char *type, const std::
   PetscCall(MatSetOption(A, MAT_KEEP_NONZERO_PATTERN, PETSC_TRUE));
   PetscCall(MatSetOption(B, MAT_KEEP_NONZERO_PATTERN, PETSC_TRUE));
   if (full) {
-    PetscCall(step("zerorows_keep", [&](Mat Y, Mat) { return MatZeroRows(Y, n, rows.data(), 2.0, x, rhs(Y)); }, true));
+    PetscCall(step("zerorows_keep", [&](Mat Y, Mat) { return MatZeroRows(Y, n, rows.data(), 2.0, x, rhs(Y)); }, true, seq));
     PetscCall(same_rhs("zerorows_keep"));
   }
-  PetscCall(step("zerorows_keep_nodiag", [&](Mat Y, Mat) { return MatZeroRows(Y, n, rows.data(), 0.0, NULL, NULL); }));
+  PetscCall(step("zerorows_keep_nodiag", [&](Mat Y, Mat) { return MatZeroRows(Y, n, rows.data(), 0.0, NULL, NULL); }, false, seq));
   if (full) {
-    PetscCall(step("zerorowscolumns", [&](Mat Y, Mat) { return MatZeroRowsColumns(Y, n, rows.data(), 3.0, x, rhs(Y)); }, true));
+    PetscCall(step("zerorowscolumns", [&](Mat Y, Mat) { return MatZeroRowsColumns(Y, n, rows.data(), 3.0, x, rhs(Y)); }, true, seq));
     PetscCall(same_rhs("zerorowscolumns"));
   }
   if (M == N) {
-    PetscCall(step("zerorowscolumns_nodiag", [&](Mat Y, Mat) { return MatZeroRowsColumns(Y, n, rows.data(), 0.0, NULL, NULL); }));
-    PetscCall(step("zerorowscolumns_none", [&](Mat Y, Mat) { return MatZeroRowsColumns(Y, 0, rows.data(), 1.0, NULL, NULL); }));
+    PetscCall(step("zerorowscolumns_nodiag", [&](Mat Y, Mat) { return MatZeroRowsColumns(Y, n, rows.data(), 0.0, NULL, NULL); }, false, seq));
+    PetscCall(step("zerorowscolumns_none", [&](Mat Y, Mat) { return MatZeroRowsColumns(Y, 0, rows.data(), 1.0, NULL, NULL); }, false, seq));
   }
   if (seq) {
     PetscCall(report(refresh_count() == refreshes ? PETSC_TRUE : PETSC_FALSE, name + ".zero_rows_without_refresh"));
@@ -563,15 +599,15 @@ static PetscErrorCode test_edits(Mat A, Mat B, const char *type, const std::stri
   PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &Ca));
   PetscMPIInt size;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)B), &size));
-  const bool     seq       = size == 1; // a seq<fmt>: edits change the layout alone, the host values go stale
   const PetscInt refreshes = refresh_count(), edits = event_count(MAT_GPUFormatsEdit);
+  // alone: the edit changes B's layouts alone (seq and mpi types), the host values go stale
   auto step = [&](const char *what, auto &&op, bool host_paths = false, bool alone = true) -> PetscErrorCode {
     PetscFunctionBegin;
     PetscCall(op(A, Ca));
     PetscCall(op(B, C));
-    if (seq && alone) PetscCall(report(B->offloadmask == PETSC_OFFLOAD_GPU ? PETSC_TRUE : PETSC_FALSE, name + ".edit_" + what + ".layout_alone"));
+    if (alone) PetscCall(report(stale_here(B), name + ".edit_" + what + ".layout_alone"));
     PetscCall(compare_all(A, B, type, name + ".edit_" + what));
-    if (host_paths) PetscCall(compare_host_paths(A, B, name + ".edit_" + what, seq));
+    if (host_paths) PetscCall(compare_host_paths(A, B, name + ".edit_" + what, alone));
     PetscFunctionReturn(PETSC_SUCCESS);
   };
   PetscCall(step("scale", [](Mat Y, Mat) { return MatScale(Y, -0.5); }, true));
@@ -644,7 +680,7 @@ static PetscErrorCode test_coo(const char *type, const NamedMatrix &m, const std
   PetscCall(MatSetType(B, type));
   PetscCall(MatSetPreallocationCOO(B, (PetscCount)ci.size(), ci.data(), cj.data()));
   PetscCall(MatSetValuesCOO(B, cv.data(), INSERT_VALUES));
-  if (size == 1 && !G.colidx.empty()) PetscCall(report(B->offloadmask == PETSC_OFFLOAD_GPU ? PETSC_TRUE : PETSC_FALSE, name + ".coo_insert.layout_alone")); // no host AIJ work
+  if (!G.colidx.empty()) PetscCall(report(stale_here(B), name + ".coo_insert.layout_alone")); // no host AIJ work (mpi: both blocks)
   PetscCall(compare_all(A, B, type, name + ".coo_insert"));
   PetscCall(host_diff(A, B, &d));
   PetscCall(report(d < 1e-14 ? PETSC_TRUE : PETSC_FALSE, name + ".coo_insert.host"));
