@@ -616,10 +616,11 @@ if gpu_section gpu-halo; then
   ref=$(CUDA_VISIBLE_DEVICES=0 timeout 120 $MPIEXEC -n 3 $e2 -mat_gpuformats_halo mpi 2>&1 | grep "^Norm of error")
   out=$(CUDA_VISIBLE_DEVICES=0 timeout 120 $MPIEXEC -n 3 $e2 -mat_gpuformats_halo ipc -mat_gpuformats_halo_node_ranks 2 -ksp_view_mat ::ascii_info 2>&1)
   echo "$out" | grep -q "^ *\[1\] gpuformats halo: 1 peer ranks by IPC, 1 by MPI" && [ -n "$ref" ] && echo "$out" | grep -qF "$ref" && pass gpu.halo_ipc_mixed_solve || { fail gpu.halo_ipc_mixed_solve "ref: $ref"; echo "$out" | grep -i "halo\|Norm\|ERROR" | head -8; }
-  # an IPC set-up that fails on one rank (GPUFORMATS_HALO_IPC_FAIL): auto moves on to mpi with the
-  # same answer and says why; ipc asked for is an error on every rank naming it
-  out=$(CUDA_VISIBLE_DEVICES=0 GPUFORMATS_HALO_IPC_FAIL=1 timeout 120 $MPIEXEC -n 3 $e2 -ksp_view_mat ::ascii_info 2>&1)
-  echo "$out" | grep -q "^ *\[0\] gpuformats halo: mpi (auto: no ipc (its set-up failed, rank .*rank 1" && echo "$out" | grep -qF "$ref" && pass gpu.halo_ipc_failed_auto_moves_on || { fail gpu.halo_ipc_failed_auto_moves_on; echo "$out" | grep -i "halo\|Norm\|ERROR" | head -5; }
+  # ranks that share a GPU: auto takes mpi and says why (ipc would wait for the other context's turn)
+  out=$(CUDA_VISIBLE_DEVICES=0 timeout 120 $MPIEXEC -n 3 $e2 -ksp_view_mat ::ascii_info 2>&1)
+  echo "$out" | grep -q "^ *\[0\] gpuformats halo: mpi (auto: ranks 0 and 1 share the GPU" && echo "$out" | grep -qF "$ref" && pass gpu.halo_auto_shared_gpu_mpi || { fail gpu.halo_auto_shared_gpu_mpi; echo "$out" | grep -i "halo\|Norm\|ERROR" | head -5; }
+  # an IPC set-up that fails on one rank (GPUFORMATS_HALO_IPC_FAIL): ipc asked for is an error on
+  # every rank naming it (auto moving on: gpu-halo-gpus, where auto tries ipc)
   out=$(CUDA_VISIBLE_DEVICES=0 GPUFORMATS_HALO_IPC_FAIL=1 timeout 120 $MPIEXEC -n 2 $e2 -mat_gpuformats_halo ipc 2>&1); rc=$?
   [ $rc != 0 ] && [ $rc != 124 ] && echo "$out" | grep -q "ipc halo could not be set up.*rank 1\|\[rank 1\] the ipc halo could not be set up" && pass gpu.halo_ipc_failed_error || { fail gpu.halo_ipc_failed_error "rc=$rc"; echo "$out" | grep ERROR | head -5; }
   out=$(CUDA_VISIBLE_DEVICES=0 timeout 120 $MPIEXEC -n 2 bin/petsc/ksp_ex2 -m 40 -n 40 -dll_append "$LIB" -mat_type evchyb -vec_type cuda -mat_gpuformats_halo nccl 2>&1); rc=$?
@@ -633,6 +634,12 @@ if gpu_section gpu-halo-gpus; then
     run_checks gpu.matmult_halo_nccl.np2 $MPIEXEC -n 2 bin/test/test_matmult -dir test/matrices -quick -halo nccl
     run_checks gpu.matmult_halo_ipc.np2 $MPIEXEC -n 2 bin/test/test_matmult -dir test/matrices -quick -halo ipc
     run_checks gpu.matmult_halo_ipc.np4 $MPIEXEC -n 4 bin/test/test_matmult -dir test/matrices -quick -halo ipc -types evchyb,pjds
+    # an IPC set-up that fails on one rank (GPUFORMATS_HALO_IPC_FAIL): auto moves on to mpi with the
+    # same answer and says why
+    e2="bin/petsc/ksp_ex2 -m 60 -n 60 -dll_append $LIB -mat_type evchyb -vec_type cuda -ksp_type cg -pc_type jacobi -ksp_rtol 1e-10"
+    ref=$(timeout 120 $MPIEXEC -n 2 $e2 -mat_gpuformats_halo mpi 2>&1 | grep "^Norm of error")
+    out=$(GPUFORMATS_HALO_IPC_FAIL=1 timeout 120 $MPIEXEC -n 2 $e2 -ksp_view_mat ::ascii_info 2>&1)
+    echo "$out" | grep -q "^ *\[0\] gpuformats halo: mpi (auto: no ipc (its set-up failed, rank .*rank 1" && [ -n "$ref" ] && echo "$out" | grep -qF "$ref" && pass gpu.halo_ipc_failed_auto_moves_on || { fail gpu.halo_ipc_failed_auto_moves_on; echo "$out" | grep -i "halo\|Norm\|ERROR" | head -5; }
     san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -1)
     if [ -n "$san" ]; then
       log=$OUTDIR/gpu.sanitizer.halo_nccl.log

@@ -115,6 +115,26 @@ std::string ipc_unusable_reason(MPI_Comm comm, bool device, const std::vector<in
   return worst == 1 ? "a rank runs on the host backend (IPC needs device vectors and the cuda backend)" : worst == 2 ? "the CUDA driver of another rank lacks stream memory operations" : "the GPUs of two ranks of one node are not peers";
 }
 
+std::string ranks_sharing_gpu(MPI_Comm comm, const std::vector<int> &nodes)
+{
+  int  rank, size, dev = -1;
+  char bus[32] = {};
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetPCIBusId(bus, sizeof bus, dev) != cudaSuccess) {
+    cudaGetLastError();
+    bus[0] = 0;
+  }
+  std::vector<char> all((std::size_t)size * sizeof bus);
+  MPI_Allgather(bus, sizeof bus, MPI_CHAR, all.data(), sizeof bus, MPI_CHAR, comm); // every rank sees the same list
+  for (int i = 0; i < size; ++i)
+    for (int k = i + 1; k < size; ++k) {
+      const char *a = &all[i * sizeof bus], *b = &all[k * sizeof bus];
+      if (a[0] && nodes[i] == nodes[k] && !std::strcmp(a, b)) return "ranks " + std::to_string(i) + " and " + std::to_string(k) + " share the GPU " + a;
+    }
+  return "";
+}
+
 IpcLinks::IpcLinks(MPI_Comm comm, const HaloPattern &p, const std::vector<char> &send_ipc, const std::vector<char> &recv_ipc, const double *send) : p_(p), send_ipc_(send_ipc), recv_ipc_(recv_ipc)
 {
   const std::size_t ns = p.send_peers.size(), nr = p.recv_peers.size();

@@ -38,6 +38,11 @@ std::vector<int> halo_nodes(MPI_Comm comm, int node_ranks);
 // two GPUs of one node without peer access or not visible to each other's ranks.
 std::string ipc_unusable_reason(MPI_Comm comm, bool device, const std::vector<int> &nodes);
 
+// Which two ranks of one node share a GPU (empty: none does), the same answer on every rank.
+// Collective. Their contexts take turns on that GPU, and a product that waits on the device for the
+// other rank's copy (ipc) waits for a turn each time.
+std::string ranks_sharing_gpu(MPI_Comm comm, const std::vector<int> &nodes);
+
 class IpcLinks {
 public:
   // Collective over comm (every rank, with its own pattern). send_ipc[i] / recv_ipc[j]: whether

@@ -130,15 +130,22 @@ static PetscErrorCode LargestHalo(Mat A, PetscInt64 *largest)
 // staged mpi path on small halos (SNES ex14 256^3 CG: KSPSolve 1.84 s against 1.87 s; st7_200
 // 154 us against 176 us) and the nccl path on large ones (circuit 368 us against 386 us; rmat_s22
 // 363 / 365 us), where mpi is 6-15x slower; nccl loses inside the CG loop (2.74 s).
-static PetscErrorCode AutoTakesIpc(MPI_Comm comm, PetscInt node_ranks, bool *ipc, std::string *why)
+// Not where ranks share a GPU (*shared: which): their contexts take turns, and an ipc product waits
+// for the other rank's turn; the staged mpi path takes them there (2 ranks on one H200, 27-point
+// 160^3: a product 0.51 ms against ipc's 4.4 ms and vecscatter's 0.78 ms; CG + Jacobi 0.39 s
+// against 0.81 s, mpiaijcusparse 0.53 s: bench/results/h200/device-values-mpi/).
+static PetscErrorCode AutoTakesIpc(MPI_Comm comm, PetscInt node_ranks, bool *ipc, std::string *why, std::string *shared = nullptr)
 {
   std::vector<int> nodes;
 
   PetscFunctionBegin;
   GF_TRY(comm, nodes = halo_nodes(comm, (int)node_ranks)); // (MPI only: throws nothing)
+  std::string sharing;
+  GF_TRY(comm, sharing = ranks_sharing_gpu(comm, nodes));
+  if (shared) *shared = sharing;
   bool one_node = true;
   for (int n : nodes) one_node = one_node && n == nodes[0];
-  *why = one_node ? ipc_unusable_reason(comm, true, nodes) : std::string("ranks on several nodes");
+  *why = !sharing.empty() ? sharing : one_node ? ipc_unusable_reason(comm, true, nodes) : std::string("ranks on several nodes");
   *ipc = why->empty();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -236,11 +243,14 @@ static PetscErrorCode ChooseHalo(Mat A, GFMat &gm, Backend backend)
       gm.halo_why = "auto: host backend";
       PetscFunctionReturn(PETSC_SUCCESS);
     }
-    std::string no_ipc;
-    PetscCall(AutoTakesIpc(comm, gm.opt.halo_node_ranks, &auto_ipc, &no_ipc));
+    std::string no_ipc, shared;
+    PetscCall(AutoTakesIpc(comm, gm.opt.halo_node_ranks, &auto_ipc, &no_ipc, &shared));
     if (auto_ipc) {
       path        = HaloPath::ipc;
       gm.halo_why = "auto: one node, its GPUs peers (copy engines through CUDA IPC)";
+    } else if (!shared.empty()) {
+      path        = HaloPath::mpi;
+      gm.halo_why = "auto: " + shared + " (their contexts take turns: no ipc, no NCCL)" + staged;
     } else PetscCall(AutoAcrossNodes(A, gm, no_ipc, staged, &path));
   }
   }
@@ -293,9 +303,9 @@ PetscErrorCode GFMPIPrepareHalo(Mat A)
   PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
   if (gm.opt.halo_option == MAT_GPUFORMATS_HALO_AUTO) {
     bool        ipc;
-    std::string no_ipc;
-    PetscCall(AutoTakesIpc(PetscObjectComm((PetscObject)A), gm.opt.halo_node_ranks, &ipc, &no_ipc));
-    if (ipc) PetscFunctionReturn(PETSC_SUCCESS); // auto takes ipc: no NCCL
+    std::string no_ipc, shared;
+    PetscCall(AutoTakesIpc(PetscObjectComm((PetscObject)A), gm.opt.halo_node_ranks, &ipc, &no_ipc, &shared));
+    if (ipc || !shared.empty()) PetscFunctionReturn(PETSC_SUCCESS); // auto takes ipc, or mpi on a shared GPU: no NCCL
   }
   if (!nccl_unusable_reason(PetscObjectComm((PetscObject)A), true).empty()) PetscFunctionReturn(PETSC_SUCCESS); // the first product says why
   GF_TRY(PetscObjectComm((PetscObject)A), nccl_comm_of(PetscObjectComm((PetscObject)A)));

@@ -288,6 +288,21 @@ static PetscBool stale_here(Mat B)
   return info.nz_used == 0 || B->offloadmask == PETSC_OFFLOAD_GPU ? PETSC_TRUE : PETSC_FALSE;
 }
 
+// Whether two ranks use the same GPU (auto's halo then takes mpi, not ipc). Collective.
+static bool ranks_share_gpu()
+{
+  int         dev = -1, size;
+  char        bus[32] = {};
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetPCIBusId(bus, sizeof bus, dev) != cudaSuccess) bus[0] = 0;
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  std::vector<char> all((size_t)size * sizeof bus);
+  MPI_Allgather(bus, sizeof bus, MPI_CHAR, all.data(), sizeof bus, MPI_CHAR, PETSC_COMM_WORLD);
+  for (int i = 0; i < size; ++i)
+    for (int k = i + 1; k < size; ++k)
+      if (all[i * sizeof bus] && !std::strcmp(&all[i * sizeof bus], &all[k * sizeof bus])) return true;
+  return false;
+}
+
 static PetscErrorCode host_diff(Mat A, Mat B, PetscReal *d)
 {
   Mat       C;
@@ -844,7 +859,7 @@ static PetscErrorCode test_type(const char *type, const NamedMatrix &m)
     PetscCall(MatGPUFormatsGetHaloTimes(B, &used, NULL, NULL, NULL, NULL));
     PetscCall(MatGetVecType(B, &vt));
     PetscCall(PetscStrcmp(vt, VECCUDA, &gpu));
-    const MatGPUFormatsHalo want = halo_ == MAT_GPUFORMATS_HALO_AUTO ? (gpu ? MAT_GPUFORMATS_HALO_IPC : MAT_GPUFORMATS_HALO_VECSCATTER) : (MatGPUFormatsHalo)halo_;
+    const MatGPUFormatsHalo want = halo_ == MAT_GPUFORMATS_HALO_AUTO ? (gpu ? (ranks_share_gpu() ? MAT_GPUFORMATS_HALO_MPI : MAT_GPUFORMATS_HALO_IPC) : MAT_GPUFORMATS_HALO_VECSCATTER) : (MatGPUFormatsHalo)halo_;
     const PetscBool         ok   = used == want ? PETSC_TRUE : PETSC_FALSE;
     PetscCall(report(ok, name + ".halo_" + MatGPUFormatsHalos[halo_] + "_used_" + MatGPUFormatsHalos[used]));
   }
