@@ -69,19 +69,27 @@ PetscErrorCode GetArrayWrite_GF(Mat A, PetscScalar **v)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode GetCSRAndMemType_GF(Mat A, const PetscInt **i, const PetscInt **j, PetscScalar **v, PetscMemType *mt)
+// MatSeqAIJGetCSRAndMemType as SeqAIJ (or the accessor `saved` it had) answers it.
+PetscErrorCode SeqAIJCSR(Mat A, PetscErrorCode (*saved)(Mat, const PetscInt **, const PetscInt **, PetscScalar **, PetscMemType *), const PetscInt **i, const PetscInt **j, PetscScalar **v, PetscMemType *mt)
 {
   Mat_SeqAIJ *a = (Mat_SeqAIJ *)A->data;
 
   PetscFunctionBegin;
-  if (v) PetscCall(GFHostValues(A));
-  if (SavedAccessors(A).getcsrandmemtype) PetscCall(SavedAccessors(A).getcsrandmemtype(A, i, j, v, mt));
+  if (saved) PetscCall(saved(A, i, j, v, mt));
   else {
     if (i) *i = a->i;
     if (j) *j = a->j;
     if (v) *v = a->a;
     if (mt) *mt = PETSC_MEMTYPE_HOST;
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GetCSRAndMemType_GF(Mat A, const PetscInt **i, const PetscInt **j, PetscScalar **v, PetscMemType *mt)
+{
+  PetscFunctionBegin;
+  if (v) PetscCall(GFHostValues(A));
+  PetscCall(SeqAIJCSR(A, SavedAccessors(A).getcsrandmemtype, i, j, v, mt));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -202,24 +210,15 @@ PetscErrorCode OffdBack(Mat Ao, const Mat_SeqAIJOps **saved)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode OffdGetArray(Mat A, PetscScalar **v)
+// MatSeqAIJGetArray / ...Read of A_o: its values back first, then SeqAIJ's accessor.
+template <class V, PetscErrorCode (*Mat_SeqAIJOps::*get)(Mat, V **)>
+PetscErrorCode OffdRead(Mat A, V **v)
 {
   const Mat_SeqAIJOps *saved;
 
   PetscFunctionBegin;
   PetscCall(OffdBack(A, &saved));
-  if (saved && saved->getarray) PetscCall(saved->getarray(A, v));
-  else *v = ((Mat_SeqAIJ *)A->data)->a;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode OffdGetArrayRead(Mat A, const PetscScalar **v)
-{
-  const Mat_SeqAIJOps *saved;
-
-  PetscFunctionBegin;
-  PetscCall(OffdBack(A, &saved));
-  if (saved && saved->getarrayread) PetscCall(saved->getarrayread(A, v));
+  if (saved && saved->*get) PetscCall((saved->*get)(A, v));
   else *v = ((Mat_SeqAIJ *)A->data)->a;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -238,7 +237,6 @@ PetscErrorCode OffdGetArrayWrite(Mat A, PetscScalar **v) // every value overwrit
 
 PetscErrorCode OffdGetCSRAndMemType(Mat A, const PetscInt **i, const PetscInt **j, PetscScalar **v, PetscMemType *mt)
 {
-  Mat_SeqAIJ          *a     = (Mat_SeqAIJ *)A->data;
   const Mat_SeqAIJOps *saved = nullptr;
   OffdGuard           *g;
 
@@ -248,13 +246,7 @@ PetscErrorCode OffdGetCSRAndMemType(Mat A, const PetscInt **i, const PetscInt **
     PetscCall(FindOffdGuard(A, &g));
     saved = g ? &g->saved : nullptr;
   }
-  if (saved && saved->getcsrandmemtype) PetscCall(saved->getcsrandmemtype(A, i, j, v, mt));
-  else {
-    if (i) *i = a->i;
-    if (j) *j = a->j;
-    if (v) *v = a->a;
-    if (mt) *mt = PETSC_MEMTYPE_HOST;
-  }
+  PetscCall(SeqAIJCSR(A, saved ? saved->getcsrandmemtype : nullptr, i, j, v, mt));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -269,8 +261,8 @@ PetscErrorCode GFGuardOffProcessBlock(Mat A, Mat Ao)
   Mat_SeqAIJ *a = (Mat_SeqAIJ *)Ao->data;
   OffdGuard  *g = new OffdGuard{gm.offd, *a->ops};
   PetscCall(PetscObjectContainerCompose((PetscObject)Ao, kOffdGuard, g, DestroyOffdGuard));
-  a->ops->getarray         = OffdGetArray;
-  a->ops->getarrayread     = OffdGetArrayRead;
+  a->ops->getarray         = OffdRead<PetscScalar, &Mat_SeqAIJOps::getarray>;
+  a->ops->getarrayread     = OffdRead<const PetscScalar, &Mat_SeqAIJOps::getarrayread>;
   a->ops->getarraywrite    = OffdGetArrayWrite;
   a->ops->getcsrandmemtype = OffdGetCSRAndMemType;
   gm.offd_guarded          = ((PetscObject)Ao)->id;

@@ -4,6 +4,7 @@
 // change, MatDuplicate, MatConvert reuse, MatGPUFormatsGetLastTimes, -mat_view ::ascii_info. Matrices: the edge cases
 // (empty local parts, rectangular off-process blocks, one dense row, 1x1, ...) and test/matrices.
 // Vectors come from the gpuformats matrix, so on a GPU machine the CUDA path is what is checked.
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include "common/check.hpp"
@@ -330,11 +331,14 @@ static PetscErrorCode compare_host_paths(Mat A, Mat B, const std::string &name, 
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)B), &size));
   PetscCall(MatGetSize(A, &M, &N));
   PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
-  // Each check starts from stale host values: B scaled by 2 and back (exact in binary).
-  auto restale = [&]() -> PetscErrorCode {
+  // Each check starts from stale host values that differ from the host copy: A and B doubled (exact
+  // in binary; halved back as often at the end), so a path that read the stale copy finds other values.
+  int  doublings = 0;
+  auto restale   = [&]() -> PetscErrorCode {
     PetscFunctionBegin;
+    PetscCall(MatScale(A, 2.0));
     PetscCall(MatScale(B, 2.0));
-    PetscCall(MatScale(B, 0.5));
+    doublings++;
     PetscFunctionReturn(PETSC_SUCCESS);
   };
   auto stale_now = [&](const char *what) -> PetscErrorCode {
@@ -500,6 +504,8 @@ static PetscErrorCode compare_host_paths(Mat A, Mat B, const std::string &name, 
     PetscCall(VecDestroy(&xb));
     PetscCall(VecDestroy(&xc));
   }
+  PetscCall(MatScale(A, std::ldexp(1.0, -doublings)));
+  PetscCall(MatScale(B, std::ldexp(1.0, -doublings)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
