@@ -427,6 +427,17 @@ if [ -n "$TYPES" ]; then
   done
 fi
 
+# Mat ex18: a finite element matrix assembled with MatSetValues, then three times with
+# MatSetPreallocationCOO / MatSetValuesCOO (host values; its device-array fill is aijcusparse's
+# only), MatZeroEntries between, each viewed: every type prints what AIJ prints, and PETSc's output
+# (whose fourth view, aijcusparse's device fill, AIJ and ours leave zero)
+for t in $TYPES; do
+  a=$(bin/petsc/mat_ex18 -dll_append "$LIB" -mat_type "$t" $([ $has_gpu = 1 ] && echo -vec_type cuda) -options_left 0 </dev/null 2>&1); ra=$?
+  b=$(bin/petsc/mat_ex18 -mat_type aij -options_left 0 </dev/null 2>&1); rb=$?
+  if [ $ra = 0 ] && [ $rb = 0 ] && [ -n "$b" ] && [ "$(echo "$a" | grep -v type)" = "$(echo "$b" | grep -v type)" ]; then pass "petsc.mat_ex18_coo.$t"
+  else fail "petsc.mat_ex18_coo.$t" "exit $ra/$rb or output differs from aij"; diff <(echo "$a") <(echo "$b") | head -5; fi
+done
+
 fi # section tutorials
 
 if section conformance; then
