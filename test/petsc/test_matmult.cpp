@@ -761,6 +761,67 @@ static PetscErrorCode check_coo_needs_preallocation(const char *type)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// COO input a user gets wrong or changes: an index out of range is PETSc's clear error (every rank
+// gives one, so the error is collective); a second preallocation with another pattern replaces the
+// first, with the values of the assembly after it (the tridiagonal, then its diagonal alone).
+static PetscErrorCode check_coo_bad_input_and_repreallocation(const char *type)
+{
+  Mat            B;
+  PetscErrorCode ierr;
+  const char    *msg = nullptr;
+  const PetscInt n   = 8;
+  PetscInt       rstart, rend;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_WORLD, &B));
+  PetscCall(MatSetSizes(B, PETSC_DECIDE, PETSC_DECIDE, n, n));
+  PetscCall(MatSetType(B, type));
+  PetscCall(MatSetUp(B));
+  PetscCall(MatGetOwnershipRange(B, &rstart, &rend));
+  {
+    PetscInt i[1] = {rstart}, j[1] = {n + 3}; // a column past the last
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = MatSetPreallocationCOO(B, 1, i, j);
+    PetscCall(PetscPopErrorHandler());
+    if (ierr) PetscCall(PetscErrorMessage(ierr, NULL, &msg));
+    PetscCall(report(ierr == PETSC_ERR_ARG_OUTOFRANGE ? PETSC_TRUE : PETSC_FALSE, std::string(type) + ".coo_index_out_of_range_is_an_error"));
+  }
+  PetscCall(MatDestroy(&B));
+  PetscCall(MatCreate(PETSC_COMM_WORLD, &B));
+  PetscCall(MatSetSizes(B, PETSC_DECIDE, PETSC_DECIDE, n, n));
+  PetscCall(MatSetType(B, type));
+  PetscCall(MatGetOwnershipRange(B, &rstart, &rend));
+  std::vector<PetscInt>    ci, cj;
+  std::vector<PetscScalar> cv;
+  for (PetscInt r = rstart; r < rend; ++r)
+    for (PetscInt c = r - 1; c <= r + 1; ++c)
+      if (c >= 0 && c < n) ci.push_back(r), cj.push_back(c), cv.push_back(c == r ? 2.0 : -1.0);
+  PetscCall(MatSetPreallocationCOO(B, (PetscCount)ci.size(), ci.data(), cj.data()));
+  PetscCall(MatSetValuesCOO(B, cv.data(), INSERT_VALUES));
+  Vec x, y;
+  PetscCall(MatCreateVecs(B, &x, &y));
+  PetscCall(VecSet(x, 1.0));
+  PetscCall(MatMult(B, x, y)); // the tridiagonal's layout in use
+  std::vector<PetscInt>    di, dj;
+  std::vector<PetscScalar> dv;
+  for (PetscInt r = rstart; r < rend; ++r) di.push_back(r), dj.push_back(r), dv.push_back(3.0 + r);
+  PetscCall(MatSetPreallocationCOO(B, (PetscCount)di.size(), di.data(), dj.data()));
+  PetscCall(MatSetValuesCOO(B, dv.data(), INSERT_VALUES));
+  PetscCall(MatMult(B, x, y));
+  PetscBool          ok = PETSC_TRUE;
+  const PetscScalar *ya;
+  PetscCall(VecGetArrayRead(y, &ya));
+  for (PetscInt r = rstart; r < rend; ++r) ok = ok && ya[r - rstart] == 3.0 + r ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(VecRestoreArrayRead(y, &ya));
+  MatInfo info;
+  PetscCall(MatGetInfo(B, MAT_GLOBAL_SUM, &info));
+  PetscCall(report(ok && info.nz_used == n ? PETSC_TRUE : PETSC_FALSE, std::string(type) + ".coo_second_preallocation_replaces_the_pattern"));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // Whether a format's documented rule (refusal_expected, test/common/format_checks.hpp) refuses a
 // block of A on some rank, at its default parameters: the local block (owned columns) and the
 // off-process block (the others), each split from A's rows here. Decided by the test, not by the
@@ -958,6 +1019,7 @@ int main(int argc, char **argv)
   for (const std::string &t : tl) {
     for (const NamedMatrix &m : ms) PetscCall(test_type(t.c_str(), m));
     PetscCall(check_coo_needs_preallocation(t.c_str()));
+    PetscCall(check_coo_bad_input_and_repreallocation(t.c_str()));
     PetscCall(check_symmetric_transposes(t.c_str()));
   }
   PetscCall(check_last_times_needs_gpuformats());
