@@ -13,6 +13,15 @@ namespace gpuformats {
 void cuda_check(cudaError_t err, const char *what, const char *file, int line);
 #define GPUFORMATS_CUDA(call) ::gpuformats::cuda_check((call), #call, __FILE__, __LINE__)
 
+// The current device's multiprocessor count, for grids sized to the device. The error is returned,
+// not thrown: some callers fall back to a default instead.
+inline cudaError_t sm_count_of_current_device(int *sms)
+{
+  int               dev = 0;
+  const cudaError_t err = cudaGetDevice(&dev);
+  return err != cudaSuccess ? err : cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev);
+}
+
 // Owning device memory. Two kinds, fixed at construction:
 //   DeviceBuffer<T> b(n)          cudaMalloc / cudaFree (a layout's arrays: they outlive the build)
 //   DeviceBuffer<T> b(n, stream)  stream-ordered, cudaMallocAsync / cudaFreeAsync on `stream` (the

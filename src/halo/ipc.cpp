@@ -62,6 +62,31 @@ constexpr int kOwnerTag = 7301, kReaderTag = 7302, kClosedTag = 7303;
 // How long teardown waits for the peers (one that failed never answers).
 constexpr double kRetireSeconds = 10.0;
 
+// Every rank's GPU as its PCI bus id, in rank order; empty for a rank that did not ask or could not
+// name it. Collective.
+struct GpuNames {
+  static constexpr std::size_t kChars = 32;
+  std::vector<char>            all;
+  int                          dev   = -1;
+  bool                         named = false; // this rank's
+  const char                  *of(int rank) const { return &all[(std::size_t)rank * kChars]; }
+};
+
+GpuNames gather_gpu_names(MPI_Comm comm, bool ask)
+{
+  GpuNames g;
+  int      size;
+  char     bus[GpuNames::kChars] = {};
+  MPI_Comm_size(comm, &size);
+  if (ask) {
+    g.named = cudaGetDevice(&g.dev) == cudaSuccess && cudaDeviceGetPCIBusId(bus, sizeof bus, g.dev) == cudaSuccess;
+    if (!g.named) cudaGetLastError(), bus[0] = 0;
+  }
+  g.all.resize((std::size_t)size * sizeof bus);
+  MPI_Allgather(bus, sizeof bus, MPI_CHAR, g.all.data(), sizeof bus, MPI_CHAR, comm); // every rank sees the same list
+  return g;
+}
+
 } // namespace
 
 std::vector<int> halo_nodes(MPI_Comm comm, int node_ranks)
@@ -84,27 +109,22 @@ std::vector<int> halo_nodes(MPI_Comm comm, int node_ranks)
 std::string ipc_unusable_reason(MPI_Comm comm, bool device, const std::vector<int> &nodes)
 {
   // 0: usable; 1: a rank on the host backend; 2: no stream memory operations; 3: GPUs of a node not peers
-  int         code = 0, worst = 0, rank, size, dev = -1;
+  int         code = 0, worst = 0, rank, size;
   std::string mine;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  char bus[32] = {};
   if (!device) code = 1, mine = "a rank runs on the host backend (IPC needs device vectors and the cuda backend)";
   else if (!(mine = memops().error).empty()) code = 2;
-  if (device && (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetPCIBusId(bus, sizeof bus, dev) != cudaSuccess)) {
-    cudaGetLastError();
-    if (!code) code = 3, mine = "rank " + std::to_string(rank) + " could not name its GPU";
-  }
-  std::vector<char> all((std::size_t)size * sizeof bus);
-  MPI_Allgather(bus, sizeof bus, MPI_CHAR, all.data(), sizeof bus, MPI_CHAR, comm);
+  const GpuNames gpus = gather_gpu_names(comm, device);
+  if (device && !gpus.named && !code) code = 3, mine = "rank " + std::to_string(rank) + " could not name its GPU";
   for (int k = 0; k < size && !code; ++k) {
-    const char *other = &all[k * sizeof bus];
-    if (k == rank || nodes[k] != nodes[rank] || !other[0] || !std::strcmp(other, bus)) continue; // another node, or the same GPU
+    const char *other = gpus.of(k);
+    if (k == rank || nodes[k] != nodes[rank] || !other[0] || !std::strcmp(other, gpus.of(rank))) continue; // another node, or the same GPU
     int od, can = 0;
     if (cudaDeviceGetByPCIBusId(&od, other) != cudaSuccess) {
       cudaGetLastError();
       code = 3, mine = "the GPU of rank " + std::to_string(k) + " (" + other + ") is not visible to rank " + std::to_string(rank) + " (CUDA_VISIBLE_DEVICES hides it)";
-    } else if (cudaDeviceCanAccessPeer(&can, dev, od) != cudaSuccess || !can) {
+    } else if (cudaDeviceCanAccessPeer(&can, gpus.dev, od) != cudaSuccess || !can) {
       cudaGetLastError();
       code = 3, mine = "the GPUs of ranks " + std::to_string(rank) + " and " + std::to_string(k) + " are not peers (no P2P access)";
     }
@@ -117,19 +137,12 @@ std::string ipc_unusable_reason(MPI_Comm comm, bool device, const std::vector<in
 
 std::string ranks_sharing_gpu(MPI_Comm comm, const std::vector<int> &nodes)
 {
-  int  rank, size, dev = -1;
-  char bus[32] = {};
-  MPI_Comm_rank(comm, &rank);
+  int size;
   MPI_Comm_size(comm, &size);
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetPCIBusId(bus, sizeof bus, dev) != cudaSuccess) {
-    cudaGetLastError();
-    bus[0] = 0;
-  }
-  std::vector<char> all((std::size_t)size * sizeof bus);
-  MPI_Allgather(bus, sizeof bus, MPI_CHAR, all.data(), sizeof bus, MPI_CHAR, comm); // every rank sees the same list
+  const GpuNames gpus = gather_gpu_names(comm, true);
   for (int i = 0; i < size; ++i)
     for (int k = i + 1; k < size; ++k) {
-      const char *a = &all[i * sizeof bus], *b = &all[k * sizeof bus];
+      const char *a = gpus.of(i), *b = gpus.of(k);
       if (a[0] && nodes[i] == nodes[k] && !std::strcmp(a, b)) return "ranks " + std::to_string(i) + " and " + std::to_string(k) + " share the GPU " + a;
     }
   return "";

@@ -162,16 +162,16 @@ PetscErrorCode MatSetValuesCOO_MPIGF(Mat A, const PetscScalar v[], InsertMode im
     PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   }
-  PetscBool on_layouts = A->boundtocpu ? PETSC_FALSE : PETSC_TRUE;
+  const Backend backend    = resolve_backend(gm);
+  PetscBool     on_layouts = A->boundtocpu ? PETSC_FALSE : PETSC_TRUE;
   if (on_layouts) PetscCall(GFSyncNow(A)); // both layouts of the COO pattern, with the current values (ADD_VALUES adds to them)
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
   GFBlock &bd = *gm.diag, &bo = *gm.offd;
   if (on_layouts) {
     PetscBool cd = PETSC_FALSE, co = PETSC_FALSE;
-    const Backend b = resolve_backend(gm);
     if (bd.fmt && bo.fmt && bd.fmt->nnz == (int64_t)map->Annz && bo.fmt->nnz == (int64_t)map->Bnnz) {
-      PetscCall(GFBlockCurrent(bd, Ad, b, &cd));
-      PetscCall(GFBlockCurrent(bo, Ao, b, &co));
+      PetscCall(GFBlockCurrent(bd, Ad, backend, &cd));
+      PetscCall(GFBlockCurrent(bo, Ao, backend, &co));
     }
     on_layouts = cd && co ? PETSC_TRUE : PETSC_FALSE;
   }
@@ -182,10 +182,9 @@ PetscErrorCode MatSetValuesCOO_MPIGF(Mat A, const PetscScalar v[], InsertMode im
     PetscCall(gm.coo.aij_values(A, vals, imode));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  const Backend     backend = resolve_backend(gm);
-  const bool        cuda    = backend == Backend::cuda;
-  cudaStream_t      s       = nullptr;
-  GFCoo            &coo     = gm.coo;
+  const bool        cuda = backend == Backend::cuda;
+  cudaStream_t      s    = nullptr;
+  GFCoo            &coo = gm.coo;
   const PetscCount *h[kMpiMaps];
   PetscCount        len[kMpiMaps];
   if (cuda) PetscCall(PetscGetCurrentCUDAStream(&s));

@@ -305,6 +305,9 @@ PetscErrorCode GFMPIHaloTimes(Mat A, MatGPUFormatsHalo *used, PetscInt *products
 // The host values of A made current from its layout(s), where an in-place edit or a COO assembly
 // left them stale: before any host read or partial write (mpi: both blocks).
 PetscErrorCode GFHostValues(Mat A);
+// Whether A's host values are stale (mpi: either block's). A: one of our types; false before its
+// GFMat exists.
+bool           GFHostStale(Mat A);
 // One block's values gathered into its AIJ block `aij`'s array, if stale (the caller keeps the
 // offload masks).
 PetscErrorCode GFBlockToHost(GFBlock &blk, Mat aij);

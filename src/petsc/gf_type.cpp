@@ -253,7 +253,7 @@ static PetscErrorCode MatAssemblyEnd_GF(Mat A, MatAssemblyType mode)
 
   PetscFunctionBegin;
   PetscCall(gm.aij.assemblyend(A, mode)); // (with stale host values: no host write came before it, the layout keeps them: GFBlockSync)
-  if (gm.diag->host_stale || (gm.mpi && gm.offd->host_stale)) A->offloadmask = PETSC_OFFLOAD_GPU; // (MPIAIJ's assembly sets BOTH)
+  if (GFHostStale(A)) A->offloadmask = PETSC_OFFLOAD_GPU; // (MPIAIJ's assembly sets BOTH)
   PetscCall(GFWrapHostPaths(A)); // AIJ's assembly may have installed other operations
   // An mpi<fmt>'s local block is our seq type from its first final assembly on, so that what PETSc
   // takes from it before any product (block Jacobi's block, sub-matrices of its type) is ours too.

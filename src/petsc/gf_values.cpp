@@ -29,10 +29,9 @@
 
 namespace gpuformats {
 
-namespace {
+bool GFHostStale(Mat A) { return A->spptr && (gf(A).diag->host_stale || (gf(A).mpi && gf(A).offd->host_stale)); }
 
-// A: one of our types (the hooks and wrappers below are installed on those only).
-bool Stale(Mat A) { return A->spptr && (gf(A).diag->host_stale || (gf(A).mpi && gf(A).offd->host_stale)); }
+namespace {
 
 // ---- SeqAIJ's value accessors ----
 
@@ -60,7 +59,7 @@ PetscErrorCode GetArrayRead_GF(Mat A, const PetscScalar **v)
 PetscErrorCode GetArrayWrite_GF(Mat A, PetscScalar **v)
 {
   PetscFunctionBegin;
-  if (Stale(A)) {
+  if (GFHostStale(A)) {
     gf(A).diag->host_stale = false;
     A->offloadmask         = PETSC_OFFLOAD_CPU;
   }
@@ -332,7 +331,7 @@ void GFMarkHostStale(Mat A)
   GFMat &gm = gf(A);
   if (gm.diag->fmt && gm.diag->fmt->nnz > 0) gm.diag->host_stale = true; // (an empty block has no value to bring back)
   if (gm.mpi && gm.offd->fmt && gm.offd->fmt->nnz > 0) gm.offd->host_stale = true;
-  if (!Stale(A)) return;
+  if (!GFHostStale(A)) return;
   A->offloadmask = PETSC_OFFLOAD_GPU;
   if (gm.mpi) {
     Mat Ad;
@@ -343,7 +342,7 @@ void GFMarkHostStale(Mat A)
 PetscErrorCode GFHostValues(Mat A)
 {
   PetscFunctionBegin;
-  if (!Stale(A)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!GFHostStale(A)) PetscFunctionReturn(PETSC_SUCCESS);
   GFMat &gm = gf(A);
   if (gm.mpi) {
     Mat Ad, Ao;
@@ -366,7 +365,7 @@ PetscErrorCode GFBlockToHost(GFBlock &blk, Mat aij)
   PetscCall(MatGetNonzeroState(aij, &nzstate));
   if (((PetscObject)aij)->id != blk.src || nzstate != blk.nzstate) { // a new preallocation (COO's) dropped the values with the pattern
     blk.host_stale = false;
-    if (blk.owner && !Stale(blk.owner)) blk.owner->offloadmask = PETSC_OFFLOAD_CPU;
+    if (blk.owner && !GFHostStale(blk.owner)) blk.owner->offloadmask = PETSC_OFFLOAD_CPU;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCheck(blk.fmt && blk.fmt->nnz == (int64_t)a->nz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpuformats: the layout holds the values but no longer matches the AIJ pattern");
@@ -387,7 +386,7 @@ PetscErrorCode GFBlockToHost(GFBlock &blk, Mat aij)
   PetscCall(PetscLogEventEnd(MAT_GPUFormatsToHost, A, 0, 0, 0));
   blk.host_stale = false;
   blk.to_host++;
-  if (blk.owner && !Stale(blk.owner)) blk.owner->offloadmask = PETSC_OFFLOAD_BOTH; // (a block brought back alone: the other may be current)
+  if (blk.owner && !GFHostStale(blk.owner)) blk.owner->offloadmask = PETSC_OFFLOAD_BOTH; // (a block brought back alone: the other may be current)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

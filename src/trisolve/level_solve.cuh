@@ -1066,9 +1066,8 @@ struct Triangle {
     } else if (o.schedule == Schedule::sync_free || o.schedule == Schedule::tiles || o.schedule == Schedule::lines || o.schedule == Schedule::automatic) { // tiles: a triangle too large for them
       int64_t grid = (n + kBlock - 1) / kBlock;
       if (o.blocks_per_sm > 0) {
-        int dev = 0, sms = 0;
-        GPUFORMATS_CUDA(cudaGetDevice(&dev));
-        GPUFORMATS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        int sms = 0;
+        GPUFORMATS_CUDA(sm_count_of_current_device(&sms));
         grid = std::min<int64_t>(grid, (int64_t)sms * o.blocks_per_sm);
       }
       sync_free_kernel<V><<<(unsigned)grid, kBlock, 0, sys.stream>>>(n, row(std::true_type{}), ticket, next_ticket);
@@ -1107,7 +1106,7 @@ struct Triangle {
       if (launch.slots_cap < 0 || launch.threads != threads) {
         int dev = 0, sms = 0, per_sm = 0, optin = 0, occ = 0;
         GPUFORMATS_CUDA(cudaGetDevice(&dev));
-        GPUFORMATS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        GPUFORMATS_CUDA(sm_count_of_current_device(&sms));
         GPUFORMATS_CUDA(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
         GPUFORMATS_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
         // the blocks per SM asked for share the SM's shared memory (1 KB reserved a block)

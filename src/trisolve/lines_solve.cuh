@@ -259,11 +259,7 @@ struct Lines {
     T.upper   = upper;
     o.threads = std::clamp(usable_cpus(), 1, 8); // the passes' own arrays per thread: a few at most
     if constexpr (!std::is_same_v<Sys, HostSystem>) {
-      if (o.sms <= 0) {
-        int dev = 0;
-        GPUFORMATS_CUDA(cudaGetDevice(&dev));
-        GPUFORMATS_CUDA(cudaDeviceGetAttribute(&o.sms, cudaDevAttrMultiProcessorCount, dev));
-      }
+      if (o.sms <= 0) GPUFORMATS_CUDA(sm_count_of_current_device(&o.sms));
     }
     Plan              P;
     const std::string why = make_plan(T, o, P);

@@ -666,9 +666,8 @@ void           TriangularApply::describe(std::vector<LayoutStat> &out) const { i
 std::string lines_refuse_every_fill(const CsrView &A)
 {
   lines::Options o;
-  int            dev = 0;
-  o.width          = lines::kAutoWidth;
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&o.sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) cudaGetLastError(), o.sms = 0; // none: lines.hpp's 132
+  o.width = lines::kAutoWidth;
+  if (sm_count_of_current_device(&o.sms) != cudaSuccess) cudaGetLastError(), o.sms = 0; // none: lines.hpp's 132
   return lines::refuses_every_fill(A.nrows, A.rowptr, A.colidx, o);
 }
 

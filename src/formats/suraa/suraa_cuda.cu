@@ -279,9 +279,8 @@ std::unique_ptr<FormatBlock> build_uploaded(const CsrView &A, DeviceCsr &d, cons
     if (P.dynamic) reserve_child_launches(pl.g1_end);
   }
   if (pl.tile_blocks) { // persistent tile blocks: as many as fit on the device at once
-    int per_sm = 0, sms = 0, dev = 0;
-    GPUFORMATS_CUDA(cudaGetDevice(&dev));
-    GPUFORMATS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    int per_sm = 0, sms = 0;
+    GPUFORMATS_CUDA(sm_count_of_current_device(&sms));
     GPUFORMATS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, suraa_tiles, kSubwarpBlockThreads, 0));
     blk->tile_grid = std::max(1, per_sm * sms);
     blk->tile_taken.resize(1);
