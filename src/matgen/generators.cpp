@@ -324,23 +324,81 @@ void grid3d(const Params &p, double per_row, const std::string &what, int64_t &n
   check_nnz_fits((int64_t)(per_row * (double)(nx * ny * nz)) - 1, what);
 }
 
+// Appends the columns of `row` of a 3D stencil on an nx x ny x nz grid, ascending: width 1
+// neighbourhoods, either the 6 faces (7-point) or all 26 (27-point); returns how many.
+int stencil3d_row(int64_t nx, int64_t ny, int64_t nz, bool full, int64_t row, std::vector<int32_t> &cols)
+{
+  const int64_t plane = nx * ny, x = row % nx, y = (row / nx) % ny, z = row / plane;
+  int           k = 0;
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        if (!full && std::abs(dx) + std::abs(dy) + std::abs(dz) > 1) continue;
+        if (x + dx < 0 || x + dx >= nx || y + dy < 0 || y + dy >= ny || z + dz < 0 || z + dz >= nz) continue;
+        cols.push_back((int32_t)(row + dz * plane + dy * nx + dx)); // ascending: z, then y, then x
+        ++k;
+      }
+  return k;
+}
+
 // 3D stencils: width 1 neighbourhoods, either the 6 faces (7-point) or all 26 (27-point).
 CsrMatrix gen_stencil3d(const Params &p, uint64_t seed, const std::string &what, bool full)
 {
   const double per_row = full ? 27.0 : 7.0;
   int64_t      nx, ny, nz;
   grid3d(p, per_row, what, nx, ny, nz);
-  const int64_t plane = nx * ny;
-  return build_rows(what, nx * ny * nz, nx * ny * nz, seed, [=](int32_t row, Rng &, std::vector<int32_t> &cols, Scratch &) {
-    const int64_t x = row % nx, y = (row / nx) % ny, z = row / plane;
-    for (int dz = -1; dz <= 1; ++dz)
-      for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx) {
-          if (!full && std::abs(dx) + std::abs(dy) + std::abs(dz) > 1) continue;
-          if (x + dx < 0 || x + dx >= nx || y + dy < 0 || y + dy >= ny || z + dz < 0 || z + dz >= nz) continue;
-          cols.push_back((int32_t)(row + dz * plane + dy * nx + dx)); // ascending: z, then y, then x
-        }
+  return build_rows(what, nx * ny * nz, nx * ny * nz, seed, [=](int32_t row, Rng &, std::vector<int32_t> &cols, Scratch &) { stencil3d_row(nx, ny, nz, full, row, cols); });
+}
+
+// KKT-like saddle point [H B^T; B -delta I] of an equality-constrained problem: H the 7-point
+// stencil on a k^3 grid (k = round(cbrt(n)), n = k^3 the unknowns), B m x n with clen distinct
+// uniform random columns a row, B^T its exact transpose (the pattern is symmetric), the m x m block
+// only its diagonal -delta (no row empty). Off-diagonal values hashed from (seed, row, col); H's
+// diagonal is its row's length in the whole matrix (H and the top rows strictly diagonally dominant).
+CsrMatrix gen_kkt(const Params &p, uint64_t seed, const std::string &what)
+{
+  if (p.has("m") && p.has("ratio")) p.fail("give either m= or ratio=, not both");
+  const int64_t clen  = p.integer("clen", 4, 1, 1 << 20);
+  const double  ratio = p.real("ratio", 0.25, 0, 1e3);
+  const double  delta = p.real("delta", 1e-3, 0, 1e12);
+  // nnz ~ 7 n (H) + m (2 clen + 1) (B, B^T, the diagonal), m = ratio n unless m= is given
+  const int64_t m_given = p.has("m") ? p.integer("m", 0, 0, kMaxDim) : -1;
+  const int64_t n_asked = p.size("n", 1, (int64_t)1290 * 1290 * 1290, [=](double nnz) {
+    const double per_c = (double)(2 * clen + 1);
+    return m_given >= 0 ? std::max(1.0, (nnz - (double)m_given * per_c) / 7.0) : nnz / (7.0 + ratio * per_c);
   });
+  const int64_t k = std::clamp<int64_t>(std::llround(std::cbrt((double)n_asked)), 1, 1290);
+  const int64_t n = k * k * k, m = m_given >= 0 ? m_given : std::llround(ratio * (double)n);
+  if (n + m > kMaxDim) p.fail("n + m = " + std::to_string(n + m) + " rows exceed 2^31-1");
+  check_nnz_fits(7 * n + m * (2 * std::min(clen, n) + 1), what);
+  // B's rows (each from a stream of its own), then B^T by a counting transpose (rows ascending)
+  const CsrMatrix B = build_rows_valued(what, m, n, mix64(seed, 0x6b6bULL), [=](int32_t, Rng &rng, std::vector<int32_t> &cols, Scratch &s) { sample_uniform(rng, 0, n - 1, clen, cols, s); },
+                                        [](int64_t, int32_t) { return 0.0; });
+  std::vector<int32_t> tptr((size_t)n + 1, 0), tcol(B.colidx.size());
+  for (int32_t c : B.colidx) ++tptr[(size_t)c + 1];
+  for (int64_t i = 0; i < n; ++i) tptr[i + 1] += tptr[i];
+  {
+    std::vector<int32_t> pos(tptr.begin(), tptr.end() - 1);
+    for (int32_t j = 0; j < (int32_t)m; ++j)
+      for (int32_t q = B.rowptr[j]; q < B.rowptr[j + 1]; ++q) tcol[(size_t)pos[B.colidx[q]]++] = j;
+  }
+  auto value = [&, n, delta, k, seed](int64_t row, int32_t col) {
+    if (row != col) return hashed_value(seed, row, col);
+    if (row >= n) return -delta;
+    const int64_t x = row % k, y = (row / k) % k, z = row / (k * k);
+    const int     h = 1 + (x > 0) + (x < k - 1) + (y > 0) + (y < k - 1) + (z > 0) + (z < k - 1);
+    return (double)(h + tptr[row + 1] - tptr[row]);
+  };
+  return build_rows_valued(what, n + m, n + m, seed, [&, n, k](int32_t row, Rng &, std::vector<int32_t> &cols, Scratch &) {
+    if (row < n) { // [H B^T]: the stencil, then the constraints holding this unknown
+      stencil3d_row(k, k, k, false, row, cols);
+      for (int32_t q = tptr[row]; q < tptr[row + 1]; ++q) cols.push_back((int32_t)(n + tcol[q]));
+    } else { // [B -delta]: the constraint's unknowns, then its diagonal
+      const int64_t j = row - n;
+      cols.insert(cols.end(), B.colidx.begin() + B.rowptr[j], B.colidx.begin() + B.rowptr[j + 1]);
+      cols.push_back(row);
+    }
+  }, value);
 }
 
 // 3D convection-diffusion -Lap(u) + w . grad(u), 7-point, first-order upwind, Dirichlet boundaries
@@ -708,6 +766,7 @@ const GeneratorInfo kGenerators[] = {
   {"blocks5", "blocks5:n=1e6               dense 5x5 blocks (bs=), minb=4..maxb=12 per block row"},
   {"circuit", "circuit:n=1e7               short rows + ndense=4 dense rows/columns (densefrac,pdense,minlen,maxlen,bw,plocal)"},
   {"banded", "banded:n=1e6,bw=20          band of half-width bw (fill=1)"},
+  {"kkt", "kkt:n=1e6,m=2.5e5,clen=4     KKT saddle point [H B^T; B -delta I]: H 7-point on round(cbrt(n))^3, B clen random columns a row (ratio=0.25 or m=, delta=1e-3)"},
   {"scaled", "scaled:file=X.mtx,target_nnz=5e7  a real matrix replicated with shuffled column blocks (shuffle=1)"},
   {"joined", "joined:first=stencil3d7,second=rmat,share=0.5,nnz=1e6  block-diagonal: two generators' matrices, share of nnz in the first"},
   {"blockstencil3d", "blockstencil3d:n=100,bs=3   3D 7-point stencil of dense bs x bs blocks, n^3 points (or nx=,ny=,nz=); block size bs, diagonally dominant"},
@@ -728,6 +787,7 @@ CsrMatrix generate_by_name(const Spec &s, uint64_t seed, const std::string &spec
   if (g == "blocks5") return gen_blocks(Params(s, {"n", "bs", "minb", "maxb"}), seed, spec_text);
   if (g == "circuit") return gen_circuit(Params(s, {"n", "ndense", "densefrac", "minlen", "maxlen", "pdense", "plocal", "bw"}), seed, spec_text);
   if (g == "banded") return gen_banded(Params(s, {"n", "bw", "fill"}), seed, spec_text);
+  if (g == "kkt") return gen_kkt(Params(s, {"n", "m", "ratio", "clen", "delta"}), seed, spec_text);
   if (g == "scaled") return gen_scaled(Params(s, {"file", "target_nnz", "shuffle"}), seed);
   if (g == "joined") return gen_joined(Params(s, {"first", "second", "share", "nnz"}), seed, spec_text);
   if (g == "blockstencil3d") return gen_blockstencil3d(Params(s, {"n", "nx", "ny", "nz", "bs"}), seed, spec_text);

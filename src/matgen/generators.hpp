@@ -32,8 +32,15 @@
 //                                     within bw=64, 1-plocal at random), ndense=4 dense nodes whose
 //                                     rows hold densefrac=0.05 of n columns and whose columns are hit
 //                                     by a fraction pdense=0.2 of the rows
-//   banded:n=1e6,bw=20                band of half-width bw (rows of 2*bw+1); fill=0.5 keeps that
-//                                     fraction of the band at random, diagonal always
+//   banded:n=1e6,bw=20                band of half-width bw (rows of 2*bw+1), full by default;
+//                                     fill=0.5 keeps that fraction of it at random, diagonal always
+//   kkt:n=1e6,m=2.5e5,clen=4          KKT saddle point [H B^T; B -delta I] of an equality-constrained
+//                                     problem, n + m rows: H the 7-point stencil on k^3 points
+//                                     (k = round(cbrt(n)), so n becomes k^3), B m x n with clen
+//                                     distinct uniform random columns a row (m= or ratio=0.25 of n),
+//                                     B^T its exact transpose (a symmetric pattern), the m x m block
+//                                     its diagonal -delta only (delta=1e-3: no row empty); H's
+//                                     diagonal is its row's length (strictly diagonally dominant)
 //   scaled:file=X.mtx,target_nnz=5e7  a real matrix replicated R = ceil(target/nnz) times along the
 //                                     diagonal, copy r taking the column block pi(r) of a seeded
 //                                     permutation (shuffle=0: block diagonal): the row-length
@@ -57,7 +64,7 @@
 //   the block size the matrix carries (CsrMatrix::block_size, for MatSetBlockSize), whether or not
 //   its blocks are dense (blocks5 carries none unless given blocksize=).
 //
-// Values (but convdiff3d's and the block generators' diagonals) are pseudo-random in [-1,-0.1] U [0.1,1], a function of (seed, row, column);
+// Values (but convdiff3d's, kkt's and the block generators' diagonals) are pseudo-random in [-1,-0.1] U [0.1,1], a function of (seed, row, column);
 // symmetric=1 (any square generator with a symmetric pattern) makes them a function of (seed, min, max).
 #pragma once
 #include "core/csr.hpp"

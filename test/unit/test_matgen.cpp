@@ -219,9 +219,70 @@ static void block_generators()
   check(read_matrix_market("test/matrices/crack.mtx").block_size == 1, "mm.block_size_1");
 }
 
+// kkt: [H B^T; B -delta I], H the 7-point stencil on k^3, B clen distinct columns a row, B^T its
+// exact transpose; every row non-empty, sorted and unique; sized by nnz=; a function of the seed.
+static void kkt()
+{
+  const CsrMatrix K = generate_matrix("kkt:n=1000", 4); // k = 10, m = 250
+  const int32_t   n = 1000, m = 250;
+  check(K.nrows == n + m && K.ncols == n + m, "gen.kkt.dimensions", std::to_string(K.nrows) + " x " + std::to_string(K.ncols));
+  bool rows_ok = true, h_ok = true, b_ok = true, c_ok = true;
+  std::string why;
+  for (int32_t i = 0; i < K.nrows; ++i) {
+    const int32_t b = K.rowptr[i], e = K.rowptr[i + 1];
+    if (e <= b) rows_ok = false, why = "row " + std::to_string(i) + " empty";
+    for (int32_t k = b + 1; k < e; ++k)
+      if (K.colidx[k - 1] >= K.colidx[k]) rows_ok = false, why = "row " + std::to_string(i) + " not sorted unique";
+    if (i < n) { // [H B^T]: the 7-point stencil below n, constraint columns above
+      int32_t h = 0;
+      for (int32_t k = b; k < e; ++k) h += K.colidx[k] < n;
+      const int32_t x = i % 10, y = i / 10 % 10, z = i / 100;
+      h_ok = h_ok && h == 1 + (x > 0) + (x < 9) + (y > 0) + (y < 9) + (z > 0) + (z < 9) && entry(K, i, i) == (double)(e - b);
+    } else { // [B -delta]: clen = 4 unknowns, then the diagonal alone in the lower-right block
+      b_ok = b_ok && e - b == 5 && K.colidx[e - 2] < n && K.colidx[e - 1] == i && entry(K, i, i) == -1e-3;
+    }
+  }
+  check(rows_ok && h_ok && b_ok, "gen.kkt.blocks", why + (h_ok ? "" : " H") + (b_ok ? "" : " B"));
+  check(symmetric_pattern(K), "gen.kkt.pattern_symmetric_bt_is_transpose");
+  check(strictly_dominant(generate_matrix("kkt:n=1000,delta=100", 4)) && !strictly_dominant(K), "gen.kkt.h_dominant");
+  // B^T's columns: exactly the constraints whose row holds the unknown
+  int64_t bt = 0;
+  for (int32_t i = 0; i < n; ++i)
+    for (int32_t k = K.rowptr[i]; k < K.rowptr[i + 1]; ++k)
+      if (K.colidx[k] >= n) ++bt, c_ok = c_ok && !std::isnan(entry(K, K.colidx[k], i));
+  check(c_ok && bt == 4 * m, "gen.kkt.bt_count", std::to_string(bt));
+  // parameters, nnz= sizing, seeds
+  const CsrMatrix M = generate_matrix("kkt:n=200,m=30,clen=7,delta=0.5", 4);
+  check(M.nrows == 216 + 30 && M.rowptr[M.nrows] - M.rowptr[216] == 30 * 8 && entry(M, 216, 216) == -0.5, "gen.kkt.params_m_clen_delta");
+  check(generate_matrix("kkt:n=1000,ratio=0.1", 4).nrows == 1100, "gen.kkt.ratio");
+  const std::pair<const char *, double> sized[] = {{"kkt:nnz=1M", 1e6}, {"kkt:nnz=300k,m=5000", 3e5}, {"kkt:nnz=200k,clen=20", 2e5}};
+  for (const auto &[spec, target] : sized) {
+    const CsrMatrix A = generate_matrix(spec, 5);
+    check(std::abs(A.view().nnz / target - 1.0) < 0.1, std::string("gen.kkt.sized_by_nnz.") + spec, std::to_string(A.view().nnz));
+  }
+  const CsrMatrix a = generate_matrix("kkt:n=1000", 4), c = generate_matrix("kkt:n=1000", 5), d = generate_matrix("kkt:n=1000,seed=4", 99);
+  check(a.rowptr == K.rowptr && a.colidx == K.colidx && a.values == K.values, "gen.kkt.deterministic");
+  check(a.colidx != c.colidx, "gen.kkt.seed_changes_pattern");
+  check(d.colidx == a.colidx && d.values == a.values, "gen.kkt.seed_parameter_overrides"); // seed=4 in the spec wins over the argument 99
+  bool sym_ok = false; // symmetric=1 accepts the pattern (it checks every entry's mirror): a truly symmetric KKT
+  try {
+    const CsrMatrix S = generate_matrix("kkt:n=1000,symmetric=1", 4);
+    sym_ok            = S.colidx == K.colidx;
+    for (int32_t i = 0; i < S.nrows && sym_ok; ++i)
+      for (int32_t k = S.rowptr[i]; k < S.rowptr[i + 1]; ++k) sym_ok = sym_ok && entry(S, S.colidx[k], i) == S.values[k];
+  } catch (const Error &e) {
+    why = e.what();
+  }
+  check(sym_ok, "gen.kkt.symmetric_values", why);
+  check(bad("kkt:n=1000,m=10,ratio=0.1", "either m= or ratio="), "gen.error.kkt_m_and_ratio");
+  check(bad("kkt:n=1000,nonsense=1", "nonsense"), "gen.error.kkt_unknown_parameter");
+}
+
 static void generators()
 {
-  const char *specs[] = {"stencil2d5:n=30", "stencil3d7:n=9", "stencil27:n=7", "fem:rows=2000,min=10,max=80", "rmat:scale=10,ef=8", "randrows:n=1000,minpct=1,maxpct=5", "longrows:n=5000,k=2,share=0.2", "blocks5:n=500", "circuit:n=5000", "banded:n=1000,bw=5", "convdiff3d:n=9,pe=10", "convdiff3d:nx=7,ny=1,nz=5,pe=3,wx=-1,wy=0,wz=2", "scaled:file=test/matrices/crack.mtx,target_nnz=100k", "blockstencil3d:n=6,bs=3", "blockfem:n=800,bs=4", "stencil3d7:n=6,blocksize=2"};
+  const char *specs[] = {"stencil2d5:n=30", "stencil3d7:n=9", "stencil27:n=7", "fem:rows=2000,min=10,max=80", "rmat:scale=10,ef=8", "randrows:n=1000,minpct=1,maxpct=5", "longrows:n=5000,k=2,share=0.2", "blocks5:n=500", "circuit:n=5000", "banded:n=1000,bw=5", "convdiff3d:n=9,pe=10", "convdiff3d:nx=7,ny=1,nz=5,pe=3,wx=-1,wy=0,wz=2", "scaled:file=test/matrices/crack.mtx,target_nnz=100k", "blockstencil3d:n=6,bs=3", "blockfem:n=800,bs=4", "stencil3d7:n=6,blocksize=2",
+                         // bench/suites/partition.txt's newer matrices, smaller
+                         "joined:first=banded,second=longrows,share=0.7,nnz=200k", "joined:first=stencil3d7,second=rmat,share=0.7,nnz=200k", "joined:first=stencil27,second=circuit,share=0.6,nnz=200k", "kkt:nnz=200k"};
   for (const char *spec : specs) {
     CsrMatrix   A = generate_matrix(spec, 7), B = generate_matrix(spec, 7);
     std::string why;
@@ -243,6 +304,7 @@ static void generators()
   CsrMatrix s27 = generate_matrix("stencil27:n=5", 1);
   check(s27.view().nnz == 13 * 13 * 13, "gen.stencil27.count"); // (3n-2)^3
   convdiff3d();
+  kkt();
   CsrMatrix lr   = generate_matrix("longrows:n=20000,k=2,share=0.2", 3);
   RowStats  st   = compute_row_stats(lr.view());
   std::vector<int32_t> len(lr.nrows);
