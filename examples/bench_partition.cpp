@@ -6,6 +6,7 @@
 //   - every candidate on each part alone (the part's rows, all columns);
 //   - the partition built with each part's fastest candidate (formats/partitioned), its parts one
 //     after another and at once (a stream each), checked against the host product;
+//   - where the model's DP splits the matrix, its partition as gpuauto builds it (parts at once);
 // and prints beside them the model's predictions for the same blocks and the DP's split
 // (select/partition.hpp over this GPU's model), so measured and predicted gains sit side by side.
 //
@@ -174,6 +175,22 @@ int main(int argc, char **argv)
       m["concurrent_rel_error"] = errc;
       m["concurrent_gain"]     = best_whole / tc;
       m["dp"]                  = {{"blocks", dp.blocks.size()}, {"predicted_us", 1e6 * dp.time}, {"single_predicted_us", 1e6 * dp.single.time}};
+      if (dp.partitioned()) { // gpuauto's partition as it builds it (parts at once), against its prediction
+        std::vector<partitioned::Part> dparts;
+        std::string                    words;
+        for (const select::Block &b : dp.blocks) {
+          const int32_t first = sw[(size_t)b.first_strip].f.first_row, last = sw[(size_t)b.last_strip].f.first_row + sw[(size_t)b.last_strip].f.rows;
+          dparts.push_back({first, last - first, model::candidate_ops(M.candidates[(size_t)b.format].name), b.time});
+          words += format("%s%s rows %d-%d", words.empty() ? "" : ", ", M.candidates[(size_t)b.format].name.c_str(), first, last - 1);
+        }
+        double       derr = 0;
+        const double td   = model::measure_partitioned(V, dparts, true, reps, 3, &derr);
+        std::printf("  the DP's partition (%s): %.1f us measured (rel. error %.1e), %.1f predicted (%+.1f%%): %.3fx the best one format\n", words.c_str(), 1e6 * td, derr, 1e6 * dp.time, 100 * (dp.time / td - 1), best_whole / td);
+        m["dp"]["parts"]       = words;
+        m["dp"]["measured_us"] = 1e6 * td;
+        m["dp"]["rel_error"]   = derr;
+        m["dp"]["gain"]        = best_whole / td;
+      }
       out["matrices"].push_back(m);
       std::fflush(stdout);
     }

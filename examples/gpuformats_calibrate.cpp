@@ -110,13 +110,13 @@ CsrMatrix generate(int32_t R, int32_t P, Lengths shape, Columns cols, uint64_t s
       if (cols == Columns::band) window(i, 2LL * len0, len0);
       else if (cols == Columns::window) window(i, 65536, len0);
       else if (cols == Columns::random) window(0, R, len0);
-      else { // stencil: three runs, merged (they may overlap near the ends)
+      else { // stencil: three runs at fixed offsets, those outside the columns dropped (a grid's
+             // boundary rows), so every row's columns are offsets of the longest rows' (DIA holds it)
         const int32_t        a = len0 / 3, b = len0 - 2 * a;
         std::vector<int32_t> row;
-        for (auto [center, len] : {std::pair<int64_t, int32_t>{i - plane, a}, {i, b}, {i + plane, a}}) {
-          const int64_t lo = std::clamp<int64_t>(center - len / 2, 0, R - len);
-          for (int32_t k = 0; k < len; ++k) row.push_back((int32_t)(lo + k));
-        }
+        for (auto [center, len] : {std::pair<int64_t, int32_t>{i - plane, a}, {i, b}, {i + plane, a}})
+          for (int64_t c = center - len / 2; c < center - len / 2 + len; ++c)
+            if (c >= 0 && c < R) row.push_back((int32_t)c);
         std::sort(row.begin(), row.end());
         row.erase(std::unique(row.begin(), row.end()), row.end());
         out.insert(out.end(), row.begin(), row.end());
@@ -263,6 +263,8 @@ int main(int argc, char **argv)
     const FormatOps *const *all = all_formats(&n);
     for (int i = 0; i < n; ++i) cands.push_back(all[i]->root);
     cands.push_back(model::kCusparseCsr);
+    const FormatOps *const *only = layout_only_formats(&n); // DIA: fitted on the band and stencil matrices it holds
+    for (int i = 0; i < n; ++i) cands.push_back(only[i]->root);
   }
   const std::vector<int>     strips  = quick ? std::vector<int>{1, 3} : std::vector<int>{1, 2, 4, 8};
   const std::vector<int32_t> lengths = quick ? std::vector<int32_t>{4, 32} : std::vector<int32_t>{4, 16, 64};
@@ -293,6 +295,13 @@ int main(int argc, char **argv)
   // where the x_sectors_l2_miss term is 0 and cannot be fitted. A few matrices of x = 2 x the L2.
   const int big = (int)std::min<int64_t>(4096, (2 * m.l2_bytes / 8 + S - 1) / S);
   for (auto [ls, cs] : {std::pair{Lengths::constant, Columns::random}, {Lengths::constant, Columns::band}, {Lengths::varied, Columns::random}, {Lengths::constant, Columns::window}}) configs.push_back({big, 4, ls, cs});
+  // The stencils' own lengths (7 and 27 points), for every candidate and for DIA, which holds only
+  // the stencil shape: its fit needs more than the lengths above give it.
+  if (!quick) {
+    for (int I : strips)
+      for (int32_t P : {7, 27}) configs.push_back({I, P, Lengths::constant, Columns::stencil});
+    configs.push_back({big, 4, Lengths::constant, Columns::stencil});
+  }
   for (auto [I, P, ls, cs] : configs) {
           const int32_t R = (int32_t)std::min<int64_t>((int64_t)S * I, 0x7fffffff);
           if ((double)R * P > max_nnz) continue;

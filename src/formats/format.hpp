@@ -92,6 +92,16 @@ struct FormatParam {
   int64_t     default_value, min_value, max_value;
 };
 
+// The rule of a layout with one value array per column offset (DIA): it holds rows whose entries all
+// lie on the offsets j - i of their first longest row, at most the default of params[max_diags]
+// (<= kMaxOffsets) of them, with padding ndiag x rows - nnz at most the default of
+// params[max_pad_pct] percent of nnz; else it refuses. Its product streams ndiag x rows slots,
+// padding included, where the other formats stream their entries.
+constexpr int32_t kMaxOffsets = 32;
+struct OffsetShape {
+  int max_diags, max_pad_pct; // indices into the format's params
+};
+
 struct FormatOps {
   const char        *root;        // "evchyb": types seqaijevchyb / mpiaijevchyb
   const char        *description; // one line for -help and the README
@@ -114,6 +124,10 @@ struct FormatOps {
   // How its product spends lanes and warps on rows (row_cost.hpp), for a format whose time the
   // model's row-independent terms miss; null for the others. At most one format declares it.
   const RowCost *row_cost = nullptr;
+  // For a format that stores one value array per column offset j - i and no column index (DIA):
+  // its rule for holding rows, which the model checks on its strips' offsets (model.hpp); null for
+  // the others. At most one format declares it.
+  const OffsetShape *offset_shape = nullptr;
 };
 // Streams beyond PETSc's own that any format's product may use (extra_streams <= this): what a
 // block whose format is chosen later (gpuauto) prepares.
@@ -141,5 +155,9 @@ std::vector<int64_t> default_params(const FormatOps &ops);
 // The formats this library carries, in registration order (formats/registry.cpp).
 const FormatOps *const *all_formats(int *count);
 const FormatOps        *find_format(const std::string &root);
+// Layouts that are no matrix type of their own (DIA, which the layout decision takes for a stencil
+// block): gpuauto's model may choose them for a block or a part. find_layout_format looks in both.
+const FormatOps *const *layout_only_formats(int *count);
+const FormatOps        *find_layout_format(const std::string &root);
 
 } // namespace gpuformats

@@ -1,4 +1,5 @@
 // The formats this library carries, in the order PETSc registers them.
+#include "dia/dia.hpp"
 #include "evchyb/evchyb.hpp"
 #include "format.hpp"
 #include "pellr/pellr.hpp"
@@ -22,6 +23,24 @@ const FormatOps *find_format(const std::string &root)
 {
   int                     n;
   const FormatOps *const *all = all_formats(&n);
+  for (int i = 0; i < n; ++i)
+    if (root == all[i]->root) return all[i];
+  return nullptr;
+}
+
+static const FormatOps *const kLayoutOnly[] = {&dia::ops, nullptr};
+
+const FormatOps *const *layout_only_formats(int *count)
+{
+  *count = (int)(sizeof(kLayoutOnly) / sizeof(kLayoutOnly[0])) - 1;
+  return kLayoutOnly;
+}
+
+const FormatOps *find_layout_format(const std::string &root)
+{
+  if (const FormatOps *f = find_format(root)) return f;
+  int                     n;
+  const FormatOps *const *all = layout_only_formats(&n);
   for (int i = 0; i < n; ++i)
     if (root == all[i]->root) return all[i];
   return nullptr;

@@ -36,7 +36,7 @@ std::vector<StringOption> Settings::options() const
 {
   if (!auto_) return {};
   return {{"model", "Model file to choose with (JSON written by bin/gpuformats_calibrate; default: share/gpuformats/models/<this GPU's name>.json beside the library, or in $GPUFORMATS_MODEL_DIR)", false},
-          {"candidates", "Candidates gpuauto may choose, comma-separated (default: all the model has: evchyb, pjds, pellr, suraa, cusparse_csr)", true},
+          {"candidates", "Candidates gpuauto may choose, comma-separated (default: all the model has: evchyb, pjds, pellr, suraa, cusparse_csr, and dia, the stencil layout, where calibrated)", true},
           {"partition", "Build the model's partition of a block into row ranges, each in its own format: auto (where predicted faster by -mat_gpuauto_partition_gain_pct), off, force (wherever it splits)", false}};
 }
 
@@ -89,7 +89,9 @@ namespace {
 std::optional<model::AutoSettings> auto_settings(const Request &rq)
 {
   if (!rq.settings || !rq.settings->autosel()) return std::nullopt;
-  return model::with_params(*rq.settings->autosel(), rq.params);
+  model::AutoSettings s = model::with_params(*rq.settings->autosel(), rq.params);
+  s.offset_layout       = rq.stencil_mode != select::StencilMode::off; // off: no DIA, not even for a part
+  return s;
 }
 
 // The block layout's build: BELL where the decision says block, the decision revised where it

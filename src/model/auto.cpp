@@ -165,7 +165,7 @@ const char *partition_mode_name(PartitionMode m) { return m == PartitionMode::of
 const FormatOps *candidate_ops(const std::string &name)
 {
   if (name == kCusparseCsr) return &cusparse_csr_ops;
-  return find_format(name);
+  return find_layout_format(name);
 }
 
 std::shared_ptr<const Model> model_for_this_gpu(std::string *source, std::string *message)
@@ -230,7 +230,9 @@ AutoPlan plan_auto(const AutoSettings &s, std::vector<Strip> strips, AutoReport 
   std::shared_ptr<const Model> m = s.model ? s.model : model_for_this_gpu(&source, &message);
   plan.model                     = restrict_candidates(*m, s.candidates);
   // a model file may name a candidate this build has no layout for (a newer library's): skip it
-  plan.model.candidates.erase(std::remove_if(plan.model.candidates.begin(), plan.model.candidates.end(), [](const Candidate &c) { return !candidate_ops(c.name); }), plan.model.candidates.end());
+  plan.model.candidates.erase(std::remove_if(plan.model.candidates.begin(), plan.model.candidates.end(),
+                                             [&](const Candidate &c) { return !candidate_ops(c.name) || (!s.offset_layout && candidate_ops(c.name) == offset_shape_format()); }),
+                              plan.model.candidates.end());
   if (plan.model.candidates.empty()) throw Error(ErrorKind::bad_input, "gpuauto: the model (" + m->gpu + ") has no candidate this library can build; recalibrate with bin/gpuformats_calibrate");
   r.model_source  = source;
   r.model_gpu     = m->gpu;

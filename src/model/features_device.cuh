@@ -13,6 +13,10 @@
 //                                  sorted, distinct keys counted per strip, scaled by
 //                                  sampled_x_sectors as the host does
 //   x_footprint                    the entries whose sector's hash is sampled, keyed (strip, sector)
+//   ndiag, offsets                 the offset layout's (model.hpp): each strip's first longest row
+//                                  from the same reduce, its offsets, then one reduce over the rows
+//                                  checking their entries against them (O(nnz), rows of at most
+//                                  kMaxOffsets entries only)
 //   row_lanes, row_warps           the row-cost format's (model.hpp): in the same reduce over the
 //                                  rows (lanes; warps of wide rows), plus one reduce over its
 //                                  windows, a row adding one to its class's count (WindowCounts)
@@ -51,6 +55,7 @@ struct RowStat {
   int64_t nnz;
   int32_t max_row, lo, hi;
   int64_t lanes, wide_warps; // the row-cost format's: lanes; warps of wide rows
+  int32_t longest;           // the first row of max_row entries
 };
 struct RowStatOf {
   const int32_t *rowptr, *colidx;
@@ -59,15 +64,54 @@ struct RowStatOf {
   __host__ __device__ RowStat operator()(int32_t i) const
   {
     const int32_t b = rowptr[i], e = rowptr[i + 1];
-    if (b == e) return {0, 0, INT32_MAX, -1, 0, 0};
+    if (b == e) return {0, 0, INT32_MAX, -1, 0, 0, i};
     return {e - b, e - b, colidx[b], colidx[e - 1], // sorted columns: first and last are the extremes
-            counted ? row_lanes(rc, e - b) : 0, counted ? wide_row_warps(rc, e - b) : 0};
+            counted ? row_lanes(rc, e - b) : 0, counted ? wide_row_warps(rc, e - b) : 0, i};
   }
 };
 struct MergeRowStat {
   __host__ __device__ RowStat operator()(const RowStat &a, const RowStat &b) const
   {
-    return {a.nnz + b.nnz, a.max_row > b.max_row ? a.max_row : b.max_row, a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi, a.lanes + b.lanes, a.wide_warps + b.wide_warps};
+    const int32_t longest = a.max_row != b.max_row ? (a.max_row > b.max_row ? a.longest : b.longest) : (a.longest < b.longest ? a.longest : b.longest);
+    return {a.nnz + b.nnz, a.max_row > b.max_row ? a.max_row : b.max_row, a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi, a.lanes + b.lanes, a.wide_warps + b.wide_warps, longest};
+  }
+};
+
+// --- the offset layout's view (Strip::ndiag, offsets) ------------------------------------------------
+//
+// Strip s's first longest row's offsets in off[s * kMaxOffsets ..] (0 beyond its length, and all 0
+// for a row longer than kMaxOffsets), then per row whether an entry misses them (counted per strip).
+struct StripOffset {
+  const int32_t *rowptr, *colidx;
+  const RowStat *stats;
+  __host__ __device__ int32_t operator()(int32_t t) const
+  {
+    const RowStat &st = stats[t / kMaxOffsets];
+    const int32_t  d  = t % kMaxOffsets;
+    return st.max_row <= kMaxOffsets && d < st.max_row ? colidx[rowptr[st.longest] + d] - st.longest : 0;
+  }
+};
+struct RowMisses {
+  const int32_t *rowptr, *colidx, *off;
+  const RowStat *stats;
+  int32_t        strip_rows;
+  __host__ __device__ int32_t operator()(int32_t i) const
+  {
+    const int32_t  s   = i / strip_rows;
+    const int32_t  len = stats[s].max_row;
+    if (len > kMaxOffsets) return 1;
+    const int32_t *o = off + (int64_t)s * kMaxOffsets;
+    for (int32_t e = rowptr[i]; e < rowptr[i + 1]; ++e) {
+      const int32_t v = colidx[e] - i;
+      int32_t       lo = 0, hi = len; // binary search in the ascending offsets
+      while (lo < hi) {
+        const int32_t mid = (lo + hi) / 2;
+        if (o[mid] < v) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo == len || o[lo] != v) return 1;
+    }
+    return 0;
   }
 };
 
@@ -336,7 +380,22 @@ std::vector<Strip> strips_of_system(const Sys &sys, const int32_t *rowptr, const
                           thrust::make_transform_iterator(counts.data(), ClassWarps{rc}), thrust::make_discard_iterator(), tile_warps.data());
   }
 
+  // The offset layout's view: one more pass over the entries of the strips of short rows.
+  const bool shaped = offset_shape_format() != nullptr;
+  auto       offs   = sys.template temp<int32_t>(shaped ? (size_t)nstrips * kMaxOffsets : 0);
+  auto       misses = sys.template temp<int32_t>(shaped ? nstrips : 0);
+  if (shaped) {
+    thrust::transform(pol, zero, zero + nstrips * kMaxOffsets, offs.data(), StripOffset{rowptr, colidx, stats.data()});
+    thrust::reduce_by_key(pol, thrust::make_transform_iterator(zero, StripOfRow{strip_rows}), thrust::make_transform_iterator(zero + nrows, StripOfRow{strip_rows}),
+                          thrust::make_transform_iterator(zero, RowMisses{rowptr, colidx, offs.data(), stats.data(), strip_rows}), thrust::make_discard_iterator(), misses.data());
+  }
+
   std::vector<RowStat> st(nstrips);
+  std::vector<int32_t> off(shaped ? (size_t)nstrips * kMaxOffsets : 0), miss(shaped ? nstrips : 0);
+  if (shaped) {
+    sys.to_host(off.data(), offs.data(), off.size());
+    sys.to_host(miss.data(), misses.data(), miss.size());
+  }
   std::vector<int64_t> sec(nstrips), foot(nstrips), tw(nstrips);
   sys.to_host(tw.data(), tile_warps.data(), nstrips);
   sys.to_host(st.data(), stats.data(), nstrips);
@@ -355,6 +414,10 @@ std::vector<Strip> strips_of_system(const Sys &sys, const int32_t *rowptr, const
     o.x_footprint  = foot[s];
     o.row_lanes    = st[s].lanes;
     o.row_warps    = st[s].wide_warps + tw[s];
+    if (shaped && miss[s] == 0) {
+      o.ndiag = o.f.max_row;
+      std::copy(off.begin() + (size_t)s * kMaxOffsets, off.begin() + (size_t)(s + 1) * kMaxOffsets, o.offsets.begin());
+    } else if (shaped) o.ndiag = -1; // offsets stay 0, as the host's
   }
   return out;
 }

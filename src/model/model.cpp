@@ -21,6 +21,65 @@ const FormatOps *row_cost_format()
   return found;
 }
 
+const FormatOps *offset_shape_format()
+{
+  static const FormatOps *const found = [] {
+    for (auto list : {&all_formats, &layout_only_formats}) {
+      int                     n;
+      const FormatOps *const *all = (*list)(&n);
+      for (int i = 0; i < n; ++i)
+        if (all[i]->offset_shape) return all[i];
+    }
+    return static_cast<const FormatOps *>(nullptr);
+  }();
+  return found;
+}
+
+OffsetBlock::OffsetBlock()
+{
+  if (const FormatOps *f = offset_shape_format()) {
+    max_diags_   = (int32_t)std::min<int64_t>(f->params[f->offset_shape->max_diags].default_value, kMaxOffsets);
+    max_pad_pct_ = (int32_t)f->params[f->offset_shape->max_pad_pct].default_value;
+    broken_      = false;
+  }
+}
+
+void OffsetBlock::add(const Strip &s)
+{
+  rows_ += s.f.rows;
+  nnz_ += s.f.nnz;
+  if (broken_) return;
+  if (s.ndiag < 0) {
+    broken_ = true;
+    return;
+  }
+  // The union of the strips' offsets, sorted: the block holds only if it is the offsets of its
+  // longest strip's first longest row (the builder's rule), i.e. has that row's length.
+  std::array<int32_t, 2 * kMaxOffsets> u;
+  const auto end = std::set_union(union_.begin(), union_.begin() + n_, s.offsets.begin(), s.offsets.begin() + s.ndiag, u.begin());
+  if (end - u.begin() > kMaxOffsets) {
+    broken_ = true;
+    return;
+  }
+  n_ = (int32_t)(end - u.begin());
+  std::copy(u.begin(), end, union_.begin());
+  longest_ = std::max(longest_, s.ndiag);
+}
+
+int32_t OffsetBlock::ndiag() const
+{
+  if (broken_ || n_ != longest_ || longest_ > max_diags_) return -1;
+  if (nnz_ > 0 && ((int64_t)longest_ * rows_ - nnz_) * 100 > (int64_t)max_pad_pct_ * nnz_) return -1;
+  return longest_;
+}
+
+int32_t block_diags(const Strip *strips, int count)
+{
+  OffsetBlock b;
+  for (int k = 0; k < count; ++k) b.add(strips[k]);
+  return b.ndiag();
+}
+
 const char *term_name(int k)
 {
   static const char *const kCommon[] = {"launch", "rows", "nnz", "max_row", "x_sectors", "x_footprint"};
@@ -73,6 +132,17 @@ std::array<double, kTerms> block_terms(const Strip *strips, int count, int64_t l
   return t;
 }
 
+bool candidate_terms(const std::string &name, const Strip *strips, int count, int64_t l2_bytes, std::array<double, kTerms> &t)
+{
+  t = block_terms(strips, count, l2_bytes);
+  const FormatOps *f = offset_shape_format();
+  if (!f || name != f->root) return true;
+  const int32_t nd = block_diags(strips, count);
+  if (nd < 0) return false;
+  t[2] = (double)nd * t[1]; // its slots, padding included
+  return true;
+}
+
 static double dot(const std::array<double, kTerms> &c, const std::array<double, kTerms> &t)
 {
   double s = 0;
@@ -83,7 +153,9 @@ static double dot(const std::array<double, kTerms> &c, const std::array<double, 
 double predict(const Model &m, int candidate, const Strip *strips, int count)
 {
   if (candidate < 0 || candidate >= (int)m.candidates.size()) throw Error(ErrorKind::bad_input, "model::predict: no candidate " + std::to_string(candidate));
-  return dot(m.candidates[candidate].coef, block_terms(strips, count, m.l2_bytes));
+  std::array<double, kTerms> t;
+  if (!candidate_terms(m.candidates[candidate].name, strips, count, m.l2_bytes, t)) return std::numeric_limits<double>::infinity();
+  return dot(m.candidates[candidate].coef, t);
 }
 
 int32_t sector_stride(int64_t nnz)
@@ -91,6 +163,27 @@ int32_t sector_stride(int64_t nnz)
   const int64_t s = (std::max<int64_t>(nnz, 0) + kSectorSampleEntries - 1) / kSectorSampleEntries;
   return (int32_t)std::max<int64_t>(s, 1);
 }
+
+namespace {
+
+// Strip f's ndiag and offsets (Strip): its first longest row's offsets, if every entry is on them.
+int32_t strip_offsets(const CsrView &A, const select::StripFeatures &f, std::array<int32_t, kMaxOffsets> &off)
+{
+  off.fill(0);
+  if (f.max_row > kMaxOffsets) return -1;
+  int32_t r = f.first_row;
+  while (A.row_length(r) < f.max_row) ++r; // the first longest (an empty strip: its first row)
+  for (int32_t d = 0; d < f.max_row; ++d) off[d] = A.colidx[A.rowptr[r] + d] - r;
+  for (int32_t i = f.first_row; i < f.first_row + f.rows; ++i)
+    for (int32_t e = A.rowptr[i]; e < A.rowptr[i + 1]; ++e)
+      if (!std::binary_search(off.begin(), off.begin() + f.max_row, A.colidx[e] - i)) {
+        off.fill(0);
+        return -1;
+      }
+  return f.max_row;
+}
+
+} // namespace
 
 std::vector<Strip> strips_of(const CsrView &A, int32_t strip_rows, int32_t sector_stride)
 {
@@ -117,6 +210,7 @@ std::vector<Strip> strips_of(const CsrView &A, int32_t strip_rows, int32_t secto
       if ((sector_hash((uint32_t)(A.colidx[e] >> 2)) & mask) == 0) sec.push_back(A.colidx[e] >> 2);
     std::sort(sec.begin(), sec.end());
     out[k].x_footprint = (int64_t)(std::unique(sec.begin(), sec.end()) - sec.begin()) * (mask + 1);
+    if (offset_shape_format()) out[k].ndiag = strip_offsets(A, f[k], out[k].offsets);
     // The row-cost format's lanes, and its warps: per window of the strip, the rows of each class
     // share blocks; wide rows run their own.
     const FormatOps *rf = row_cost_format();
@@ -156,14 +250,43 @@ std::function<double(int, int, int *)> dp_cost(const Model &m, const std::vector
   }
   std::vector<std::array<double, kTerms>> coefs;
   for (const Candidate &c : m.candidates) coefs.push_back(c.coef);
-  return [prefix = std::move(prefix), coefs = std::move(coefs)](int i, int j, int *fmt) {
+  const FormatOps *of     = offset_shape_format();
+  const int        offset = of ? find_candidate(m, of->root) : -1;
+  // The offset layout's ndiag of blocks i..j, for one i at a time, grown by j: O(strips) per i where
+  // partition_strips asks i by i, j ascending (another order recomputes the row).
+  struct Diags {
+    int                  i = -1;
+    std::vector<int32_t> nd; // nd[j - i]
+  };
+  auto diags = std::make_shared<Diags>();
+  return [prefix = std::move(prefix), coefs = std::move(coefs), offset, diags, strips](int i, int j, int *fmt) {
     std::array<double, kTerms> t;
     for (int k = 0; k < kTerms; ++k) t[k] = prefix[j + 1][k] - prefix[i][k];
     t[0] = 1;
     double best = std::numeric_limits<double>::infinity();
     int    arg  = 0;
     for (size_t c = 0; c < coefs.size(); ++c) {
-      const double v = dot(coefs[c], t);
+      double v;
+      if ((int)c == offset) {
+        if (diags->i != i || (int)diags->nd.size() <= j - i) {
+          diags->i = i;
+          diags->nd.clear();
+          OffsetBlock b;
+          for (int k = i; k < (int)strips.size(); ++k) {
+            b.add(strips[k]);
+            diags->nd.push_back(b.ndiag());
+            if (b.refused_for_good()) {
+              diags->nd.resize(strips.size() - i, -1);
+              break;
+            }
+          }
+        }
+        const int32_t nd = diags->nd[(size_t)(j - i)];
+        if (nd < 0) continue;
+        std::array<double, kTerms> u = t;
+        u[2]                         = (double)nd * u[1];
+        v                            = dot(coefs[c], u);
+      } else v = dot(coefs[c], t);
       if (v < best) best = v, arg = (int)c;
     }
     if (fmt) *fmt = arg;
@@ -252,16 +375,19 @@ Candidate fit_candidate(const std::string &name, const std::vector<Sample> &samp
   std::vector<double>                     y, w;
   for (const Sample &s : samples) {
     if (!(s.seconds > 0)) throw Error(ErrorKind::bad_input, "model fit (" + name + "): a timing is not positive");
-    X.push_back(block_terms(s.strips.data(), (int)s.strips.size(), l2_bytes));
+    std::array<double, kTerms> t;
+    if (!candidate_terms(name, s.strips.data(), (int)s.strips.size(), l2_bytes, t)) continue;
+    X.push_back(t);
     for (int k = 0; k < kTerms; ++k)
       if (!term_applies(name, k)) X.back()[k] = 0; // an all-zero column is fitted as 0
     y.push_back(s.seconds);
     w.push_back(1.0 / s.seconds);
   }
+  if (X.empty()) throw Error(ErrorKind::bad_input, "model fit (" + name + "): its layout refuses every sample");
   Candidate c;
   c.name    = name;
   c.coef    = fit_nonnegative(X, y, w);
-  c.samples = (int)samples.size();
+  c.samples = (int)X.size();
   double sq = 0;
   for (size_t k = 0; k < X.size(); ++k) {
     const double r = std::fabs(dot(c.coef, X[k]) - y[k]) / y[k];

@@ -138,7 +138,36 @@ struct Strip {
   int64_t               x_footprint = 0; // distinct sectors of x the whole strip touches (below)
   int64_t               row_lanes = 0;   // row_cost_format()'s lanes over the strip's rows (row_lanes)
   int64_t               row_warps = 0;   // its warps: windows from the strip's first row (class_warps, wide_row_warps)
+  // offset_shape_format()'s view (format.hpp's OffsetShape): where every entry of the strip lies on
+  // the offsets j - i of its first longest row and that row has at most kMaxOffsets entries, ndiag
+  // is their count (= f.max_row) and offsets[0..ndiag) the offsets, ascending; else -1 (also where
+  // no format declares an OffsetShape).
+  int32_t                          ndiag = -1;
+  std::array<int32_t, kMaxOffsets> offsets{};
 };
+
+// The format with one value array per column offset (FormatOps::offset_shape; null: none), and the
+// offsets a block of strips takes there by its rule: its block's first longest row's offsets, all
+// entries on them, at most max_diags of them and padding at most max_pad_pct % of nnz (the format's
+// default parameters). Its product streams ndiag x rows slots, so for its candidate the model's nnz
+// term counts those slots; a block it refuses is predicted +inf (never chosen, never fitted).
+const FormatOps *offset_shape_format();
+// Grows a block one strip at a time (i, then i + 1, ...): ndiag() after each add is that block's.
+class OffsetBlock {
+public:
+  OffsetBlock(); // the limits of offset_shape_format()'s defaults (none: every block refused)
+  void    add(const Strip &s);
+  int32_t ndiag() const;                   // -1: refused
+  bool    refused_for_good() const { return broken_; } // refused, and so is every larger block
+
+private:
+  int32_t max_diags_ = 0, max_pad_pct_ = 0, n_ = 0, longest_ = 0;
+  bool    broken_ = true;
+  int64_t rows_ = 0, nnz_ = 0;
+  std::array<int32_t, kMaxOffsets> union_{};
+};
+// ndiag of the block strips[0..count) (OffsetBlock over them).
+int32_t block_diags(const Strip *strips, int count);
 
 // x_footprint: the strip's x working set in 32-byte sectors. x_sectors counts a sector once per
 // 32-row group that reads it; the footprint once per strip. Their ratio is the reuse the L2 can
@@ -198,7 +227,11 @@ std::vector<Strip> strips_of_device(const int32_t *rowptr, const int32_t *colidx
 
 // The kTerms terms of a block, summed over its strips (l2_bytes >= 0).
 std::array<double, kTerms> block_terms(const Strip *strips, int count, int64_t l2_bytes);
-// t(block) for model.candidates[candidate] over strips[0..count).
+// The terms candidate `name` is predicted from: block_terms, but for offset_shape_format() the nnz
+// term holds its slots; false where that format refuses the block.
+bool candidate_terms(const std::string &name, const Strip *strips, int count, int64_t l2_bytes, std::array<double, kTerms> &terms);
+// t(block) for model.candidates[candidate] over strips[0..count); +inf where its rule refuses the
+// block (offset_shape_format()).
 double predict(const Model &m, int candidate, const Strip *strips, int count);
 inline double predict(const Model &m, int candidate, const std::vector<Strip> &strips)
 {
@@ -223,7 +256,8 @@ struct Sample {
   std::vector<Strip> strips;
   double             seconds = 0;
 };
-// Fits a candidate on its samples (weights 1/t) and sets coef, samples and the relative errors.
+// Fits a candidate on its samples (weights 1/t) and sets coef, samples and the relative errors;
+// samples whose block the candidate's rule refuses are left out (samples counts those fitted).
 Candidate fit_candidate(const std::string &name, const std::vector<Sample> &samples, int64_t l2_bytes);
 
 // --- the model file ---------------------------------------------------------------------------------

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <string>
 #include <unistd.h>
@@ -84,10 +85,53 @@ Strip strip(int32_t rows, int64_t nnz, int32_t max_row, int64_t span, int64_t se
   return s;
 }
 
+// A strip the offset layout may hold: ndiag offsets (ascending) over rows rows, nnz entries.
+Strip offset_strip(int32_t rows, int64_t nnz, std::vector<int32_t> offsets)
+{
+  Strip s = strip(rows, nnz, (int32_t)offsets.size(), rows, rows / 4);
+  s.ndiag = (int32_t)offsets.size();
+  std::copy(offsets.begin(), offsets.end(), s.offsets.begin());
+  return s;
+}
+
 } // namespace
 
 int main()
 {
+  // --- the offset layout's rule over strips (OffsetBlock), and its candidate's terms ---
+  {
+    const FormatOps *of = offset_shape_format();
+    check(of && find_layout_format(of->root) == of && !find_format(of->root), "model.offsets.format_is_a_layout_only", of ? of->root : "none");
+    const Strip five = offset_strip(1000, 4900, {-100, -1, 0, 1, 100}), three = offset_strip(1000, 2990, {-1, 0, 1}), sub = offset_strip(100, 299, {-1, 0, 1}), shifted = offset_strip(1000, 2990, {-2, 0, 2}),
+                diag = offset_strip(1000, 1000, {0}), big = offset_strip(1000, 4900, {-101, -1, 0, 1, 101});
+    Strip       random = strip(1000, 5000, 9, 100000, 5000); // ndiag -1
+    auto diags = [](std::vector<Strip> v) { return block_diags(v.data(), (int)v.size()); };
+    check(diags({five}) == 5 && diags({five, five, five}) == 5, "model.offsets.uniform_strips");
+    check(diags({five, sub}) == 5 && diags({sub, five}) == 5, "model.offsets.subset_strip_either_side");
+    check(diags({three, shifted}) == -1, "model.offsets.union_beyond_the_longest_row");
+    check(diags({five, big}) == -1, "model.offsets.same_length_other_offsets");
+    check(diags({five, random}) == -1 && diags({random}) == -1, "model.offsets.a_strip_off_its_offsets");
+    // padding: 3 offsets over 2000 rows = 6000 slots for 3990 entries (50%) is above 15%
+    check(diags({three, diag}) == -1 && diags({five, offset_strip(1000, 4400, {-100, -1, 0, 1})}) == 5, "model.offsets.padding_limit");
+    Strip empty = strip(1000, 0, 0, 0, 0);
+    empty.ndiag = 0;
+    check(diags({empty}) == 0 && diags({empty, five}) == -1 && diags(std::vector<Strip>{five, five, five, five, five, five, five, five, five, five, empty}) == 5, "model.offsets.empty_strips", std::to_string(diags({empty, five})));
+    // its candidate's nnz term is ndiag x rows; a refused block is predicted +inf
+    Model mo;
+    mo.gpu = "synthetic", mo.sm_count = 1, mo.max_threads_per_sm = 1000, mo.strip_rows = 1000, mo.l2_bytes = 1 << 20;
+    Candidate c;
+    c.name = of ? of->root : "dia";
+    c.coef = {1e-6, 0, 1e-9, 0, 0, 0};
+    mo.candidates = {c};
+    const std::vector<Strip> ok{five, sub}, bad{three, shifted};
+    check(std::fabs(predict(mo, 0, ok) - (1e-6 + 1e-9 * 5 * 1100)) < 1e-15 && std::isinf(predict(mo, 0, bad)), "model.offsets.predict_slots_or_inf", std::to_string(predict(mo, 0, ok)));
+    // the fit leaves out the samples the rule refuses
+    std::vector<Sample> smp;
+    for (int k = 1; k <= 12; ++k) smp.push_back({std::vector<Strip>(k, five), 1e-6 + 1e-9 * 5000 * k});
+    smp.push_back({bad, 1.0});
+    const Candidate f = fit_candidate(c.name, smp, 1 << 20);
+    check(f.samples == 12 && f.max_rel_error < 1e-6, "model.offsets.fit_skips_refused", std::to_string(f.samples) + " samples, max error " + std::to_string(f.max_rel_error));
+  }
   // --- the file: round trip, bit for bit ---
   const Model m = sample_model();
   const std::string path = "/tmp/gpuformats_test_model_" + std::to_string(getpid()) + ".json";
@@ -363,6 +407,31 @@ int main()
         worst          = std::max(worst, std::fabs(c - d) / d);
       }
     check(worst < 1e-12, "model.dp.cost_equals_predict", std::to_string(worst));
+    // With the offset layout as a third candidate, cheap on its slots: stencil strips (0..3) take
+    // it, the strip where the stencil meets the rest and those after do not; the cost still equals
+    // predict() for every block, with the rule's refusals (asked in any order).
+    {
+      Model three = two;
+      three.candidates[0].coef[0] = three.candidates[1].coef[0] = 1e-7;
+      Candidate o;
+      o.name = offset_shape_format()->root;
+      o.coef = {1e-7, 1e-10, 1e-12, 0, 0, 0};
+      three.candidates.push_back(o);
+      std::vector<Strip> st = strips;
+      for (int s = 0; s < 4; ++s) st[s] = offset_strip(1000, 5000, {-1000, -1, 0, 1, 1000});
+      auto                    c3 = dp_cost(three, st);
+      const select::Partition q  = select::partition_strips(10, c3);
+      check(q.blocks.size() == 3 && q.blocks[0].last_strip == 3 && q.blocks[0].format == 2 && q.blocks[1].last_strip == 4 && q.blocks[1].format == 0 && q.blocks[2].format == 1,
+            "model.dp.offset_layout_takes_the_stencil_strips", std::to_string(q.blocks.size()) + " blocks, first " + std::to_string(q.blocks[0].last_strip) + "/" + std::to_string(q.blocks[0].format) + ", then " + std::to_string(q.blocks.back().first_strip) + "/" + std::to_string(q.blocks.back().format));
+      double w3 = 0;
+      for (int j = 9; j >= 0; --j) // j descending: the callback's row cache recomputes
+        for (int i = 0; i <= j; ++i) {
+          double d = std::numeric_limits<double>::infinity();
+          for (int k = 0; k < 3; ++k) d = std::min(d, predict(three, k, st.data() + i, j - i + 1));
+          w3 = std::max(w3, std::fabs(c3(i, j, &f) - d) / d);
+        }
+      check(w3 < 1e-12, "model.dp.offset_cost_equals_predict", std::to_string(w3));
+    }
     // With a launch cost larger than the gain, one block wins.
     two.candidates[0].coef[0] = two.candidates[1].coef[0] = 1.0;
     check(!select::partition_strips(10, dp_cost(two, strips)).partitioned(), "model.dp.launch_cost_prevents_split");

@@ -1,7 +1,7 @@
 // The model's strips from the device path (model/features_device.cuh) on the host, without a GPU:
 // the very template strips_of_device runs, instantiated on thrust::host with std::vector buffers.
 //   device    equal to the host strips_of field by field (first_row, rows, nnz, max_row, col_span,
-//             x_sectors) on the edge cases, the real matrices and random shapes, for strip sizes
+//             x_sectors, x_footprint, the row-cost terms, the offset view) on the edge cases, the real matrices and random shapes, for strip sizes
 //             1, 31, 32, 33, 1000, 270336 and larger than the matrix, sector strides 1, 2, 3, 7,
 //             1000 and INT32_MAX
 //   brute     x_sectors of both against a count written here independently (a hash set of the
@@ -49,6 +49,9 @@ static std::string compare(const std::vector<Strip> &h, const std::vector<Strip>
     if (h[k].x_footprint != d[k].x_footprint) return diff("x_footprint", h[k].x_footprint, d[k].x_footprint);
     if (h[k].row_lanes != d[k].row_lanes) return diff("row_lanes", h[k].row_lanes, d[k].row_lanes);
     if (h[k].row_warps != d[k].row_warps) return diff("row_warps", h[k].row_warps, d[k].row_warps);
+    if (h[k].ndiag != d[k].ndiag) return diff("ndiag", h[k].ndiag, d[k].ndiag);
+    for (int32_t o = 0; o < kMaxOffsets; ++o)
+      if (h[k].offsets[o] != d[k].offsets[o]) return diff(("offsets[" + std::to_string(o) + "]").c_str(), h[k].offsets[o], d[k].offsets[o]);
   }
   return "";
 }
@@ -118,6 +121,32 @@ static CsrMatrix banded(int32_t n, int32_t half, uint64_t seed, LengthFn length)
   return A;
 }
 
+// A 5-point stencil on an nx x ny grid (boundary rows shorter, their columns offsets of the
+// interior's), rows from `first` on replaced by random ones of 3..9 entries where first < n.
+static CsrMatrix stencil_then_random(int32_t nx, int32_t ny, int32_t first, uint64_t seed)
+{
+  std::mt19937_64 rng(seed);
+  const int32_t   n = nx * ny;
+  CsrMatrix       A;
+  A.nrows = A.ncols = n;
+  std::vector<int32_t> cols;
+  for (int32_t i = 0; i < n; ++i) {
+    cols.clear();
+    if (i < first) {
+      for (int32_t c : {i - nx, i - 1, i, i + 1, i + nx})
+        if (c >= 0 && c < n) cols.push_back(c);
+    } else {
+      const int32_t len = std::uniform_int_distribution<int32_t>(3, 9)(rng);
+      for (int32_t k = 0; k < len; ++k) cols.push_back(std::uniform_int_distribution<int32_t>(0, n - 1)(rng));
+      std::sort(cols.begin(), cols.end());
+      cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+    }
+    for (int32_t c : cols) A.colidx.push_back(c), A.values.push_back(1.0);
+    A.rowptr.push_back((int32_t)A.colidx.size());
+  }
+  return A;
+}
+
 int main(int argc, char **argv)
 {
   // --- the sampling rule ---
@@ -157,6 +186,23 @@ int main(int argc, char **argv)
   // Entries only in odd 32-row groups: stride 2 samples none (the sampled entries are none while nnz > 0).
   ms.push_back({"odd_groups_only", random_rows(3200, 3200, 36, [](std::mt19937_64 &r, int32_t i) { return (i / 32) % 2 ? std::uniform_int_distribution<int32_t>(1, 9)(r) : 0; })});
   ms.push_back({"empty_tail", random_rows(5000, 5000, 37, [](std::mt19937_64 &r, int32_t i) { return i < 1700 ? std::uniform_int_distribution<int32_t>(0, 20)(r) : 0; })});
+
+  // The offset layout's view: stencil strips, a random part, the strip where they meet.
+  ms.push_back({"stencil5_then_random", stencil_then_random(100, 120, 6500, 38)});
+  ms.push_back({"stencil5", stencil_then_random(90, 90, 1 << 30, 39)});
+
+  { // the offsets themselves: interior strips hold the 5 offsets, the random strips none, the strip
+    // where they meet neither; a strip of the boundary rows alone (shorter rows) its own row's
+    const CsrMatrix          M = stencil_then_random(100, 120, 6500, 38);
+    const std::vector<Strip> h = strips_of(M.view(), 1000, 1);
+    const std::array<int32_t, 5> five{-100, -1, 0, 1, 100};
+    bool ok = h.size() == 12 && h[6].ndiag == -1 && h[6].offsets[0] == 0 && h[7].ndiag == -1 && h[11].ndiag == -1;
+    for (int k = 1; k < 6 && ok; ++k) ok = h[k].ndiag == 5 && std::equal(five.begin(), five.end(), h[k].offsets.begin()) && h[k].offsets[5] == 0;
+    ok = ok && h[0].ndiag == 5 && h[0].offsets[0] == -100; // row 100 is its first of 5 entries
+    const std::vector<Strip> b = strips_of(M.view(), 50, 1);
+    ok = ok && b[0].ndiag == 4 && b[0].offsets[0] == -1 && b[0].offsets[3] == 100; // rows 1..49: -1 0 1 100
+    check(ok, "features.offsets.stencil_then_random", h.size() == 12 ? std::to_string(h[0].ndiag) + " " + std::to_string(h[6].ndiag) + " " + std::to_string(b[0].ndiag) : "strips");
+  }
 
   const int32_t strides[] = {1, 2, 3, 7, 1000, INT32_MAX};
   for (const NamedMatrix &m : ms) {

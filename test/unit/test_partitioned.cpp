@@ -179,5 +179,56 @@ int main()
     const layout::Layout Y = layout::build_host(K.view(), {&model::gpuauto_ops, params.data(), &s});
     check(Y.report && Y.report->partition_built == split, "partitioned.auto_at_zero_margin", Y.name);
   }
+
+  // The offset layout (DIA) as a model candidate: a 3D stencil beside random rows, with a model
+  // whose DIA streams its slots at half evchyb's price. The DP takes DIA for the stencil strips
+  // (none for the strip where the parts meet) and the product is AIJ's; with the stencil layout
+  // off (-mat_gpuformats_stencil off) DIA is no candidate, for a part either.
+  {
+    const CsrMatrix K = generate_matrix("joined:first=stencil3d7,second=randrows,share=0.6,nnz=200000", 9);
+    model::Model    m = model::read_model("share/gpuformats/models/nvidia-h100-80gb-hbm3.json");
+    m.candidates.resize(2);
+    m.candidates[0].name = "evchyb", m.candidates[1].name = dia::ops.root;
+    m.candidates[0].coef = {1e-7, 1e-10, 2e-11, 0, 0, 0, 0, 0};
+    m.candidates[1].coef = {1e-7, 1e-10, 1e-11, 0, 0, 0, 0, 0};
+    const std::string file = "/tmp/gpuformats_test_partitioned_dia_" + std::to_string(::getpid()) + ".json";
+    model::write_model(m, file);
+    layout::Settings     s(model::gpuauto_ops);
+    std::vector<int64_t> params = default_params(model::gpuauto_ops);
+    params[model::kAutoParamStripRows] = 1024;
+    s.set(0, {file});
+    std::remove(file.c_str());
+    layout::Request      rq{&model::gpuauto_ops, params.data(), &s};
+    const layout::Layout F = layout::build_host(K.view(), rq);
+    std::string          parts;
+    bool                 dia_part = false;
+    if (F.report)
+      for (const select::Block &b : F.report->partition.blocks) {
+        parts += F.report->names[(size_t)b.format] + " ";
+        dia_part = dia_part || F.report->names[(size_t)b.format] == dia::ops.root;
+      }
+    check(F.report && F.report->partition_built && dia_part && F.report->partition.blocks.size() >= 2, "partitioned.dia_part_chosen", parts + F.name);
+    if (F.report && F.report->partition_built) {
+      check(slots_hold(*F.fmt, K) && product_error(*F.fmt, K.view(), 1.0) <= 1e-13 && product_error(*F.fmt, K.view(), 0.0) <= 1e-13, "partitioned.dia_part_product");
+      std::vector<LayoutStat> st;
+      F.fmt->describe(st);
+      bool timed = st.size() > 1;
+      for (const LayoutStat &l : st)
+        if (l.key.rfind("part ", 0) == 0 && l.key.find(' ', 5) == std::string::npos) timed = timed && l.value.find("predicted") != std::string::npos && l.value.find("measured") != std::string::npos;
+      check(timed, "partitioned.view_predicted_and_measured", st.size() > 1 ? st[1].value : "");
+      // a change of the values reaches the DIA part's arrays (values_changed)
+      CsrMatrix K2 = K;
+      for (size_t k = 0; k < K2.values.size(); ++k) K2.values[k] = 0.5 * K.values[k] + 0.001 * (double)(k % 13);
+      for (size_t k = 0; k < K2.values.size(); ++k) F.fmt->values[F.fmt->slot_of_csr[k]] = K2.values[k];
+      F.fmt->values_changed(nullptr);
+      check(product_error(*F.fmt, K2.view(), 0.0) <= 1e-13, "partitioned.dia_part_values_changed");
+    }
+    rq.stencil_mode        = select::StencilMode::off;
+    const layout::Layout O = layout::build_host(K.view(), rq);
+    bool                 none = O.report != nullptr;
+    if (O.report)
+      for (const std::string &n : O.report->names) none = none && n != dia::ops.root;
+    check(none, "partitioned.stencil_off_no_dia_candidate", O.name);
+  }
   return gftest::finish();
 }

@@ -165,8 +165,11 @@ std::unique_ptr<FormatBlock> ops_cuda(const CsrView &A, const int64_t *params, c
 
 } // namespace
 
+static_assert(kMaxDiags == kMaxOffsets, "the model checks strips against the offsets a DIA kernel carries");
+const OffsetShape kShape = {param_max_diags, param_max_pad_pct};
+
 const FormatOps ops = {
-  "dia", "DIA: one value array per column offset, no column index, for stencil matrices (a DMDA's)", kParams, nparams, 0, ops_host, ops_cuda, true, ops_uploaded,
+  "dia", "DIA: one value array per column offset, no column index, for stencil matrices (a DMDA's)", kParams, nparams, 0, ops_host, ops_cuda, true, ops_uploaded, nullptr, &kShape,
 };
 
 } // namespace dia

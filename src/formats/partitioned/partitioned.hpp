@@ -22,7 +22,9 @@
 // Error(unsupported)): every value writer (refresh, edits, COO, the diagonal, the factor and
 // transpose views) goes through it and slot_of_csr, and values_changed copies each part's range to
 // the part's own array, which its kernels read. So the values are held twice, and a change of them
-// costs one more pass over them.
+// costs one more pass over them. The view (describe) times each part's product once, beside its
+// predicted time: on the device with CUDA events, on the host backend with the host's clock; a
+// part whose format uses streams of its own is not timed alone.
 #pragma once
 #include "../format.hpp"
 
@@ -56,6 +58,9 @@ int extra_streams(const std::vector<Part> &parts, bool concurrent);
 // as a CSR of their own, and out[k] = in[k] + offset.
 DeviceCsr slice_rows_cuda(const DeviceCsr &d, int32_t r0, int32_t rows, int64_t e0, int64_t e1, cudaStream_t stream);
 void      offset_slots_cuda(const int32_t *in, int64_t n, int32_t offset, int32_t *out, cudaStream_t stream);
+// Seconds of one product of a part on the device (the mean of reps after one warm-up, on a stream
+// of its own): the view's measured time beside the model's prediction.
+double time_part_cuda(const FormatBlock &b, int reps);
 
 } // namespace partitioned
 } // namespace gpuformats
