@@ -14,19 +14,31 @@
 //                 predicted 2.3 ms for a 0.15 ms product)
 //      and a column shape (the x terms)
 //        band     columns in a window of 2P around the diagonal (x read in order)
-//        stencil  three runs of P/3 around i - R^(2/3), i, i + R^(2/3) (a 3D mesh numbering)
+//        stencil  three runs of P/3 around i - R^(2/3), i, i + R^(2/3) (a 3D mesh numbering; the
+//                 columns outside the matrix dropped, so every row lies on the offsets of the
+//                 longest rows, as a grid's boundary rows do: DIA holds them)
 //        window   random in a window of 65536 columns around the diagonal (x in the L2, sectors not)
 //        random   random over all columns (x beyond the L2 for large R)
 //      (all four column shapes with const rows; varied, longrows and hubs on band and random;
 //      -quick: const and varied on band and random, hubs on random); a matrix over
 //      -max_nnz nonzeros is left out;
-//   3. each candidate (every registered format with its default parameters, and cuSPARSE CSR) built
+//      and, beyond those, stencils of the 7- and 27-point lengths (every I; and P = 4 at x twice
+//      the L2), the shape the stencil layout holds;
+//   3. each candidate (every registered format with its default parameters, cuSPARSE CSR, and the
+//      layouts that are no type of their own: DIA, which refuses all but the stencils) built
 //      on the device and its product y = A x timed with CUDA events, median of -reps after warm-up
 //      (3.3: the paper's difference of two means removes the start-up too), and checked against
 //      the host product;
 //      plus, at P = 4, matrices whose x is twice the L2 (the L2-miss term);
 //   4. the model fitted per candidate (non-negative least squares, relative residuals) and written
-//      to -o (default: share/gpuformats/models/<gpu>.json beside bin/), with the fit error printed.
+//      to -o (default: share/gpuformats/models/<gpu>.json beside bin/), with the fit error printed;
+//   5. a held-back check: each candidate fitted again without every fifth of its matrices, and its
+//      error on those printed (the model written is the fit on all of them). An error there far
+//      above the fit's says the terms do not carry to matrices the fit has not seen.
+//
+// Calibrating a new GPU: run it there (a few minutes), then point gpuauto at the file it writes
+// (-mat_gpuauto_model <file>, GPUFORMATS_MODEL_DIR=<dir>, or commit it to share/gpuformats/models/
+// with its log in logs/, as share/gpuformats/models/README.md lists the others).
 //
 // Without a CUDA device it says so and exits 2 (it measures nothing on the host). -list <strip rows>
 // only generates the benchmark set for that strip size and prints each matrix's features (no GPU).
@@ -368,6 +380,28 @@ int main(int argc, char **argv)
     for (double v : k.coef) std::printf(" %.3e", v);
     std::printf("\n");
     m.candidates.push_back(k);
+  }
+  // The held-back check: every fifth matrix of a candidate left out of a second fit, then predicted.
+  std::printf("\nheld-back check: fitted without every fifth matrix, those predicted\n%-14s %8s %12s %12s\n", "candidate", "held", "mean |err|", "max |err|");
+  for (size_t c = 0; c < cands.size(); ++c) {
+    std::vector<model::Sample> fit, held;
+    for (size_t k = 0; k < samples[c].size(); ++k) (k % 5 == 4 ? held : fit).push_back(samples[c][k]);
+    if (fit.size() < (size_t)model::kTerms || held.empty()) {
+      std::printf("%-14s %8zu  too few timings\n", cands[c].c_str(), held.size());
+      continue;
+    }
+    model::Model one;
+    one.l2_bytes   = m.l2_bytes;
+    one.candidates = {model::fit_candidate(cands[c], fit, m.l2_bytes)};
+    double sum = 0, worst = 0;
+    int    n   = 0;
+    for (const model::Sample &h : held) {
+      const double p = model::predict(one, 0, h.strips);
+      if (!std::isfinite(p)) continue; // the candidate's rule refuses it
+      const double e = std::fabs(p - h.seconds) / h.seconds;
+      sum += e, worst = std::max(worst, e), ++n;
+    }
+    std::printf("%-14s %8d %11.1f%% %11.1f%%\n", cands[c].c_str(), n, n ? 100 * sum / n : 0.0, 100 * worst);
   }
   if (m.candidates.empty()) {
     std::fprintf(stderr, "gpuformats_calibrate: no candidate could be fitted; no model written\n");

@@ -1,12 +1,23 @@
 #!/bin/bash
 # partitions: where a partitioned layout (formats/partitioned; gpuauto's -mat_gpuauto_partition)
-# pays, and that it gives AIJ's answers on the GPU. bench_partition times every candidate on each
+# pays, and that it gives AIJ's answers on the GPU. First a calibration of this GPU (DIA included);
+# then bench_partition, with that model, times every candidate on each
 # matrix of bench/suites/partition.txt whole and on each of its two parts, then the partition of the
 # parts' fastest, beside the model's predictions; then ksp_matrix solves with gpuauto's DP partition
 # (built from a model that splits, as test/run.sh's check) against AIJ, with Dirichlet rows changing
 # the values through the slot map between two solves.
 set -u
-timeout ${PART_LIMIT:-330} bin/bench_partition -json $OUT/partition.json -reps ${PART_REPS:-20} >$OUT/partition.log 2>&1
+# The model: this GPU's calibration with DIA (about 4 minutes); MODEL_FILE=<file> takes that one
+# (a calibration an earlier call brought back), CALIBRATE=0 the committed file. PART_ONLY=a,b
+# measures those matrices of the suite only (the suite takes about a minute a matrix).
+MODEL=${MODEL_FILE:+-model $MODEL_FILE}
+if [ -z "$MODEL" ] && [ "${CALIBRATE:-1}" = 1 ]; then
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\+/-/g; s/^-//; s/-$//')
+  timeout ${CALIBRATE_LIMIT:-420} bin/gpuformats_calibrate -o $OUT/$gpu.json >$OUT/$gpu.calibrate.txt 2>$OUT/calibrate.err
+  echo "calibrate rc=$?"; tail -9 $OUT/$gpu.calibrate.txt
+  [ -s $OUT/$gpu.json ] && MODEL="-model $OUT/$gpu.json"
+fi
+timeout ${PART_LIMIT:-330} bin/bench_partition $MODEL ${PART_ONLY:+-only $PART_ONLY} -json $OUT/partition.json -reps ${PART_REPS:-20} >$OUT/partition.log 2>&1
 echo "bench_partition rc=$?"
 cut -c1-220 $OUT/partition.log
 python3 test/petsc/split_model.py share/gpuformats/models/nvidia-h100-80gb-hbm3.json $OUT/split_model.json
