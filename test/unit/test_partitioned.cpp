@@ -74,6 +74,23 @@ bool throws(ErrorKind kind, const std::string &words, Fn &&fn, std::string &why)
   return false;
 }
 
+// gpuauto's settings with a model of two candidates (the H100's file with these names and
+// coefficients), read from a file as -mat_gpuauto_model reads it.
+layout::Settings two_candidate_settings(std::pair<std::string, std::array<double, model::kTerms>> a, std::pair<std::string, std::array<double, model::kTerms>> b)
+{
+  model::Model m = model::read_model("share/gpuformats/models/nvidia-h100-80gb-hbm3.json");
+  m.candidates.resize(2);
+  m.candidates[0].name = a.first, m.candidates[0].coef = a.second;
+  m.candidates[1].name = b.first, m.candidates[1].coef = b.second;
+  static int        made = 0;
+  const std::string file = "/tmp/gpuformats_test_partitioned_" + std::to_string(::getpid()) + "_" + std::to_string(made++) + ".json";
+  model::write_model(m, file);
+  layout::Settings s(model::gpuauto_ops);
+  s.set(0, {file});
+  std::remove(file.c_str());
+  return s;
+}
+
 } // namespace
 
 int main()
@@ -141,19 +158,10 @@ int main()
   // more per nonzero: its DP splits a stencil from long rows. force and auto under the margin build
   // the split; off and a margin above the predicted gain do not, and say why
   {
-    const CsrMatrix K = generate_matrix("joined:first=stencil3d7,second=longrows,share=0.5,nnz=60000", 5);
-    model::Model    m = model::read_model("share/gpuformats/models/nvidia-h100-80gb-hbm3.json");
-    m.candidates.resize(2);
-    m.candidates[0].name = "evchyb", m.candidates[1].name = model::kCusparseCsr;
-    m.candidates[0].coef = {1e-7, 1e-10, 1e-11, 1e-9, 0, 0, 0, 0};
-    m.candidates[1].coef = {1e-7, 1e-10, 3e-11, 0, 0, 0, 0, 0};
-    const std::string file = "/tmp/gpuformats_test_partitioned_" + std::to_string(::getpid()) + ".json";
-    model::write_model(m, file);
-    layout::Settings     s(model::gpuauto_ops);
+    const CsrMatrix      K = generate_matrix("joined:first=stencil3d7,second=longrows,share=0.5,nnz=60000", 5);
+    layout::Settings     s = two_candidate_settings({"evchyb", {1e-7, 1e-10, 1e-11, 1e-9, 0, 0, 0, 0}}, {model::kCusparseCsr, {1e-7, 1e-10, 3e-11, 0, 0, 0, 0, 0}});
     std::vector<int64_t> params = default_params(model::gpuauto_ops);
     params[model::kAutoParamStripRows] = 256;
-    s.set(0, {file});
-    std::remove(file.c_str());
     check(s.set(2, {"force"}) && !s.set(2, {"force"}) && s.value(2) == "force", "partitioned.setting_force");
     check(throws(ErrorKind::bad_input, "auto, off or force", [&] { s.set(2, {"sometimes"}); }, why), "partitioned.setting_bad", why);
     const layout::Layout F = layout::build_host(K.view(), {&model::gpuauto_ops, params.data(), &s});
@@ -185,19 +193,10 @@ int main()
   // (none for the strip where the parts meet) and the product is AIJ's; with the stencil layout
   // off (-mat_gpuformats_stencil off) DIA is no candidate, for a part either.
   {
-    const CsrMatrix K = generate_matrix("joined:first=stencil3d7,second=randrows,share=0.6,nnz=200000", 9);
-    model::Model    m = model::read_model("share/gpuformats/models/nvidia-h100-80gb-hbm3.json");
-    m.candidates.resize(2);
-    m.candidates[0].name = "evchyb", m.candidates[1].name = dia::ops.root;
-    m.candidates[0].coef = {1e-7, 1e-10, 2e-11, 0, 0, 0, 0, 0};
-    m.candidates[1].coef = {1e-7, 1e-10, 1e-11, 0, 0, 0, 0, 0};
-    const std::string file = "/tmp/gpuformats_test_partitioned_dia_" + std::to_string(::getpid()) + ".json";
-    model::write_model(m, file);
-    layout::Settings     s(model::gpuauto_ops);
+    const CsrMatrix      K = generate_matrix("joined:first=stencil3d7,second=randrows,share=0.6,nnz=200000", 9);
+    layout::Settings     s = two_candidate_settings({"evchyb", {1e-7, 1e-10, 2e-11, 0, 0, 0, 0, 0}}, {dia::ops.root, {1e-7, 1e-10, 1e-11, 0, 0, 0, 0, 0}});
     std::vector<int64_t> params = default_params(model::gpuauto_ops);
     params[model::kAutoParamStripRows] = 1024;
-    s.set(0, {file});
-    std::remove(file.c_str());
     layout::Request      rq{&model::gpuauto_ops, params.data(), &s};
     const layout::Layout F = layout::build_host(K.view(), rq);
     std::string          parts;
