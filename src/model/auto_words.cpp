@@ -4,6 +4,7 @@
 #include "../core/text.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace gpuformats::model {
 namespace {
@@ -11,7 +12,8 @@ namespace {
 std::string predictions(const AutoReport &r)
 {
   std::string out;
-  for (size_t i = 0; i < r.names.size(); ++i) out += format("%s%s %.1f", i ? ", " : "", r.names[i].c_str(), 1e6 * r.predicted[i]);
+  for (size_t i = 0; i < r.names.size(); ++i) // +inf: the candidate's rule refuses the block (the offset layout)
+    out += std::isfinite(r.predicted[i]) ? format("%s%s %.1f", i ? ", " : "", r.names[i].c_str(), 1e6 * r.predicted[i]) : format("%s%s refuses", i ? ", " : "", r.names[i].c_str());
   return out;
 }
 

@@ -207,6 +207,9 @@ int main()
         dia_part = dia_part || F.report->names[(size_t)b.format] == dia::ops.root;
       }
     check(F.report && F.report->partition_built && dia_part && F.report->partition.blocks.size() >= 2, "partitioned.dia_part_chosen", parts + F.name);
+    bool refuses = false; // the whole matrix is no stencil: DIA's prediction says so, not "inf"
+    for (const std::string &l : F.view) refuses = refuses || (l.find("predicted us per product: evchyb ") != std::string::npos && l.find(", dia refuses") != std::string::npos);
+    check(refuses, "partitioned.view_dia_refuses_the_whole");
     if (F.report && F.report->partition_built) {
       check(slots_hold(*F.fmt, K) && product_error(*F.fmt, K.view(), 1.0) <= 1e-13 && product_error(*F.fmt, K.view(), 0.0) <= 1e-13, "partitioned.dia_part_product");
       std::vector<LayoutStat> st;
