@@ -123,7 +123,8 @@ int main(int argc, char **argv)
     for (int c = 0; c < (int)m.candidates.size(); ++c) {
       const double t = model::predict(m, c, strips);
       if (t < best_t) best_t = t, best = c;
-      std::printf("%-14s %14.2f", m.candidates[c].name.c_str(), 1e6 * t);
+      if (std::isfinite(t)) std::printf("%-14s %14.2f", m.candidates[c].name.c_str(), 1e6 * t);
+      else std::printf("%-14s %14s", m.candidates[c].name.c_str(), "refuses"); // its rule (DIA's offsets)
       if (measure) {
         try {
           double       err = 0;
