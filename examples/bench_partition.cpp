@@ -176,13 +176,11 @@ int main(int argc, char **argv)
       m["concurrent_gain"]     = best_whole / tc;
       m["dp"]                  = {{"blocks", dp.blocks.size()}, {"predicted_us", 1e6 * dp.time}, {"single_predicted_us", 1e6 * dp.single.time}};
       if (dp.partitioned()) { // gpuauto's partition as it builds it (parts at once), against its prediction
-        std::vector<partitioned::Part> dparts;
-        std::string                    words;
-        for (const select::Block &b : dp.blocks) {
-          const int32_t first = sw[(size_t)b.first_strip].f.first_row, last = sw[(size_t)b.last_strip].f.first_row + sw[(size_t)b.last_strip].f.rows;
-          dparts.push_back({first, last - first, model::candidate_ops(M.candidates[(size_t)b.format].name), b.time});
-          words += format("%s%s rows %d-%d", words.empty() ? "" : ", ", M.candidates[(size_t)b.format].name.c_str(), first, last - 1);
-        }
+        std::vector<std::string> all; // the DP indexes the model's candidates
+        for (const model::Candidate &c : M.candidates) all.push_back(c.name);
+        const std::vector<partitioned::Part> dparts = model::partition_parts(dp, sw, all);
+        std::string                          words;
+        for (const partitioned::Part &q : dparts) words += format("%s%s rows %d-%d", words.empty() ? "" : ", ", q.ops->root, q.first_row, q.first_row + q.rows - 1);
         double       derr = 0;
         const double td   = model::measure_partitioned(V, dparts, true, reps, 3, &derr);
         std::printf("  the DP's partition (%s): %.1f us measured (rel. error %.1e), %.1f predicted (%+.1f%%): %.3fx the best one format\n", words.c_str(), 1e6 * td, derr, 1e6 * dp.time, 100 * (dp.time / td - 1), best_whole / td);

@@ -67,13 +67,8 @@ std::unique_ptr<FormatBlock> try_partition(const AutoSettings &s, AutoReport &r,
     r.partition_note = format("not built: %.1f%% faster is below the %.0f%% margin (-mat_gpuauto_partition_gain_pct; -mat_gpuauto_partition force builds it)", 100 * gain, 100 * s.partition_gain);
     return nullptr;
   }
-  std::vector<partitioned::Part> parts;
-  for (const select::Block &b : p.blocks) {
-    const Strip &first = r.strips[(size_t)b.first_strip], &last = r.strips[(size_t)b.last_strip];
-    parts.push_back({first.f.first_row, last.f.first_row + last.f.rows - first.f.first_row, candidate_ops(r.names[(size_t)b.format]), b.time});
-  }
   try {
-    auto blk             = build(parts);
+    auto blk             = build(partition_parts(p, r.strips, r.names));
     r.partition_built    = true;
     r.chosen             = "partition";
     r.chosen_predicted   = p.time;
@@ -166,6 +161,16 @@ const FormatOps *candidate_ops(const std::string &name)
 {
   if (name == kCusparseCsr) return &cusparse_csr_ops;
   return find_layout_format(name);
+}
+
+std::vector<partitioned::Part> partition_parts(const select::Partition &p, const std::vector<Strip> &strips, const std::vector<std::string> &names)
+{
+  std::vector<partitioned::Part> parts;
+  for (const select::Block &b : p.blocks) {
+    const Strip &first = strips[(size_t)b.first_strip], &last = strips[(size_t)b.last_strip];
+    parts.push_back({first.f.first_row, last.f.first_row + last.f.rows - first.f.first_row, candidate_ops(names[(size_t)b.format]), b.time});
+  }
+  return parts;
 }
 
 std::shared_ptr<const Model> model_for_this_gpu(std::string *source, std::string *message)

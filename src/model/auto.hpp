@@ -38,9 +38,12 @@ constexpr int kAutoParamStripRows = 0, kAutoParamPartitionGainPct = 1;
 enum class PartitionMode { automatic, off, force };
 const char *partition_mode_name(PartitionMode m);
 
-// The layout a candidate name builds: a registered format's ops, or cusparse_csr_ops (kCusparseCsr);
-// null for any other name.
+// The layout a candidate name builds: a registered format's or a layout-only one's (DIA) ops, or
+// cusparse_csr_ops (kCusparseCsr); null for any other name.
 const FormatOps *candidate_ops(const std::string &name);
+// The DP's blocks as the partitioned layout's parts: each block's rows (from its strips), the
+// layout of its candidate (names[block.format]) and its predicted time.
+std::vector<partitioned::Part> partition_parts(const select::Partition &p, const std::vector<Strip> &strips, const std::vector<std::string> &names);
 struct AutoReport;
 // What built a block the report describes: the chosen candidate's ops, or gpuauto's own for a
 // partition (its streams cover every part's; a matrix derived from the block chooses again).

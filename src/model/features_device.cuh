@@ -414,10 +414,10 @@ std::vector<Strip> strips_of_system(const Sys &sys, const int32_t *rowptr, const
     o.x_footprint  = foot[s];
     o.row_lanes    = st[s].lanes;
     o.row_warps    = st[s].wide_warps + tw[s];
-    if (shaped && miss[s] == 0) {
+    if (shaped && miss[s] == 0) { // else ndiag stays -1 and the offsets 0, as the host's
       o.ndiag = o.f.max_row;
       std::copy(off.begin() + (size_t)s * kMaxOffsets, off.begin() + (size_t)(s + 1) * kMaxOffsets, o.offsets.begin());
-    } else if (shaped) o.ndiag = -1; // offsets stay 0, as the host's
+    }
   }
   return out;
 }

@@ -132,6 +132,14 @@ std::array<double, kTerms> block_terms(const Strip *strips, int count, int64_t l
   return t;
 }
 
+// The offset layout's terms from a block's: its entry stream is its slots, ndiag x rows (padding
+// included).
+static std::array<double, kTerms> offset_terms(std::array<double, kTerms> t, int32_t ndiag)
+{
+  t[2] = (double)ndiag * t[1];
+  return t;
+}
+
 bool candidate_terms(const std::string &name, const Strip *strips, int count, int64_t l2_bytes, std::array<double, kTerms> &t)
 {
   t = block_terms(strips, count, l2_bytes);
@@ -139,7 +147,7 @@ bool candidate_terms(const std::string &name, const Strip *strips, int count, in
   if (!f || name != f->root) return true;
   const int32_t nd = block_diags(strips, count);
   if (nd < 0) return false;
-  t[2] = (double)nd * t[1]; // its slots, padding included
+  t = offset_terms(t, nd);
   return true;
 }
 
@@ -283,9 +291,7 @@ std::function<double(int, int, int *)> dp_cost(const Model &m, const std::vector
         }
         const int32_t nd = diags->nd[(size_t)(j - i)];
         if (nd < 0) continue;
-        std::array<double, kTerms> u = t;
-        u[2]                         = (double)nd * u[1];
-        v                            = dot(coefs[c], u);
+        v = dot(coefs[c], offset_terms(t, nd));
       } else v = dot(coefs[c], t);
       if (v < best) best = v, arg = (int)c;
     }
