@@ -13,11 +13,7 @@ B=build/experiments/model-pjds-cap
 mkdir -p $B bin/experiments
 cp $S/refit.cu $B/refit.cu
 (cd $B && patch -s -o cap.cu refit.cu) < $E/cap.patch
-FLAGS=$(make -s --no-print-directory --eval 'pv-%: ; @echo $($*)' pv-GF_CUFLAGS | sed 's/-gencode [^ ]*//g')
-LIBS=$(make -s --no-print-directory --eval 'pv-%: ; @echo $($*)' pv-GF_LDLIBS)
-CUDAC=$(make -s --no-print-directory --eval 'pv-%: ; @echo $($*)' pv-CUDAC)
-$CUDAC $FLAGS -gencode arch=compute_90,code=sm_90 -diag-suppress 20208 -c $B/cap.cu -o $B/cap.o
-mpicxx $B/cap.o -o bin/experiments/model-pjds-cap lib/libgpuformats_internal.a $LIBS
+$S/build.sh $B/cap.cu model-pjds-cap
 $S/extract.py $R/spmv-default-v3-h100.json > $B/h100.tsv
 $S/extract.py $R/spmv-default-v3-h200.json > $B/h200.tsv
 $S/extract.py -model $M/nvidia-h100-80gb-hbm3.json > $B/h100.model

@@ -7,11 +7,7 @@ E=bench/experiments/model-refit
 M=share/gpuformats/models
 R=bench/results/h200-h100/gpuauto/2026-11-26-628058d
 mkdir -p build/experiments bin/experiments
-FLAGS=$(make -s --no-print-directory --eval 'pv-%: ; @echo $($*)' pv-GF_CUFLAGS | sed 's/-gencode [^ ]*//g')
-LIBS=$(make -s --no-print-directory --eval 'pv-%: ; @echo $($*)' pv-GF_LDLIBS)
-CUDAC=$(make -s --no-print-directory --eval 'pv-%: ; @echo $($*)' pv-CUDAC)
-$CUDAC $FLAGS -gencode arch=compute_90,code=sm_90 -diag-suppress 20208 -c $E/refit.cu -o build/experiments/refit.o
-mpicxx build/experiments/refit.o -o bin/experiments/refit lib/libgpuformats_internal.a $LIBS
+$E/build.sh $E/refit.cu refit
 $E/extract.py $R/spmv-default-h100.json > build/experiments/refit-h100.tsv
 $E/extract.py $R/spmv-default-h200.json > build/experiments/refit-h200.tsv
 $E/extract.py -model $M/nvidia-h100-80gb-hbm3.json > build/experiments/refit-h100.model

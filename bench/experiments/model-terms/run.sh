@@ -12,11 +12,7 @@ B=build/experiments/model-terms
 mkdir -p $B bin/experiments
 cp $S/refit.cu $B/refit.cu
 (cd $B && patch -s -o terms.cu refit.cu) < $E/terms.patch
-FLAGS=$(make -s --no-print-directory --eval 'pv-%: ; @echo $($*)' pv-GF_CUFLAGS | sed 's/-gencode [^ ]*//g')
-LIBS=$(make -s --no-print-directory --eval 'pv-%: ; @echo $($*)' pv-GF_LDLIBS)
-CUDAC=$(make -s --no-print-directory --eval 'pv-%: ; @echo $($*)' pv-CUDAC)
-$CUDAC $FLAGS -gencode arch=compute_90,code=sm_90 -diag-suppress 20208 -c $B/terms.cu -o $B/terms.o
-mpicxx $B/terms.o -o bin/experiments/model-terms lib/libgpuformats_internal.a $LIBS
+$S/build.sh $B/terms.cu model-terms
 $S/extract.py $R/spmv-default-v3-h100.json > $B/h100.tsv
 $S/extract.py $R/spmv-default-v3-h200.json > $B/h200.tsv
 $S/extract.py -model $M/nvidia-h100-80gb-hbm3.json > $B/h100.model
