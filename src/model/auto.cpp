@@ -93,6 +93,17 @@ AutoSettings resolved(const AutoSettings &s)
   return r;
 }
 
+// Whether the offset layout is among the choice's candidates (the model has it, the settings allow
+// it): the strips' offset view is computed only then.
+bool offset_candidate(const AutoSettings &s)
+{
+  const FormatOps *o = offset_shape_format();
+  if (!o || !s.offset_layout) return false;
+  for (const Candidate &c : s.model->candidates)
+    if (candidate_ops(c.name) == o) return s.candidates.empty() || std::find(s.candidates.begin(), s.candidates.end(), c.name) != s.candidates.end();
+  return false;
+}
+
 // The choice from the strips `features` computes (host or device), then `build` of the candidates in
 // order; *report (may be null) filled.
 template <class Features, class Build, class BuildParts>
@@ -104,7 +115,7 @@ std::unique_ptr<FormatBlock> choose_and_build(const CsrView &A, const AutoSettin
   const auto    t0   = std::chrono::steady_clock::now();
   const auto    rs   = resolved(s);
   const int32_t k    = sector_stride(A.nnz);
-  const AutoPlan plan = plan_auto(rs, features(rs.strip_rows, k), r);
+  const AutoPlan plan = plan_auto(rs, features(rs.strip_rows, k, offset_candidate(rs)), r);
   r.features_on_device = on_device;
   r.sector_stride      = k;
   r.choice_seconds     = seconds_since(t0);
@@ -119,7 +130,7 @@ std::unique_ptr<FormatBlock> build_auto_uploaded(const CsrView &A, DeviceCsr &d,
 {
   GPUFORMATS_CUDA(cudaStreamSynchronize(stream)); // the upload done: the choice's time is its own
   return choose_and_build(
-    A, s, true, report, [&](int32_t strip, int32_t k) { return strips_of_device(d.rowptr.data(), d.colidx.data(), A.nrows, A.ncols, A.nnz, strip, k, stream); },
+    A, s, true, report, [&](int32_t strip, int32_t k, bool offsets) { return strips_of_device(d.rowptr.data(), d.colidx.data(), A.nrows, A.ncols, A.nnz, strip, k, stream, offsets); },
     [&](const FormatOps &ops, const int64_t *params) {
       // build_uploaded is required of a format (CONTRIBUTING.md); a missing one is a clear error, not a crash
       if (!ops.build_uploaded) throw Error(ErrorKind::internal, std::string("gpuauto: the format ") + ops.root + " has no build_uploaded; every format must provide it");
@@ -261,7 +272,7 @@ AutoPlan plan_auto(const AutoSettings &s, std::vector<Strip> strips, AutoReport 
 std::unique_ptr<FormatBlock> build_auto_host(const CsrView &A, const AutoSettings &s, AutoReport *report)
 {
   return choose_and_build(
-    A, s, false, report, [&](int32_t strip, int32_t k) { return strips_of(A, strip, k); }, [&](const FormatOps &ops, const int64_t *params) { return ops.build_host(A, params); },
+    A, s, false, report, [&](int32_t strip, int32_t k, bool offsets) { return strips_of(A, strip, k, offsets); }, [&](const FormatOps &ops, const int64_t *params) { return ops.build_host(A, params); },
     [&](const std::vector<partitioned::Part> &parts) { return partitioned::build_host(A, parts, kPartsAtOnce); });
 }
 

@@ -10,10 +10,10 @@
 
 namespace gpuformats::model {
 
-std::vector<Strip> strips_of_device(const int32_t *rowptr, const int32_t *colidx, int32_t nrows, int32_t ncols, int64_t nnz, int32_t strip_rows, int32_t sector_stride, cudaStream_t stream)
+std::vector<Strip> strips_of_device(const int32_t *rowptr, const int32_t *colidx, int32_t nrows, int32_t ncols, int64_t nnz, int32_t strip_rows, int32_t sector_stride, cudaStream_t stream, bool offset_view)
 {
   try {
-    return features::strips_of_system(CudaSystem{stream}, rowptr, colidx, nrows, ncols, nnz, strip_rows, sector_stride);
+    return features::strips_of_system(CudaSystem{stream}, rowptr, colidx, nrows, ncols, nnz, strip_rows, sector_stride, offset_view);
   } catch (const Error &) {
     throw;
   } catch (const thrust::system_error &e) { // Thrust's own temporaries and launches

@@ -300,7 +300,7 @@ void footprints_of_system(const Sys &sys, const int32_t *rowptr, const int32_t *
 }
 
 template <class Sys>
-std::vector<Strip> strips_of_system(const Sys &sys, const int32_t *rowptr, const int32_t *colidx, int32_t nrows, int32_t ncols, int64_t nnz, int32_t strip_rows, int32_t sector_stride)
+std::vector<Strip> strips_of_system(const Sys &sys, const int32_t *rowptr, const int32_t *colidx, int32_t nrows, int32_t ncols, int64_t nnz, int32_t strip_rows, int32_t sector_stride, bool offset_view = true)
 {
   (void)ncols; // the features read columns only through colidx
   if (strip_rows < 1) throw Error(ErrorKind::bad_input, "strips_of_device: strips need at least one row");
@@ -380,8 +380,9 @@ std::vector<Strip> strips_of_system(const Sys &sys, const int32_t *rowptr, const
                           thrust::make_transform_iterator(counts.data(), ClassWarps{rc}), thrust::make_discard_iterator(), tile_warps.data());
   }
 
-  // The offset layout's view: one more pass over the entries of the strips of short rows.
-  const bool shaped = offset_shape_format() != nullptr;
+  // The offset layout's view: one more pass over the entries of the strips of short rows (none where
+  // that layout is no candidate of the choice).
+  const bool shaped = offset_view && offset_shape_format() != nullptr;
   auto       offs   = sys.template temp<int32_t>(shaped ? (size_t)nstrips * kMaxOffsets : 0);
   auto       misses = sys.template temp<int32_t>(shaped ? nstrips : 0);
   if (shaped) {

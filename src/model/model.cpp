@@ -193,7 +193,7 @@ int32_t strip_offsets(const CsrView &A, const select::StripFeatures &f, std::arr
 
 } // namespace
 
-std::vector<Strip> strips_of(const CsrView &A, int32_t strip_rows, int32_t sector_stride)
+std::vector<Strip> strips_of(const CsrView &A, int32_t strip_rows, int32_t sector_stride, bool offset_view)
 {
   if (sector_stride < 1) throw Error(ErrorKind::bad_input, "strips_of: the sector stride must be at least 1");
   const std::vector<select::StripFeatures> f = select::strip_features(A, strip_rows);
@@ -218,7 +218,7 @@ std::vector<Strip> strips_of(const CsrView &A, int32_t strip_rows, int32_t secto
       if ((sector_hash((uint32_t)(A.colidx[e] >> 2)) & mask) == 0) sec.push_back(A.colidx[e] >> 2);
     std::sort(sec.begin(), sec.end());
     out[k].x_footprint = (int64_t)(std::unique(sec.begin(), sec.end()) - sec.begin()) * (mask + 1);
-    if (offset_shape_format()) out[k].ndiag = strip_offsets(A, f[k], out[k].offsets);
+    if (offset_view && offset_shape_format()) out[k].ndiag = strip_offsets(A, f[k], out[k].offsets);
     // The row-cost format's lanes, and its warps: per window of the strip, the rows of each class
     // share blocks; wide rows run their own.
     const FormatOps *rf = row_cost_format();

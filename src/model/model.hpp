@@ -141,7 +141,7 @@ struct Strip {
   // offset_shape_format()'s view (format.hpp's OffsetShape): where every entry of the strip lies on
   // the offsets j - i of its first longest row and that row has at most kMaxOffsets entries, ndiag
   // is their count (= f.max_row) and offsets[0..ndiag) the offsets, ascending; else -1 (also where
-  // no format declares an OffsetShape).
+  // no format declares an OffsetShape, or the strips were computed without the view).
   int32_t                          ndiag = -1;
   std::array<int32_t, kMaxOffsets> offsets{};
 };
@@ -215,15 +215,16 @@ constexpr int64_t sampled_x_sectors(int64_t sampled_sum, int32_t rows, int32_t s
 
 // The strips of A, strip_rows rows each (the last may be shorter), computed on the host; x_sectors
 // on every sector_stride-th group (1: all, exact). strip_rows >= 1, sector_stride >= 1, else
-// Error(bad_input).
-std::vector<Strip> strips_of(const CsrView &A, int32_t strip_rows, int32_t sector_stride = 1);
+// Error(bad_input). offset_view false skips the offset layout's view (ndiag -1 everywhere): a choice
+// without that layout among its candidates saves its pass over the entries.
+std::vector<Strip> strips_of(const CsrView &A, int32_t strip_rows, int32_t sector_stride = 1, bool offset_view = true);
 // The same strips, equal field by field, from a CSR in device memory (rowptr: nrows + 1 entries,
 // colidx: nnz, columns sorted within each row as CsrView guarantees), with Thrust on `stream`
 // (features_device.cuh, features_cuda.cu): the features of a matrix being built come from the CSR
 // already uploaded for the build, in O(nrows) plus the sampled entries (a sort of those only).
 // Synchronises the stream before returning. Throws Error: bad_input (strip_rows or sector_stride
 // < 1), out_of_memory, device (any other CUDA or Thrust failure).
-std::vector<Strip> strips_of_device(const int32_t *rowptr, const int32_t *colidx, int32_t nrows, int32_t ncols, int64_t nnz, int32_t strip_rows, int32_t sector_stride, cudaStream_t stream);
+std::vector<Strip> strips_of_device(const int32_t *rowptr, const int32_t *colidx, int32_t nrows, int32_t ncols, int64_t nnz, int32_t strip_rows, int32_t sector_stride, cudaStream_t stream, bool offset_view = true);
 
 // The kTerms terms of a block, summed over its strips (l2_bytes >= 0).
 std::array<double, kTerms> block_terms(const Strip *strips, int count, int64_t l2_bytes);

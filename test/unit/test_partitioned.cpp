@@ -231,6 +231,14 @@ int main()
     if (O.report)
       for (const std::string &n : O.report->names) none = none && n != dia::ops.root;
     check(none, "partitioned.stencil_off_no_dia_candidate", O.name);
+    // the strips' offset view is computed where DIA is a candidate, and skipped where it is not
+    auto views = [](const layout::Layout &L) {
+      int n = 0;
+      if (L.report)
+        for (const model::Strip &st : L.report->strips) n += st.ndiag >= 0;
+      return n;
+    };
+    check(views(F) > 0 && O.report && !O.report->strips.empty() && views(O) == 0, "partitioned.offset_view_only_for_dia", std::to_string(views(F)) + " and " + std::to_string(views(O)) + " strips with an offset view");
   }
   return gftest::finish();
 }
