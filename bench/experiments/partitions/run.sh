@@ -40,3 +40,5 @@ for pc in "-ksp_type cg -pc_type jacobi" "-ksp_type gmres"; do
   grep -E "gpuauto: partition|part [0-9]+: rows" $OUT/solve-dia-$n.log | cut -c1-200
   echo "dia-part $n vs aijcusparse: $(python3 test/petsc/compare_runs.py $OUT/solve-dia-$n.log $OUT/solve-dia-$n-ref.log)"
 done
+# the device tool brings back 8 files: the solve logs go as one archive
+(cd $OUT && tar -cJf solve-logs.tar.xz solve-*.log && rm -f solve-*.log)
