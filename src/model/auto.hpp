@@ -66,7 +66,7 @@ struct AutoSettings {
   std::vector<std::string>     candidates; // allowed names (empty: every candidate of the model)
   int32_t                      strip_rows = 0; // 0: model->strip_rows
   PartitionMode                partition  = PartitionMode::automatic;
-  double                       partition_gain = 0.10; // least predicted gain (one format's time / the partition's - 1) of a partition built by automatic
+  double                       partition_gain = 0.03; // least predicted gain (one format's time / the partition's - 1) of a partition built by automatic
   bool                         offset_layout = true;  // the model's offset_shape_format() may be chosen (-mat_gpuformats_stencil off: not)
 };
 
