@@ -373,7 +373,8 @@ def readme_heading(path):
 def other_section(out):
     out.append("## 8. Other results")
     out.append("")
-    out.append("Every run folder with a README (`results/<gpu>/<subject>/<date>-<commit>/`) and "
+    out.append("Every result folder with a README (`results/<gpu>/<subject>/`, or a run of it "
+               "`results/<gpu>/<subject>/<date>-<commit>/` as earlier runs were filed) and "
                "the README's first heading.")
     out.append("")
     for gpu in sorted(os.listdir(RESULTS)):
@@ -384,6 +385,8 @@ def other_section(out):
             sdir = os.path.join(gdir, subject)
             if not os.path.isdir(sdir):
                 continue
+            if os.path.isfile(os.path.join(sdir, "README.md")):
+                out.append("- %s: %s" % (link("results/%s/%s/" % (gpu, subject)), readme_heading(os.path.join(sdir, "README.md"))))
             for run in sorted(os.listdir(sdir)):
                 readme = os.path.join(sdir, run, "README.md")
                 if os.path.isfile(readme):
