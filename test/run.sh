@@ -321,9 +321,11 @@ if [[ " $TYPES " == *" gpuauto "* ]]; then
   out=$(bin/test/ksp_matrix $SPLIT -dll_append $LIB -mat_type gpuauto -mat_gpuauto_partition off -mat_view ::ascii_info 2>&1)
   echo "$out" | grep -q "not built (-mat_gpuauto_partition off); one format is built" && ! echo "$out" | grep -q "partition of [0-9]* parts" && pass petsc.gpuauto.partition_off || { fail petsc.gpuauto.partition_off; echo "$out" | grep -i partition | head; }
   compare_solver petsc.gpuauto.partition_solve 1 aij gpuauto "-mat_gpuauto_partition force" bin/test/ksp_matrix $SPLIT
-  # by default (-mat_gpuauto_partition auto) the committed H100 model splits a stencil (85%) from
-  # long rows, the stencil part in the stencil layout, and the solve gives AIJ's history
-  STPART="-f joined:first=stencil3d7,second=longrows,share=0.85,nnz=5M -mat_gpuauto_model $H100 -ksp_monitor -ksp_max_it 20 -pc_type jacobi"
+  # by default (-mat_gpuauto_partition auto) the committed H100 model splits a convection-diffusion
+  # stencil (85%) from a block FEM matrix, the stencil part in the stencil layout; GMRES with the
+  # default PC (ILU(0), factored through the partition's slot map) and Dirichlet rows between two
+  # solves gives AIJ's history
+  STPART="-f joined:first=convdiff3d,second=blockfem,share=0.85,nnz=5M -mat_gpuauto_model $H100 -ksp_monitor -ksp_max_it 30 -repeat 2 -dirichlet 7"
   out=$(bin/test/ksp_matrix $STPART -dll_append $LIB -mat_type gpuauto -mat_view ::ascii_info 2>&1)
   echo "$out" | grep -q "gpuauto: partition: the DP predicts strips [0-9-]* dia, .*; built" && echo "$out" | grep -qE "part 0: rows 0-[0-9]* .*, dia, predicted" &&
     pass petsc.gpuauto.partition_auto_stencil_part || { fail petsc.gpuauto.partition_auto_stencil_part; echo "$out" | grep -i "partition\|part " | head; }
