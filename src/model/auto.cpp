@@ -108,15 +108,25 @@ AutoSettings resolved(const AutoSettings &s)
   return r;
 }
 
-// Whether the offset layout is among the choice's candidates (the model has it, the settings allow
-// it): the strips' offset view is computed only then.
+// m's candidates that the settings allow (restrict_candidates) and this build can lay out: a model
+// file may name a candidate this build has no layout for (a newer library's), and the offset layout
+// is none under -mat_gpuformats_stencil off.
+Model allowed_candidates(const Model &m, const AutoSettings &s)
+{
+  Model r = restrict_candidates(m, s.candidates);
+  r.candidates.erase(std::remove_if(r.candidates.begin(), r.candidates.end(),
+                                    [&](const Candidate &c) { return !candidate_ops(c.name) || (!s.offset_layout && candidate_ops(c.name) == offset_shape_format()); }),
+                     r.candidates.end());
+  return r;
+}
+
+// Whether the offset layout is among the choice's candidates: the strips' offset view is computed
+// only then.
 bool offset_candidate(const AutoSettings &s)
 {
-  const FormatOps *o = offset_shape_format();
-  if (!o || !s.offset_layout) return false;
-  for (const Candidate &c : s.model->candidates)
-    if (candidate_ops(c.name) == o) return s.candidates.empty() || std::find(s.candidates.begin(), s.candidates.end(), c.name) != s.candidates.end();
-  return false;
+  const FormatOps *o       = offset_shape_format();
+  const Model      allowed = allowed_candidates(*s.model, s);
+  return o && std::any_of(allowed.candidates.begin(), allowed.candidates.end(), [&](const Candidate &c) { return candidate_ops(c.name) == o; });
 }
 
 // The choice from the strips `features` computes (host or device), then `build` of the candidates in
@@ -259,11 +269,7 @@ AutoPlan plan_auto(const AutoSettings &s, std::vector<Strip> strips, AutoReport 
   AutoPlan plan;
   std::string source = s.source, message = s.message;
   std::shared_ptr<const Model> m = s.model ? s.model : model_for_this_gpu(&source, &message);
-  plan.model                     = restrict_candidates(*m, s.candidates);
-  // a model file may name a candidate this build has no layout for (a newer library's): skip it
-  plan.model.candidates.erase(std::remove_if(plan.model.candidates.begin(), plan.model.candidates.end(),
-                                             [&](const Candidate &c) { return !candidate_ops(c.name) || (!s.offset_layout && candidate_ops(c.name) == offset_shape_format()); }),
-                              plan.model.candidates.end());
+  plan.model                     = allowed_candidates(*m, s);
   if (plan.model.candidates.empty()) throw Error(ErrorKind::bad_input, "gpuauto: the model (" + m->gpu + ") has no candidate this library can build; recalibrate with bin/gpuformats_calibrate");
   r.model_source  = source;
   r.model_gpu     = m->gpu;
