@@ -53,7 +53,7 @@ for m in d["matrices"]:
 EOF
 
 # targets.py reads this run, and a committed one from before the device-side fields
-for j in "$OUT/small.json" bench/results/h100/sort-windows/2026-11-23-ee7509e/spmv-h100-72167fc.json; do
+for j in "$OUT/small.json" bench/results/h100/sort-windows/spmv-h100-72167fc.json; do
   out=$(python3 bench/targets.py "$j" 2>&1); rc=$?
   [ $rc = 0 ] && echo "$out" | grep -q "first conversion (device-side)" && ok "bench.targets.$(basename "$j" .json)" || { notok "bench.targets.$(basename "$j" .json)" "exit $rc"; echo "$out" | tail -5; }
 done

@@ -13,7 +13,7 @@
 // host thread; on the H100 machine that is 7-8 GB/s, while a pinned source copies at 54 GB/s. With
 // T threads filling pinned 8 MB chunks a 400 MB upload ran at 15 (T = 2), 28 (4) and 36 (8) GB/s
 // (bench/experiments/staged-upload, output
-// bench/results/h100/staged-upload/2026-11-24-163265a/explore/staged-output.txt). The user's memory is
+// bench/results/h100/staged-upload/explore/staged-output.txt). The user's memory is
 // never pinned or registered: only the ring is pinned, allocated at the first staged copy and kept
 // for the process (release_upload_staging frees it; the glue calls it at PetscFinalize).
 #pragma once
@@ -27,7 +27,7 @@ namespace gpuformats {
 // staged upload, inside the first build: with 8 MB chunks (64 MB pinned) the first build of ex45
 // 128^3 uploaded in 51-54 ms against 24-28 ms pageable; pinning a background ring instead slowed
 // that build's device work from 15-20 to 37-45 ms
-// (bench/results/h100/transpose/2026-11-25-a8aa0b1/README.md).
+// (bench/results/h100/transpose/README.md).
 constexpr std::size_t kUploadChunkBytes = std::size_t(2) << 20;
 
 class StageTimer;

@@ -22,7 +22,7 @@ GPUFORMATS_HD int32_t  narrow_column_split(uint16_t lo, uint16_t hi) { return (i
 
 // The share of the slots the fitting groups must hold for a narrow layout with split groups.
 // Split groups cost more than their bytes say (two column loads for one). Measured on an H100
-// (bench/results/h100/narrow-columns/2026-11-24-97178b2): mixed layouts won where 87.7% and 95.7% of
+// (bench/results/h100/narrow-columns): mixed layouts won where 87.7% and 95.7% of
 // the slots fit (scaled dwt_2680 +4%, ani4 +2%) and lost where 80.4% did (scaled power grid:
 // EVC-HYB 225 -> 219 GFLOP/s, pJDS 207 -> 199) and where 46% did (scaled CA-GrQc: 136 -> 127,
 // pJDS 142 -> 127).

@@ -56,7 +56,7 @@ enum class HaloPath { nccl, mpi, ipc };
 // -mat_gpuformats_halo auto on the GPU takes ipc where every rank is on one node whose GPUs are
 // peers (the glue, gf_mpi.cpp, with the numbers). Across nodes it takes nccl when some rank has at
 // least this many ghost values, else mpi (staged where MPI is not GPU-aware). Measured on 2 H100 (NVLink NV18), one rank
-// per GPU, bench/results/h100x2/multigpu/2026-11-25-832d67d/:
+// per GPU, bench/results/h100x2/multigpu/:
 //   small halos, mpi wins or ties: SNES ex14 256^3 (65536 ghosts a rank), KSPSolve 1.96 s with mpi
 //     against 3.08 s with nccl (--bind-to none; 4.1 s bound to one core a rank); products alone
 //     tie (st7_256 382 / 388 us, st7_200 194 / 192 us, fem_10_80 122 / 126 us)

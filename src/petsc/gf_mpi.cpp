@@ -133,7 +133,7 @@ static PetscErrorCode LargestHalo(Mat A, PetscInt64 *largest)
 // Not where ranks share a GPU (*shared: which): their contexts take turns, and an ipc product waits
 // for the other rank's turn; the staged mpi path takes them there (2 ranks on one H200, 27-point
 // 160^3: a product 0.51 ms against ipc's 4.4 ms and vecscatter's 0.78 ms; CG + Jacobi 0.39 s
-// against 0.81 s, mpiaijcusparse 0.53 s: bench/results/h200/device-values-mpi/2026-12-04-fd11d0a/).
+// against 0.81 s, mpiaijcusparse 0.53 s: bench/results/h200/device-values-mpi/).
 static PetscErrorCode AutoTakesIpc(MPI_Comm comm, PetscInt node_ranks, bool *ipc, std::string *why, std::string *shared = nullptr)
 {
   std::vector<int> nodes;

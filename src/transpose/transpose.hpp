@@ -18,7 +18,7 @@
 // Why a CSC and not cuSPARSE's transposed SpMV on A's CSR (what aijcusparse does by default): the
 // non-transposed SpMV on the CSC took 0.44-0.81 of its time on 6 matrices of the GPU suite (stencils,
 // FEM, R-MAT, scaled real ones), H100
-// (bench/results/h100/transpose/2026-11-25-a8aa0b1/transpose.txt). Building it
+// (bench/results/h100/transpose/transpose.txt). Building it
 // here (8-27 ms on them) replaced a seqaijcusparse view uploaded from the host (64-330 ms,
 // transpose-before.txt). Memory: 16 bytes per nonzero + 4 per column (values, row index, slot map;
 // column pointers).

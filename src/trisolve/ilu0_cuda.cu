@@ -3,7 +3,7 @@
 // kernels run it on the GPU. cuSPARSE's csrilu02 stays a schedule, the baseline of the table below.
 //
 // The schedules on the default ILU(0) of ksp ex45 (7-point, natural ordering), one H200
-// (bench/results/h200/trisolve-factor/2026-12-02-8ae8c9d/): the analysis once per pattern, then
+// (bench/results/h200/trisolve-factor/factor-schedules/): the analysis once per pattern, then
 // the factorization at every numeric phase, 128^3 (382 levels) / 256^3 (766 levels):
 //   levels    analysis 0 (the exact solves' levels)   4.7 ms / 11.0 ms   (kept: the default)
 //   graph     analysis 0                              7.3 ms / 16.6 ms

@@ -96,7 +96,7 @@ struct ExactOptions {
 // (-mat_gpuformats_trisolve_auto_margin overrides). 10 iterations see the first phase of GMRES only, so the
 // ratio is optimistic where exact ILU(0) is strong and gets stronger (convection-diffusion): the
 // margin absorbs that. Predicted ratio, then the measured KSPSolve of the sweeps over the exact
-// solves' (H200, bench/results/h200/trisolve-auto/2026-11-25-650ee03/verify2.json):
+// solves' (H200, bench/results/h200/trisolve-auto/verify2.json):
 //   sweeps faster:  ex19 512^2 0.040 (0.05x), ex19 Re 100 0.050 (0.06x), ex45 128^3 0.277 (0.59x),
 //                   ex14 128^3 0.278 (0.56x), ICC ex14 0.299 (0.56x), Peclet 1 0.363 (0.56x),
 //                   arc130 0.36, ani4 0.392 (0.43x), fidapm05 0.462 (0.93x), ex45 256^3 0.651
@@ -106,7 +106,7 @@ struct ExactOptions {
 // 0.4 takes the sweeps wherever they were faster by 1.5x or more and never where they were slower;
 // it leaves 7-19% on fidapm05 and the 256^3 Laplacians (-mat_gpuformats_trisolve sweeps takes it).
 // ILU(1) (and ILU(2) on ex14), KSPSolve of the sweeps over the exact solves' (H200,
-// bench/results/h200/iluk/2026-11-26-d896665/measure2.json): the stronger factor makes exact relatively
+// bench/results/h200/iluk/measure2.json): the stronger factor makes exact relatively
 // better where it is nearly direct, so kAutoMarginFill = 0.3 for k > 0:
 //   sweeps faster:  ex19 256^2 0.031 (0.04x), ILU(2) ex14 128^3 0.174 (0.42x), ex14 128^3 0.201
 //                   (0.46x), ex45 128^3 0.209 (0.35x), Peclet 1 0.249 (0.46x), arc130 0.362 (1 it),

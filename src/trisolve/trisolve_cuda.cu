@@ -6,7 +6,7 @@
 //
 // The level-scheduled exact solve's device schedules (Mode::levelset), ILU(0) of ksp ex45 128^3,
 // time per apply and in products of A in evchyb.
-// One H100 (bench/results/h100/trisolve-tiles/2026-11-27-d5ea2b2/), tiles (levels x planes,
+// One H100 (bench/results/h100/trisolve-tiles/), tiles (levels x planes,
 // threads, blocks per SM):
 //   tiles, chosen shape (8 x 2, 256, 1)  1.401 ms  14.5   (kept: the default schedule)
 //   tiles 4 x 2, 256, 1                  1.498 ms
@@ -14,7 +14,7 @@
 //   tiles 16 x 2, 512, 1                 1.588 ms
 //   tiles 8 x 1, 256, 2                  1.712 ms
 //   cuSPARSE's SpSV (mode cusparse)      1.695 ms  17.5
-// One H200 (bench/results/h200/trisolve-levelset/2026-11-26-f2e0a23/):
+// One H200 (bench/results/h200/trisolve-levelset/):
 //   sync_free, 1 resident block per SM   2.644 ms  32.4
 //   sync_free, 2 per SM                  2.724 ms  33.4
 //   sync_free, 4 per SM                  3.052 ms  37.4

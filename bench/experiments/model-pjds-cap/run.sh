@@ -2,13 +2,13 @@
 # model-pjds-cap: does pJDS's longest-row term, capped at the entries one thread takes in turn,
 # fix its held-out errors? Host only (no GPU). cap.patch: model-refit/refit.cu with model-terms'
 # variants (terms.patch) and two more (V17, V18), scored on the default suite as
-# measured with model version 3 (bench/results/h200-h100/model/2026-11-26-c902169/).
+# measured with model version 3 (bench/results/h200-h100/model/).
 # From the repository root:  bench/experiments/model-pjds-cap/run.sh > out.txt   (~6 min on 2 cores)
 set -e
 E=bench/experiments/model-pjds-cap
 S=bench/experiments/model-refit
 M=share/gpuformats/models
-R=bench/results/h200-h100/model/2026-11-26-c902169
+R=bench/results/h200-h100/model
 B=build/experiments/model-pjds-cap
 mkdir -p $B bin/experiments
 cp $S/refit.cu $B/refit.cu

@@ -5,7 +5,7 @@
 set -e
 E=bench/experiments/model-refit
 M=share/gpuformats/models
-R=bench/results/h200-h100/gpuauto/2026-11-26-628058d
+R=bench/results/h200-h100/gpuauto
 mkdir -p build/experiments bin/experiments
 $E/build.sh $E/refit.cu refit
 $E/extract.py $R/spmv-default-h100.json > build/experiments/refit-h100.tsv

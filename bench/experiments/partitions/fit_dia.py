@@ -16,9 +16,9 @@ import json
 import sys
 
 RUNS = {  # model file: the stencil-layout results of that GPU
-    "share/gpuformats/models/nvidia-h200.json": ["bench/results/h200/stencil-layout/2026-12-03-d04df10/bench_spmv_stencil.json",
-                                                 "bench/results/h200/stencil-layout/2026-12-04-1bb9f32/bench_spmv_stencil.json"],
-    "share/gpuformats/models/nvidia-h100-80gb-hbm3.json": ["bench/results/h100/stencil-layout/2026-11-27-180c05b/bench_spmv_stencil.json"],
+    "share/gpuformats/models/nvidia-h200.json": ["bench/results/h200/stencil-layout/stencil-suite-and-ex14/bench_spmv_stencil.json",
+                                                 "bench/results/h200/stencil-layout/st27-256/bench_spmv_stencil.json"],
+    "share/gpuformats/models/nvidia-h100-80gb-hbm3.json": ["bench/results/h100/stencil-layout/bench_spmv_stencil.json"],
 }
 DIA_TYPE = "evchyb:-mat_dia_symmetric=0"
 

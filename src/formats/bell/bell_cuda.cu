@@ -11,7 +11,7 @@ namespace gpuformats {
 namespace bell {
 
 // The product's policy per block size (bell_variants.cuh), the fastest of bench_bell's 11 on block 3D
-// 7-point stencils of ~115 M nonzeros, one H200 (bench/results/h200/block-layout/2026-11-26-d896665/
+// 7-point stencils of ~115 M nonzeros, one H200 (bench/results/h200/block-layout/kernels-and-apps/
 // bench_bell_variants.json; ms, then the slowest variant and Current, the first kernel):
 //   bs 2  BlockRow<1,v2>          0.280 (100% of copy)   Lane<16,0,x2> 0.443, Current 0.363
 //   bs 3  BlockRow<1,v2>          0.273 (92%)            Lane<16,8>    0.410, Current 0.317
