@@ -8,10 +8,13 @@
 //                                  from rowptr and its smallest and largest column from its first
 //                                  and last entry (columns are sorted within a row: CsrView), so
 //                                  O(nrows) and two reads of colidx per row, never a pass over nnz
-//   x_sectors                      the entries of the sampled groups only (sector_stride in
-//                                  model.hpp: about 4 M), keyed (sampled group << 32 | column / 4),
-//                                  sorted, distinct keys counted per strip, scaled by
-//                                  sampled_x_sectors as the host does
+//   x_sectors                      every 32-row group's entries from rowptr, heavy or light by
+//                                  heavy_group (O(nrows / 32)); a light group's rank in its strip
+//                                  by a scan; then the entries of the counted groups only (heavy,
+//                                  and every sector_stride-th light one: about 4 M plus the heavy
+//                                  groups'), keyed (counted group << 32 | column / 4), sorted,
+//                                  distinct keys counted per group, summed per strip heavy and
+//                                  light apart, scaled by sampled_x_sectors as the host does
 //   x_footprint                    the entries whose sector's hash is sampled, keyed (strip, sector)
 //   ndiag, offsets                 the offset layout's (model.hpp): each strip's first longest row
 //                                  from the same reduce, its offsets, then one reduce over the rows
@@ -168,74 +171,106 @@ struct StripOfRow {
   __host__ __device__ int32_t operator()(int32_t i) const { return i / strip_rows; }
 };
 
-// --- the sampled groups ------------------------------------------------------------------------------
+// --- the counted groups -------------------------------------------------------------------------------
 //
-// Numbered j = 0, 1, ... in row order over the whole matrix: every strip but the last holds
-// per_full of them (the same count: the same rows), the last the rest. Closed forms, so nothing
-// per strip or per group is stored.
-struct SampledGroups {
-  int32_t nrows, strip_rows, stride, nstrips;
-  int64_t per_full; // sampled groups of a strip of strip_rows rows (>= 1)
+// Every 32-row group, numbered j = 0, 1, ... in row order over the whole matrix: every strip but the
+// last holds per_full of them (the same count: the same rows), the last per_last. Closed forms, so
+// nothing per group is stored but its light flag, its rank and the list of those counted.
+struct Groups {
+  int32_t nrows, strip_rows, nstrips;
+  int64_t per_full, per_last; // groups of a strip of strip_rows rows (>= 1), of the last strip
 
   __host__ __device__ int32_t strip(int64_t j) const
   {
     const int64_t s = j / per_full;
     return (int32_t)(s < nstrips - 1 ? s : nstrips - 1);
   }
-  __host__ __device__ int64_t strip_end(int32_t s) const
-  {
-    const int64_t first = (int64_t)s * strip_rows;
-    return first + (strip_rows < nrows - first ? strip_rows : nrows - first);
-  }
+  __host__ __device__ int64_t groups_of(int32_t s) const { return s < nstrips - 1 ? per_full : per_last; }
   __host__ __device__ int64_t first_row(int64_t j) const
   {
     const int32_t s = strip(j);
-    return (int64_t)s * strip_rows + (j - s * per_full) * stride * kSectorGroupRows;
+    return (int64_t)s * strip_rows + (j - s * per_full) * kSectorGroupRows;
   }
   __host__ __device__ int64_t end_row(int64_t j) const
   {
-    const int64_t r = first_row(j) + kSectorGroupRows, e = strip_end(strip(j));
-    return r < e ? r : e;
+    const int32_t s     = strip(j);
+    const int64_t first = (int64_t)s * strip_rows, send = first + (strip_rows < nrows - first ? strip_rows : nrows - first);
+    const int64_t r     = first_row(j) + kSectorGroupRows;
+    return r < send ? r : send;
   }
 };
-struct SampledLength { // entries of sampled group j
-  const int32_t *rowptr;
-  SampledGroups  g;
-  __host__ __device__ int32_t operator()(int32_t j) const { return rowptr[g.end_row(j)] - rowptr[g.first_row(j)]; }
+struct StripOfGroup {
+  Groups g;
+  __host__ __device__ int32_t operator()(int32_t j) const { return g.strip(j); }
 };
-// Key of sampled entry t (group[t] its sampled group, offset[j] the first sampled entry of group j):
+struct GroupLight { // 1 where group j is light in its strip (heavy_group), else 0
+  const int32_t *rowptr;
+  const RowStat *stats;
+  Groups         g;
+  __host__ __device__ int32_t operator()(int32_t j) const
+  {
+    const int32_t s = g.strip(j);
+    return heavy_group(rowptr[g.end_row(j)] - rowptr[g.first_row(j)], g.groups_of(s), stats[s].nnz) ? 0 : 1;
+  }
+};
+struct GroupCounted { // heavy, or light with its rank among its strip's light groups a multiple of stride
+  const int32_t *light, *rank;
+  int32_t        stride;
+  __host__ __device__ bool operator()(int32_t j) const { return !light[j] || rank[j] % stride == 0; }
+};
+struct ListedLength { // entries of counted group i (list[i] its number)
+  const int32_t *rowptr, *list;
+  Groups         g;
+  __host__ __device__ int32_t operator()(int32_t i) const { return rowptr[g.end_row(list[i])] - rowptr[g.first_row(list[i])]; }
+};
+// Key of counted entry t (item[t] its counted group, offset[i] the first entry of counted group i):
 // the group in the high half, so that a sort brings each group's sectors together, groups in order.
-struct SampledKey {
-  const int32_t *rowptr, *colidx, *offset, *group;
-  SampledGroups  g;
+struct ListedKey {
+  const int32_t *rowptr, *colidx, *offset, *item, *list;
+  Groups         g;
   __host__ __device__ uint64_t operator()(int32_t t) const
   {
-    const int32_t j = group[t];
-    const int32_t e = rowptr[g.first_row(j)] + (t - offset[j]);
-    return ((uint64_t)j << 32) | (uint32_t)(colidx[e] >> 2); // 4 doubles per 32-byte sector
+    const int32_t i = item[t];
+    const int32_t e = rowptr[g.first_row(list[i])] + (t - offset[i]);
+    return ((uint64_t)i << 32) | (uint32_t)(colidx[e] >> 2); // 4 doubles per 32-byte sector
   }
 };
-struct StripOfKey {
-  SampledGroups g;
-  __host__ __device__ int32_t operator()(uint64_t key) const { return g.strip((int64_t)(key >> 32)); }
+struct ItemOfKey {
+  __host__ __device__ int32_t operator()(uint64_t key) const { return (int32_t)(key >> 32); }
 };
 struct FirstOfKey { // 1 at the first of each run of equal (sorted) keys: a distinct sector of a group
   const uint64_t *keys;
   __host__ __device__ int64_t operator()(int32_t t) const { return t == 0 || keys[t] != keys[t - 1] ? 1 : 0; }
+};
+struct SectorSums { // distinct sectors of a strip's heavy groups and of its sampled light groups
+  int64_t heavy, light;
+};
+struct AddSectorSums {
+  __host__ __device__ SectorSums operator()(const SectorSums &a, const SectorSums &b) const { return {a.heavy + b.heavy, a.light + b.light}; }
+};
+struct StripOfCounted { // counted group item[q]'s strip
+  const int32_t *item, *list;
+  Groups         g;
+  __host__ __device__ int32_t operator()(int32_t q) const { return g.strip(list[item[q]]); }
+};
+struct SumsOfCounted { // counted group item[q]'s distinct sectors, heavy or light
+  const int32_t *item, *list, *light;
+  const int64_t *distinct;
+  __host__ __device__ SectorSums operator()(int32_t q) const
+  {
+    const int64_t d = distinct[q];
+    return light[list[item[q]]] ? SectorSums{0, d} : SectorSums{d, 0};
+  }
 };
 struct ScaleBy {
   int32_t k;
   __host__ __device__ int64_t operator()(int64_t v) const { return v * k; }
 };
 struct ScaleSectors {
-  const int64_t *sum;
-  int32_t        nrows, strip_rows, stride;
-  __host__ __device__ int64_t operator()(int32_t s) const
-  {
-    const int64_t first = (int64_t)s * strip_rows;
-    const int32_t rows  = (int32_t)(strip_rows < nrows - first ? strip_rows : nrows - first);
-    return sampled_x_sectors(sum[s], rows, stride);
-  }
+  const SectorSums *sums;
+  const int64_t    *light_groups;
+  int32_t           stride;
+  __host__ __device__ int64_t operator()(int32_t s) const { return sampled_x_sectors(sums[s].heavy, sums[s].light, light_groups[s], stride); }
 };
 
 // strips_of(A, strip_rows, sector_stride) for the CSR (rowptr, colidx) in the system's memory.
@@ -322,42 +357,54 @@ std::vector<Strip> strips_of_system(const Sys &sys, const int32_t *rowptr, const
   thrust::reduce_by_key(pol, thrust::make_transform_iterator(zero, StripOfRow{strip_rows}), thrust::make_transform_iterator(zero + nrows, StripOfRow{strip_rows}),
                         thrust::make_transform_iterator(zero, RowStatOf{rowptr, colidx, rc, counted}), thrust::make_discard_iterator(), stats.data(), thrust::equal_to<int32_t>(), MergeRowStat{});
 
-  // x_sectors: distinct sectors summed per strip over its sampled groups, then scaled.
+  // x_sectors: distinct sectors per counted group, summed per strip heavy and light apart, scaled.
   auto sectors = sys.template temp<int64_t>(nstrips);
   {
-    auto sum = sys.template temp<int64_t>(nstrips);
-    thrust::fill(pol, sum.data(), sum.data() + nstrips, (int64_t)0);
     const int64_t group_rows = (int64_t)kSectorGroupRows;
-    const int64_t per_full   = ((strip_rows + group_rows - 1) / group_rows + sector_stride - 1) / sector_stride;
     const int64_t last_rows  = nrows - (int64_t)(nstrips - 1) * strip_rows;
-    const int64_t per_last   = ((last_rows + group_rows - 1) / group_rows + sector_stride - 1) / sector_stride;
-    const int64_t ngroups    = (int64_t)(nstrips - 1) * per_full + per_last; // <= nrows
-    const SampledGroups g{nrows, strip_rows, sector_stride, nstrips, per_full};
+    const Groups  g{nrows, strip_rows, nstrips, (strip_rows + group_rows - 1) / group_rows, (last_rows + group_rows - 1) / group_rows};
+    const int32_t G = (int32_t)((int64_t)(nstrips - 1) * g.per_full + g.per_last); // <= nrows
+    auto light = sys.template temp<int32_t>(G), rank = sys.template temp<int32_t>(G);
+    thrust::transform(pol, zero, zero + G, light.data(), GroupLight{rowptr, stats.data(), g});
+    thrust::exclusive_scan_by_key(pol, thrust::make_transform_iterator(zero, StripOfGroup{g}), thrust::make_transform_iterator(zero + G, StripOfGroup{g}), light.data(), rank.data());
+    // Every strip has groups: one light count per strip, in strip order.
+    auto light_groups = sys.template temp<int64_t>(nstrips);
+    thrust::reduce_by_key(pol, thrust::make_transform_iterator(zero, StripOfGroup{g}), thrust::make_transform_iterator(zero + G, StripOfGroup{g}), light.data(), thrust::make_discard_iterator(), light_groups.data());
+    auto sums = sys.template temp<SectorSums>(nstrips);
+    thrust::fill(pol, sums.data(), sums.data() + nstrips, SectorSums{0, 0});
     if (nnz > 0) {
-      const int32_t M      = (int32_t)ngroups;
-      auto          offset = sys.template temp<int32_t>((size_t)M + 1);
-      thrust::transform(pol, zero, zero + M, offset.data(), SampledLength{rowptr, g});
+      const GroupCounted counted{light.data(), rank.data(), sector_stride};
+      const int32_t      M    = (int32_t)thrust::count_if(pol, zero, zero + G, counted);
+      auto               list = sys.template temp<int32_t>(M);
+      thrust::copy_if(pol, zero, zero + G, list.data(), counted);
+      rank = sys.template temp<int32_t>(0);
+      auto offset = sys.template temp<int32_t>((size_t)M + 1);
+      thrust::transform(pol, zero, zero + M, offset.data(), ListedLength{rowptr, list.data(), g});
       thrust::fill(pol, offset.data() + M, offset.data() + M + 1, 0);
       thrust::exclusive_scan(pol, offset.data(), offset.data() + M + 1, offset.data());
-      const int32_t T = sys.get(offset.data() + M); // sampled entries, <= nnz
+      const int32_t T = sys.get(offset.data() + M); // counted entries, <= nnz
       if (T > 0) {
-        auto group = sys.template temp<int32_t>(T);
-        entry_rows(pol, offset.data(), M, T, group.data()); // the sampled group of each sampled entry
+        auto item = sys.template temp<int32_t>(T);
+        entry_rows(pol, offset.data(), M, T, item.data()); // the counted group of each counted entry
         auto keys = sys.template temp<uint64_t>(T);
-        thrust::transform(pol, zero, zero + T, keys.data(), SampledKey{rowptr, colidx, offset.data(), group.data(), g});
-        group = sys.template temp<int32_t>(0);
+        thrust::transform(pol, zero, zero + T, keys.data(), ListedKey{rowptr, colidx, offset.data(), item.data(), list.data(), g});
         thrust::sort(pol, keys.data(), keys.data() + T);
-        // Sorted keys: groups in order, hence strips in order; a strip with no sampled entry is
-        // absent from the output and keeps its 0.
-        auto strip_out = sys.template temp<int32_t>(nstrips);
-        auto sum_out   = sys.template temp<int64_t>(nstrips);
-        const auto end = thrust::reduce_by_key(pol, thrust::make_transform_iterator(keys.data(), StripOfKey{g}), thrust::make_transform_iterator(keys.data() + T, StripOfKey{g}),
-                                               thrust::make_transform_iterator(zero, FirstOfKey{keys.data()}), strip_out.data(), sum_out.data());
-        const int32_t n = (int32_t)(end.first - strip_out.data());
-        thrust::scatter(pol, sum_out.data(), sum_out.data() + n, strip_out.data(), sum.data());
+        // Sorted keys: counted groups in order; a group with no entry is absent and adds nothing.
+        auto       groups_out = sys.template temp<int32_t>(M);
+        auto       distinct   = sys.template temp<int64_t>(M);
+        const auto gend       = thrust::reduce_by_key(pol, thrust::make_transform_iterator(keys.data(), ItemOfKey{}), thrust::make_transform_iterator(keys.data() + T, ItemOfKey{}),
+                                                      thrust::make_transform_iterator(zero, FirstOfKey{keys.data()}), groups_out.data(), distinct.data());
+        const int32_t n = (int32_t)(gend.first - groups_out.data());
+        // Counted groups in order, hence strips in order; a strip with none keeps its zeros.
+        auto       strip_out = sys.template temp<int32_t>(nstrips);
+        auto       sums_out  = sys.template temp<SectorSums>(nstrips);
+        const auto send      = thrust::reduce_by_key(pol, thrust::make_transform_iterator(zero, StripOfCounted{groups_out.data(), list.data(), g}), thrust::make_transform_iterator(zero + n, StripOfCounted{groups_out.data(), list.data(), g}),
+                                                     thrust::make_transform_iterator(zero, SumsOfCounted{groups_out.data(), list.data(), light.data(), distinct.data()}), strip_out.data(), sums_out.data(),
+                                                     thrust::equal_to<int32_t>(), AddSectorSums{});
+        thrust::scatter(pol, sums_out.data(), sums_out.data() + (send.first - strip_out.data()), strip_out.data(), sums.data());
       }
     }
-    thrust::transform(pol, zero, zero + nstrips, sectors.data(), ScaleSectors{sum.data(), nrows, strip_rows, sector_stride});
+    thrust::transform(pol, zero, zero + nstrips, sectors.data(), ScaleSectors{sums.data(), light_groups.data(), sector_stride});
   }
 
   auto footprint = sys.template temp<int64_t>(nstrips);

@@ -199,19 +199,21 @@ std::vector<Strip> strips_of(const CsrView &A, int32_t strip_rows, int32_t secto
   const std::vector<select::StripFeatures> f = select::strip_features(A, strip_rows);
   std::vector<Strip>                       out(f.size());
   std::vector<int32_t>                     sec;
-  const int64_t                            step = (int64_t)kSectorGroupRows * sector_stride; // rows from one sampled group to the next
   for (size_t k = 0; k < f.size(); ++k) {
-    out[k].f          = f[k];
-    const int64_t end = (int64_t)f[k].first_row + f[k].rows;
-    int64_t       sum = 0;
-    for (int64_t g = f[k].first_row; g < end; g += step) {
-      const int64_t gend = std::min<int64_t>(g + kSectorGroupRows, end);
+    out[k].f             = f[k];
+    const int64_t end    = (int64_t)f[k].first_row + f[k].rows;
+    const int64_t groups = ((int64_t)f[k].rows + kSectorGroupRows - 1) / kSectorGroupRows;
+    int64_t       heavy_sum = 0, light_sum = 0, light = 0;
+    for (int64_t g = f[k].first_row; g < end; g += kSectorGroupRows) {
+      const int64_t gend  = std::min<int64_t>(g + kSectorGroupRows, end);
+      const bool    heavy = heavy_group(A.rowptr[gend] - A.rowptr[g], groups, f[k].nnz);
+      if (!heavy && light++ % sector_stride != 0) continue; // a light group off the sample
       sec.clear();
       for (int32_t e = A.rowptr[g]; e < A.rowptr[gend]; ++e) sec.push_back(A.colidx[e] >> 2); // 4 doubles per sector
       std::sort(sec.begin(), sec.end());
-      sum += std::unique(sec.begin(), sec.end()) - sec.begin();
+      (heavy ? heavy_sum : light_sum) += std::unique(sec.begin(), sec.end()) - sec.begin();
     }
-    out[k].x_sectors = sampled_x_sectors(sum, f[k].rows, sector_stride);
+    out[k].x_sectors = sampled_x_sectors(heavy_sum, light_sum, light, sector_stride);
     sec.clear();
     const uint32_t mask = (uint32_t)footprint_stride(sector_stride) - 1;
     for (int32_t e = A.rowptr[f[k].first_row]; e < A.rowptr[end]; ++e)

@@ -50,7 +50,7 @@
 //                  about 0.9): it over-predicted those matrices by 50-240% for every format. Refitted
 //                  on the same calibration timings, the footprint halved the error on the held-out
 //                  default suite (35% to 12% mean on the H100, 28% to 14% on the H200;
-//                  bench/results/h200-h100/gpuauto/2026-11-26-628058d/refit.md).
+//                  bench/results/h200-h100/gpuauto/refit.md).
 //    Mean row length is nnz / rows: the c[1] and c[2] terms together are the paper's linear
 //    relationship in P_NZ at fixed I.
 //
@@ -192,25 +192,38 @@ constexpr int32_t footprint_stride(int32_t sector_stride)
   return k;
 }
 
-// x_sectors on a sample of the groups: within each strip, groups are numbered k = 0, 1, ... from the
-// strip's first row and only those with k % stride == 0 are counted; the strip's count is the
-// sampled sum scaled by groups / sampled groups (rounded down). Stride 1 counts every group (exact).
+// x_sectors on a sample of the groups. A strip's groups are heavy where they hold more than
+// kHeavyGroupFactor times the strip's mean entries per group (heavy_group), light otherwise. Heavy
+// groups are counted every one, exactly; light ones are numbered k = 0, 1, ... in row order within
+// the strip and only those with k % stride == 0 are counted, their sum scaled by light groups /
+// sampled light groups (rounded down). Stride 1 counts every group (exact).
 // Why: the exact count sorts every entry, which on a 100 M-nonzero matrix would cost a good part of
 // a build, while a few hundred groups per strip estimate it closely (test_model_features: 0.1% at
-// stride 8, 0.3% at 24 on a banded matrix of two H100 strips). A structure that repeats every
-// stride x 32 rows exactly can bias the sample; matrices rarely do. Entries counted for x_sectors
-// stay around kSectorSampleEntries (4 M) whatever the matrix size.
+// stride 8, 0.3% at 24 on a banded matrix of two H100 strips). A group holding a rare long row
+// would count stride times or not at all (a 5-point stencil beside 2 rows of 2.5 M entries: the
+// whole matrix's evchyb time predicted 340 us sampled that way, 297 exact, 296 measured), so heavy
+// groups are never sampled: they are few (at most 1 / kHeavyGroupFactor of a strip's groups) and
+// their entries are those a sample must not miss. A structure that repeats every stride x 32 rows
+// exactly can bias the light sample; matrices rarely do. Entries counted for x_sectors stay around
+// kSectorSampleEntries (4 M) plus the heavy groups' entries.
 constexpr int64_t kSectorSampleEntries = int64_t(1) << 22;
+constexpr int64_t kHeavyGroupFactor    = 4;
 // The stride for a matrix of nnz entries: max(1, ceil(nnz / kSectorSampleEntries)).
 int32_t sector_stride(int64_t nnz);
-// A strip's x_sectors from the distinct sectors summed over its sampled groups (rows >= 0, stride
-// >= 1). The one definition of the scaling, for strips_of and the device template
-// (features_device.cuh): constexpr, so nvcc (--expt-relaxed-constexpr) runs it on the device too.
-constexpr int64_t sampled_x_sectors(int64_t sampled_sum, int32_t rows, int32_t stride)
+// Whether a group of `entries` is heavy in a strip of `groups` groups and strip_nnz entries
+// (entries <= 2^31, groups <= 2^26: no overflow).
+constexpr bool heavy_group(int64_t entries, int64_t groups, int64_t strip_nnz)
 {
-  const int64_t groups  = ((int64_t)rows + kSectorGroupRows - 1) / kSectorGroupRows;
-  const int64_t sampled = (groups + stride - 1) / stride; // k = 0, stride, 2 stride, ... < groups
-  return sampled > 0 ? sampled_sum * groups / sampled : 0; // <= nnz x 2^26: no overflow
+  return entries * groups > kHeavyGroupFactor * strip_nnz;
+}
+// A strip's x_sectors from the distinct sectors summed over its heavy groups and over its sampled
+// light groups, and its count of light groups (stride >= 1). The one definition of the scaling,
+// for strips_of and the device template (features_device.cuh): constexpr, so nvcc
+// (--expt-relaxed-constexpr) runs it on the device too.
+constexpr int64_t sampled_x_sectors(int64_t heavy_sum, int64_t light_sum, int64_t light_groups, int32_t stride)
+{
+  const int64_t sampled = (light_groups + stride - 1) / stride; // k = 0, stride, 2 stride, ... < light_groups
+  return heavy_sum + (sampled > 0 ? light_sum * light_groups / sampled : 0); // <= nnz x 2^26: no overflow
 }
 
 // The strips of A, strip_rows rows each (the last may be shorter), computed on the host; x_sectors
