@@ -9,7 +9,7 @@
 set -u
 # The model: this GPU's calibration with DIA (about 4 minutes); MODEL_FILE=<file> takes that one
 # (a calibration an earlier call brought back), CALIBRATE=0 the committed file. PART_ONLY=a,b
-# measures those matrices of the suite only (the suite takes about a minute a matrix).
+# measures those matrices of the suite only (the suite takes about 10 s a matrix on an H100).
 MODEL=${MODEL_FILE:+-model $MODEL_FILE}
 if [ -z "$MODEL" ] && [ "${CALIBRATE:-1}" = 1 ]; then
   gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\+/-/g; s/^-//; s/-$//')
