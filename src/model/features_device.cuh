@@ -248,18 +248,20 @@ struct SectorSums { // distinct sectors of a strip's heavy groups and of its sam
 struct AddSectorSums {
   __host__ __device__ SectorSums operator()(const SectorSums &a, const SectorSums &b) const { return {a.heavy + b.heavy, a.light + b.light}; }
 };
-struct StripOfCounted { // counted group item[q]'s strip
-  const int32_t *item, *list;
+// Output q of the reduce over the sorted keys: counted[q] its counted group (an index into list),
+// distinct[q] that group's distinct sectors.
+struct StripOfCounted { // counted group counted[q]'s strip
+  const int32_t *counted, *list;
   Groups         g;
-  __host__ __device__ int32_t operator()(int32_t q) const { return g.strip(list[item[q]]); }
+  __host__ __device__ int32_t operator()(int32_t q) const { return g.strip(list[counted[q]]); }
 };
-struct SumsOfCounted { // counted group item[q]'s distinct sectors, heavy or light
-  const int32_t *item, *list, *light;
+struct SumsOfCounted { // counted group counted[q]'s distinct sectors, heavy or light
+  const int32_t *counted, *list, *light;
   const int64_t *distinct;
   __host__ __device__ SectorSums operator()(int32_t q) const
   {
     const int64_t d = distinct[q];
-    return light[list[item[q]]] ? SectorSums{0, d} : SectorSums{d, 0};
+    return light[list[counted[q]]] ? SectorSums{0, d} : SectorSums{d, 0};
   }
 };
 struct ScaleBy {
@@ -388,6 +390,7 @@ std::vector<Strip> strips_of_system(const Sys &sys, const int32_t *rowptr, const
         entry_rows(pol, offset.data(), M, T, item.data()); // the counted group of each counted entry
         auto keys = sys.template temp<uint64_t>(T);
         thrust::transform(pol, zero, zero + T, keys.data(), ListedKey{rowptr, colidx, offset.data(), item.data(), list.data(), g});
+        item = sys.template temp<int32_t>(0); // the keys hold the group: freed before the sort's own temporaries
         thrust::sort(pol, keys.data(), keys.data() + T);
         // Sorted keys: counted groups in order; a group with no entry is absent and adds nothing.
         auto       groups_out = sys.template temp<int32_t>(M);
