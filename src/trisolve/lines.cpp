@@ -2,6 +2,7 @@
 // distances, then the chunks' graph); the rest is per chunk, warp and block (the start steps from
 // the chunks' graph), the blocks' edges sorted (a few per block).
 #include "lines.hpp"
+#include "trisolve.hpp" // level_shape
 
 #include <algorithm>
 #include <climits>
@@ -94,18 +95,10 @@ int64_t fewest_rows_a_step(const Options &o) { return (int64_t)o.width * (o.sms 
 std::string refuses_every_fill(int32_t n, const int32_t *rp, const int32_t *ci, const Options &o)
 {
   if (n == 0 || o.width <= 0) return "";
-  const int64_t        wide = fewest_rows_a_step(o);
-  std::vector<int32_t> level(n);
+  const int64_t wide = fewest_rows_a_step(o);
   for (int upper = 0; upper < 2; ++upper) {
-    int32_t top = 0;
-    for (int32_t r = 0; r < n; ++r) { // row i after every row it reads
-      const int32_t i = upper ? n - 1 - r : r;
-      int32_t       l = 0;
-      for (int32_t e = rp[i]; e < rp[i + 1]; ++e)
-        if (upper ? ci[e] > i : ci[e] < i) l = std::max(l, level[ci[e]] + 1);
-      level[i] = l, top = std::max(top, l);
-    }
-    if (n < wide * (top + 1)) return std::string(upper ? "U" : "L") + ": lines would solve at most " + std::to_string(n / (top + 1)) + " rows a step (the pattern's own " + std::to_string(top + 1) + " levels), fewer than " + std::to_string(o.width) + " per SM";
+    const int32_t levels = level_shape(n, rp, ci, upper).levels;
+    if (n < wide * levels) return std::string(upper ? "U" : "L") + ": lines would solve at most " + std::to_string(n / levels) + " rows a step (the pattern's own " + std::to_string(levels) + " levels), fewer than " + std::to_string(o.width) + " per SM";
   }
   return "";
 }

@@ -120,5 +120,35 @@ FillPattern iluk_pattern(const CsrView &A, int levels)
   return P;
 }
 
+LevelShape level_shape(int32_t n, const int32_t *rp, const int32_t *ci, bool upper)
+{
+  LevelShape           shape;
+  std::vector<int32_t> level(std::max(n, 0));
+  std::vector<int32_t> longest; // per level: its longest row's reads
+  for (int32_t r = 0; r < n; ++r) { // row i after every row it reads
+    const int32_t i = upper ? n - 1 - r : r;
+    int32_t       l = 0, reads = 0;
+    for (int32_t e = rp[i]; e < rp[i + 1]; ++e)
+      if (upper ? ci[e] > i : ci[e] < i) l = std::max(l, level[ci[e]] + 1), ++reads;
+    level[i] = l;
+    if (l >= (int32_t)longest.size()) longest.resize(l + 1, 0);
+    longest[l] = std::max(longest[l], reads);
+  }
+  shape.levels = (int32_t)longest.size();
+  for (int32_t m : longest) shape.serial_reads += m;
+  return shape;
+}
+
+std::string exact_declines(const CsrView &A)
+{
+  for (int upper = 0; upper < 2; ++upper) {
+    const LevelShape t = level_shape(A.nrows, A.rowptr, A.colidx, upper);
+    if (t.levels >= kThinLevelsMin && t.serial_reads >= (int64_t)kThinLevelReads * t.levels)
+      return std::string(upper ? "U" : "L") + ": " + std::to_string(t.levels) + " levels, each level's longest row " + std::to_string(t.serial_reads / t.levels) + " reads on average (" + std::to_string(kThinLevelReads) + " or more over " +
+             std::to_string(kThinLevelsMin) + " or more levels)";
+  }
+  return "";
+}
+
 } // namespace trisolve
 } // namespace gpuformats

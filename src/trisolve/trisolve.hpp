@@ -213,6 +213,28 @@ void scatter_to_pattern_cuda(const double *a, int64_t nnz_a, const int32_t *a_to
 // (lines.hpp's refuses_every_fill), or "" where it may take one.
 std::string lines_refuse_every_fill(const CsrView &A);
 
+// A strict triangle's shape as the level-set solves meet it (L: row i reads j < i; U: j > i), from
+// a sorted CSR pattern of n rows on the host, one pass over the entries: its levels, and the reads
+// on its critical path, the sum over the levels of each level's longest row (the reads one thread
+// of Schedule::tiles or sync_free makes in turn, a level after another).
+struct LevelShape {
+  int32_t levels = 0;
+  int64_t serial_reads = 0;
+};
+LevelShape level_shape(int32_t n, const int32_t *rowptr, const int32_t *colidx, bool upper);
+// Why ILU(0) / ICC(0)'s exact solves of ours would be slower than cuSPARSE's on A's pattern (the
+// glue then takes cuSPARSE's), or "" where they are not predicted slower. Our schedules pay each
+// level's longest row in turn, where cuSPARSE's spread a row over a warp: a mesh graph in its
+// natural order gives triangles of thousands of levels of a few long rows each, and there ours
+// were 4-8x slower (kThinLevels below: the per-apply times, the rule and its evidence).
+std::string exact_declines(const CsrView &A);
+// The rule: a triangle of at least kThinLevelsMin levels whose longest rows read kThinLevelReads
+// entries or more each, on average over its levels (serial_reads / levels). Per-apply times, ours
+// (tiles) against cuSPARSE's, GMRES + ILU(0):
+//   TBD
+constexpr int32_t kThinLevelsMin  = 1000;
+constexpr int32_t kThinLevelReads = 16;
+
 // ILU(0) of M's pattern in place, on a backend: the numeric phase of the applies above (for k > 0
 // the ILU(k) of A, as the ILU(0) of its fill pattern). Row i eliminates with the rows k < i of its
 // lower part, each once final (L's dependencies, so L's levels order the rows), in ilu0_host's

@@ -683,6 +683,49 @@ void test_auto(const std::string &name, const CsrMatrix &A0, const std::vector<B
   }
 }
 
+// level_shape against a fixpoint (levels relaxed over the entries in reverse order until none
+// changes: no topological pass), and exact_declines against its rule.
+void test_level_shape(const std::string &name, const CsrMatrix &A)
+{
+  const int32_t n = A.nrows;
+  for (int upper = 0; upper < 2; ++upper) {
+    std::vector<int32_t> level(n, 0);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (int32_t i = n - 1; i >= 0; --i)
+        for (int32_t e = A.rowptr[i]; e < A.rowptr[i + 1]; ++e) {
+          const int32_t j = A.colidx[e];
+          if ((upper ? j > i : j < i) && level[j] + 1 > level[i]) level[i] = level[j] + 1, changed = true;
+        }
+    }
+    std::map<int32_t, int64_t> longest;
+    for (int32_t i = 0; i < n; ++i) {
+      int64_t reads = 0;
+      for (int32_t e = A.rowptr[i]; e < A.rowptr[i + 1]; ++e) reads += upper ? A.colidx[e] > i : A.colidx[e] < i;
+      longest[level[i]] = std::max(longest[level[i]], reads);
+    }
+    int64_t serial = 0;
+    for (const auto &l : longest) serial += l.second;
+    const trisolve::LevelShape t = trisolve::level_shape(n, A.rowptr.data(), A.colidx.data(), upper);
+    check(t.levels == (int32_t)longest.size() && t.serial_reads == serial, "trisolve.level_shape." + name + (upper ? ".U" : ".L"),
+          std::to_string(t.levels) + " levels, " + std::to_string(t.serial_reads) + " serial reads; fixpoint " + std::to_string(longest.size()) + ", " + std::to_string(serial));
+  }
+}
+
+// A lower and upper band of half-width k over n rows (each row reads its k neighbours on each side):
+// n levels per triangle, the longest row of each reading min(i, k).
+CsrMatrix band_of(int32_t n, int32_t k)
+{
+  CsrMatrix A;
+  A.nrows = A.ncols = n;
+  A.rowptr.assign(1, 0);
+  for (int32_t i = 0; i < n; ++i) {
+    for (int32_t j = std::max(0, i - k); j <= std::min(n - 1, i + k); ++j) A.colidx.push_back(j), A.values.push_back(j == i ? 2.0 * k + 1 : -1.0);
+    A.rowptr.push_back((int32_t)A.colidx.size());
+  }
+  return A;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -720,6 +763,22 @@ int main(int argc, char **argv)
   check(short_lines[0] * 2 >= short_lines[1], "trisolve.exact_lines_coverage", std::to_string(short_lines[0]) + " of " + std::to_string(short_lines[1]) + " triangles in short lines");
   for (const NamedMatrix &m : edge_case_matrices(false))
     if (m.A.nrows == m.A.ncols && m.A.nrows <= 400) test_iluk(m.name, m.A);
+  // the level shapes, and exact_declines' rule at its edges (a band: n levels of min(i, k) reads)
+  for (const NamedMatrix &m : edge_case_matrices(false))
+    if (m.A.nrows == m.A.ncols && m.A.nrows <= 6000) test_level_shape(m.name, m.A);
+  test_level_shape("stencil5_30x40", stencil5(30, 40));
+  if (argc > 1)
+    for (const NamedMatrix &m : real_matrices(argv[1]))
+      if (m.A.nrows == m.A.ncols && m.A.nrows <= 20000) test_level_shape(m.name, m.A);
+  {
+    const int32_t lv = trisolve::kThinLevelsMin, k = trisolve::kThinLevelReads;
+    // serial reads of a band: sum over i < n of min(i, k) = n k - k (k + 1) / 2; the rule takes the floor of its mean
+    const auto declines = [](const CsrMatrix &A) { return !trisolve::exact_declines(A.view()).empty(); };
+    check(declines(band_of(lv + k + 1, k + 1)), "trisolve.exact_declines.thin_long_rows", trisolve::exact_declines(band_of(lv + k + 1, k + 1).view()));
+    check(!declines(band_of(lv - 1, 4 * k)), "trisolve.exact_declines.few_levels", trisolve::exact_declines(band_of(lv - 1, 4 * k).view()));
+    check(!declines(band_of(4 * lv, k - 1)), "trisolve.exact_declines.short_rows", trisolve::exact_declines(band_of(4 * lv, k - 1).view()));
+    check(!declines(stencil7(24)) && !declines(stencil5(256, 256)), "trisolve.exact_declines.grids", "a grid's triangles declined");
+  }
   for (uint64_t seed = 1; seed <= 4; ++seed) test_iluk("random" + std::to_string(seed), uniform_rows(60 + 50 * (int32_t)seed, 60 + 50 * (int32_t)seed, 1, 1 + 2 * (int32_t)seed, seed));
   if (argc > 1)
     for (const NamedMatrix &m : real_matrices(argv[1]))
