@@ -226,14 +226,27 @@ LevelShape level_shape(int32_t n, const int32_t *rowptr, const int32_t *colidx, 
 // glue then takes cuSPARSE's), or "" where they are not predicted slower. Our schedules pay each
 // level's longest row in turn, where cuSPARSE's spread a row over a warp: a mesh graph in its
 // natural order gives triangles of thousands of levels of a few long rows each, and there ours
-// were 4-8x slower (kThinLevels below: the per-apply times, the rule and its evidence).
+// were 4-6x slower (the rule and its evidence below).
 std::string exact_declines(const CsrView &A);
 // The rule: a triangle of at least kThinLevelsMin levels whose longest rows read kThinLevelReads
-// entries or more each, on average over its levels (serial_reads / levels). Per-apply times, ours
-// (tiles) against cuSPARSE's, GMRES + ILU(0):
-//   TBD
+// entries or more each, on average over its levels (r = serial_reads / levels). cuSPARSE's solves
+// cost 1.3-2.0 us a level on every case below; ours (tiles, a thread a row) cost about 0.6 us a
+// level at r = 2 and grow with r: 1.2 at 9.5, 1.6 at 13, 6.2 at 40. Per-apply times, GMRES +
+// ILU(0), one H100 (bench/results/h100/trisolve-thin-levels/):
+//   matrix                         levels    r   ours      cuSPARSE's  ours faster
+//   2D grid 32 x 32768              32799    2    38.8 ms   113 ms      2.91x
+//   2D grid 128 x 8192               8319    2    11.2 ms   32.1 ms     2.87x
+//   3D grid 64^3, 3x3 blocks          570   10    2.16 ms   2.32 ms     1.07x
+//   snes ex19 512^2 (4 dof)          4092  9.5    10.1 ms   15.4 ms     1.52x (docs/factorizations.md)
+//   mesh graph, 1.5 M nonzeros      18257   13    58.7 ms   54.1 ms     0.92x
+//   mesh graph, 3x3 blocks, 1.5 M    6165   40    76.4 ms   17.8 ms     0.23x
+//   the same, 10 M                  40581   40     506 ms    124 ms     0.24x
+//   3D grid + mesh graph, 10 M       6183   40    94.6 ms   16.1 ms     0.17x
+// Our numeric ILU(0) (a thread a row, a launch a level) is slower there too: PCSetUp 1.2-19 s
+// against cuSPARSE's 0.2-1.0 s on the mesh graphs. kThinLevelsMin keeps small factors (ani4,
+// fidapm05: 183 and 16 levels, r 3-7, ours 1.2-2.0x faster) and thick 3D grids (382-766 levels) ours.
 constexpr int32_t kThinLevelsMin  = 1000;
-constexpr int32_t kThinLevelReads = 16;
+constexpr int32_t kThinLevelReads = 12;
 
 // ILU(0) of M's pattern in place, on a backend: the numeric phase of the applies above (for k > 0
 // the ILU(k) of A, as the ILU(0) of its fill pattern). Row i eliminates with the rows k < i of its
