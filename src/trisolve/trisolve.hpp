@@ -222,8 +222,8 @@ struct LevelShape {
   int64_t serial_reads = 0;
 };
 LevelShape level_shape(int32_t n, const int32_t *rowptr, const int32_t *colidx, bool upper);
-// Why ILU(0) / ICC(0)'s exact solves of ours would be slower than cuSPARSE's on A's pattern (the
-// glue then takes cuSPARSE's), or "" where they are not predicted slower. Our schedules pay each
+// Why ILU(0)'s exact solves of ours would be slower than cuSPARSE's on A's pattern (the glue then
+// takes cuSPARSE's; not for ICC(0), docs/factorizations.md), or "" where they are not predicted slower. Our schedules pay each
 // level's longest row in turn, where cuSPARSE's spread a row over a warp: a mesh graph in its
 // natural order gives triangles of thousands of levels of a few long rows each, and there ours
 // were 4-6x slower (the rule and its evidence below).
