@@ -129,7 +129,7 @@ LevelShape level_shape(int32_t n, const int32_t *rp, const int32_t *ci, bool upp
     const int32_t i = upper ? n - 1 - r : r;
     int32_t       l = 0, reads = 0;
     for (int32_t e = rp[i]; e < rp[i + 1]; ++e)
-      if (upper ? ci[e] > i : ci[e] < i) l = std::max(l, level[ci[e]] + 1), ++reads;
+      if (upper ? ci[e] > i && ci[e] < n : ci[e] < i) l = std::max(l, level[ci[e]] + 1), ++reads;
     level[i] = l;
     if (l >= (int32_t)longest.size()) longest.resize(l + 1, 0);
     longest[l] = std::max(longest[l], reads);

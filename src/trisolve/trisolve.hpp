@@ -214,19 +214,21 @@ void scatter_to_pattern_cuda(const double *a, int64_t nnz_a, const int32_t *a_to
 std::string lines_refuse_every_fill(const CsrView &A);
 
 // A strict triangle's shape as the level-set solves meet it (L: row i reads j < i; U: j > i), from
-// a sorted CSR pattern of n rows on the host, one pass over the entries: its levels, and the reads
-// on its critical path, the sum over the levels of each level's longest row (the reads one thread
-// of Schedule::tiles or sync_free makes in turn, a level after another).
+// a sorted CSR pattern of n rows on the host (columns >= n, beyond the square, are not read), one
+// pass over the entries: its levels, and the reads on its critical path, the sum over the levels
+// of each level's longest row (the reads one thread of Schedule::tiles or sync_free makes in turn,
+// a level after another).
 struct LevelShape {
   int32_t levels = 0;
   int64_t serial_reads = 0;
 };
 LevelShape level_shape(int32_t n, const int32_t *rowptr, const int32_t *colidx, bool upper);
-// Why ILU(0)'s exact solves of ours would be slower than cuSPARSE's on A's pattern (the glue then
-// takes cuSPARSE's; not for ICC(0), docs/factorizations.md), or "" where they are not predicted slower. Our schedules pay each
-// level's longest row in turn, where cuSPARSE's spread a row over a warp: a mesh graph in its
-// natural order gives triangles of thousands of levels of a few long rows each, and there ours
-// were 4-6x slower (the rule and its evidence below).
+// Why ILU(0)'s exact solves of ours would be slower than cuSPARSE's on A's pattern, or "" where
+// they are not predicted slower (the glue then takes cuSPARSE's; not for ICC(0), whose cuSPARSE
+// solves stalled: docs/factorizations.md). Our schedules pay each level's longest row in turn,
+// where cuSPARSE's spread a row over a warp: a mesh graph in its natural order gives triangles of
+// thousands of levels of a few long rows each, and there ours were 4-6x slower (the rule and its
+// evidence below).
 std::string exact_declines(const CsrView &A);
 // The rule: a triangle of at least kThinLevelsMin levels whose longest rows read kThinLevelReads
 // entries or more each, on average over its levels (r = serial_reads / levels). cuSPARSE's solves
