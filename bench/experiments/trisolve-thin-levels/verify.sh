@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The ILU(0) / ICC(0) default with trisolve::exact_declines, as a user runs it: GMRES + ILU(0) (CG + ICC(0) on the symmetric mesh graph) to 1e-8, -log_view (no GPU timing of
-# events): evchyb by default, evchyb with our solves forced (-mat_gpuformats_trisolve levelset),
+# The ILU(0) default with trisolve::exact_declines (ICC(0) keeps ours), as a user runs it: GMRES +
+# ILU(0) (CG + ICC(0) on the symmetric mesh graph) to 1e-8, -log_view (no GPU timing of events): evchyb by default, evchyb with our solves forced (-mat_gpuformats_trisolve levelset),
 # aijcusparse; -ksp_view says which solves ran. Then test/run.sh's gpu-trisolve section for evchyb and
 # test_trisolve on the device (every schedule against the host's solves, the level shapes against a fixpoint).
 #   run(command="bash bench/experiments/trisolve-thin-levels/verify.sh", carry=["bundle"])
