@@ -772,7 +772,8 @@ int main(int argc, char **argv)
       if (m.A.nrows == m.A.ncols && m.A.nrows <= 20000) test_level_shape(m.name, m.A);
   {
     const int32_t lv = trisolve::kThinLevelsMin, k = trisolve::kThinLevelReads;
-    // serial reads of a band: sum over i < n of min(i, k) = n k - k (k + 1) / 2; the rule takes the floor of its mean
+    // serial reads of a band: sum over i < n of min(i, k) = n k - k (k + 1) / 2 against
+    // the rule's total kThinLevelReads x levels (the reason shows the floor of the mean)
     const auto declines = [](const CsrMatrix &A) { return !trisolve::exact_declines(A.view()).empty(); };
     check(declines(band_of(lv + k + 1, k + 1)), "trisolve.exact_declines.thin_long_rows", trisolve::exact_declines(band_of(lv + k + 1, k + 1).view()));
     check(!declines(band_of(lv - 1, 4 * k)), "trisolve.exact_declines.few_levels", trisolve::exact_declines(band_of(lv - 1, 4 * k).view()));
