@@ -58,13 +58,14 @@ static std::string own_terms(int64_t lanes, int64_t warps)
 
 std::vector<std::string> view_lines(const AutoReport &r)
 {
-  int64_t rows = 0, nnz = 0, sectors = 0, footprint = 0, lanes = 0, warps = 0;
+  int64_t rows = 0, nnz = 0, sectors = 0, footprint = 0, lanes = 0, warps = 0, long_nnz = 0;
   int32_t max_row = 0;
-  for (const Strip &st : r.strips) rows += st.f.rows, nnz += st.f.nnz, sectors += st.x_sectors, footprint += st.x_footprint, lanes += st.row_lanes, warps += st.row_warps, max_row = std::max(max_row, st.f.max_row);
+  for (const Strip &st : r.strips)
+    rows += st.f.rows, nnz += st.f.nnz, sectors += st.x_sectors, footprint += st.x_footprint, lanes += st.row_lanes, warps += st.row_warps, long_nnz += st.long_nnz, max_row = std::max(max_row, st.f.max_row);
   std::vector<std::string> out{"gpuauto: model " + r.model_source + " (" + r.model_gpu + ")"};
   if (!r.model_message.empty()) out.push_back("gpuauto: " + r.model_message);
-  out.push_back(format("gpuauto: features (%s): %zu strip(s) of %d rows; %lld rows, %lld nonzeros, longest row %d, %lld sectors of x read by its row groups (1 in %d groups counted), %lld distinct per strip (1 in %d sectors counted)%s",
-                       r.features_on_device ? "from the uploaded CSR, on the device" : "host", r.strips.size(), r.strip_rows, (long long)rows, (long long)nnz, max_row, (long long)sectors, r.sector_stride, (long long)footprint, footprint_stride(r.sector_stride), own_terms(lanes, warps).c_str()));
+  out.push_back(format("gpuauto: features (%s): %zu strip(s) of %d rows; %lld rows, %lld nonzeros, longest row %d, %lld in rows longer than %d, %lld sectors of x read by its row groups (1 in %d groups counted), %lld distinct per strip (1 in %d sectors counted)%s",
+                       r.features_on_device ? "from the uploaded CSR, on the device" : "host", r.strips.size(), r.strip_rows, (long long)rows, (long long)nnz, max_row, (long long)long_nnz, kLongRowEntries, (long long)sectors, r.sector_stride, (long long)footprint, footprint_stride(r.sector_stride), own_terms(lanes, warps).c_str()));
   out.push_back("gpuauto: predicted us per product: " + predictions(r));
   out.push_back("gpuauto: " + choice(r));
   for (const std::string &why : r.refused) out.push_back("gpuauto: refused " + why);

@@ -20,6 +20,8 @@
 //                                  from the same reduce, its offsets, then one reduce over the rows
 //                                  checking their entries against them (O(nnz), rows of at most
 //                                  kMaxOffsets entries only)
+//   long_nnz                       one more reduce over the rows, a row's length against its strip's
+//                                  mean (long_row)
 //   row_lanes, row_warps           the row-cost format's (model.hpp): in the same reduce over the
 //                                  rows (lanes; warps of wide rows), plus one reduce over its
 //                                  windows, a row adding one to its class's count (WindowCounts)
@@ -94,6 +96,20 @@ struct StripOffset {
     return st.max_row <= kMaxOffsets && d < st.max_row ? colidx[rowptr[st.longest] + d] - st.longest : 0;
   }
 };
+// long_nnz: a row's entries where it is long in its strip (model.hpp's long_row), else 0.
+struct RowLongNnz {
+  const int32_t *rowptr;
+  const RowStat *stats;
+  int32_t        strip_rows, nrows;
+  __host__ __device__ int64_t operator()(int32_t i) const
+  {
+    const int32_t s    = i / strip_rows;
+    const int64_t rows = nrows - (int64_t)s * strip_rows < strip_rows ? nrows - (int64_t)s * strip_rows : strip_rows;
+    const int64_t len  = rowptr[i + 1] - rowptr[i];
+    return long_row(len, rows, stats[s].nnz) ? len : 0;
+  }
+};
+
 struct RowMisses {
   const int32_t *rowptr, *colidx, *off;
   const RowStat *stats;
@@ -359,6 +375,10 @@ std::vector<Strip> strips_of_system(const Sys &sys, const int32_t *rowptr, const
   thrust::reduce_by_key(pol, thrust::make_transform_iterator(zero, StripOfRow{strip_rows}), thrust::make_transform_iterator(zero + nrows, StripOfRow{strip_rows}),
                         thrust::make_transform_iterator(zero, RowStatOf{rowptr, colidx, rc, counted}), thrust::make_discard_iterator(), stats.data(), thrust::equal_to<int32_t>(), MergeRowStat{});
 
+  auto long_nnz = sys.template temp<int64_t>(nstrips);
+  thrust::reduce_by_key(pol, thrust::make_transform_iterator(zero, StripOfRow{strip_rows}), thrust::make_transform_iterator(zero + nrows, StripOfRow{strip_rows}),
+                        thrust::make_transform_iterator(zero, RowLongNnz{rowptr, stats.data(), strip_rows, nrows}), thrust::make_discard_iterator(), long_nnz.data());
+
   // x_sectors: distinct sectors per counted group, summed per strip heavy and light apart, scaled.
   auto sectors = sys.template temp<int64_t>(nstrips);
   {
@@ -447,7 +467,8 @@ std::vector<Strip> strips_of_system(const Sys &sys, const int32_t *rowptr, const
     sys.to_host(off.data(), offs.data(), off.size());
     sys.to_host(miss.data(), misses.data(), miss.size());
   }
-  std::vector<int64_t> sec(nstrips), foot(nstrips), tw(nstrips);
+  std::vector<int64_t> sec(nstrips), foot(nstrips), tw(nstrips), lng(nstrips);
+  sys.to_host(lng.data(), long_nnz.data(), nstrips);
   sys.to_host(tw.data(), tile_warps.data(), nstrips);
   sys.to_host(st.data(), stats.data(), nstrips);
   sys.to_host(sec.data(), sectors.data(), nstrips);
@@ -465,6 +486,7 @@ std::vector<Strip> strips_of_system(const Sys &sys, const int32_t *rowptr, const
     o.x_footprint  = foot[s];
     o.row_lanes    = st[s].lanes;
     o.row_warps    = st[s].wide_warps + tw[s];
+    o.long_nnz     = lng[s];
     if (shaped && miss[s] == 0) { // else ndiag stays -1 and the offsets 0, as the host's
       o.ndiag = o.f.max_row;
       std::copy(off.begin() + (size_t)s * kMaxOffsets, off.begin() + (size_t)(s + 1) * kMaxOffsets, o.offsets.begin());

@@ -85,6 +85,7 @@ const char *term_name(int k)
   static const char *const kCommon[] = {"launch", "rows", "nnz", "max_row", "x_sectors", "x_footprint"};
   if (k < 0 || k >= kTerms) throw Error(ErrorKind::bad_input, "model: no term " + std::to_string(k));
   if (k < 6) return kCommon[k];
+  if (k == 8) return "long_nnz";
   const FormatOps *f = row_cost_format();
   return f ? (k == 6 ? f->row_cost->lanes_term : f->row_cost->warps_term) : (k == 6 ? "own_lanes" : "own_warps");
 }
@@ -99,7 +100,7 @@ std::vector<std::string> term_names()
 bool term_applies(const std::string &candidate, int term)
 {
   const FormatOps *f = row_cost_format();
-  return term < 6 || (f && candidate == f->root);
+  return term < 6 || term == 8 || (f && candidate == f->root);
 }
 
 int32_t strip_rows_for(int sm_count, int max_threads_per_sm)
@@ -120,6 +121,7 @@ void add_strip_terms(const Strip &s, int64_t, std::array<double, kTerms> &t)
   t[5] += (double)s.x_footprint;
   t[6] += (double)s.row_lanes;
   t[7] += (double)s.row_warps;
+  t[8] += (double)s.long_nnz;
 }
 
 } // namespace
@@ -220,6 +222,9 @@ std::vector<Strip> strips_of(const CsrView &A, int32_t strip_rows, int32_t secto
       if ((sector_hash((uint32_t)(A.colidx[e] >> 2)) & mask) == 0) sec.push_back(A.colidx[e] >> 2);
     std::sort(sec.begin(), sec.end());
     out[k].x_footprint = (int64_t)(std::unique(sec.begin(), sec.end()) - sec.begin()) * (mask + 1);
+    if (long_row(f[k].max_row, f[k].rows, f[k].nnz)) // rows only; a strip without a long row needs no pass
+      for (int64_t i = f[k].first_row; i < end; ++i)
+        if (long_row(A.rowptr[i + 1] - A.rowptr[i], f[k].rows, f[k].nnz)) out[k].long_nnz += A.rowptr[i + 1] - A.rowptr[i];
     if (offset_view && offset_shape_format()) out[k].ndiag = strip_offsets(A, f[k], out[k].offsets);
     // The row-cost format's lanes, and its warps: per window of the strip, the rows of each class
     // share blocks; wide rows run their own.

@@ -122,7 +122,7 @@ static bool same_strips(const std::vector<model::Strip> &a, const std::vector<mo
   for (size_t k = 0; k < a.size(); ++k) {
     const select::StripFeatures &f = a[k].f, &g = b[k].f;
     if (f.first_row != g.first_row || f.rows != g.rows || f.nnz != g.nnz || f.max_row != g.max_row || f.col_span != g.col_span || a[k].x_sectors != b[k].x_sectors || a[k].x_footprint != b[k].x_footprint ||
-        a[k].row_lanes != b[k].row_lanes || a[k].row_warps != b[k].row_warps || a[k].ndiag != b[k].ndiag || a[k].offsets != b[k].offsets)
+        a[k].row_lanes != b[k].row_lanes || a[k].row_warps != b[k].row_warps || a[k].long_nnz != b[k].long_nnz || a[k].ndiag != b[k].ndiag || a[k].offsets != b[k].offsets)
       return false;
   }
   return true;

@@ -7,6 +7,7 @@ import json
 import sys
 
 m = json.load(open(sys.argv[1]))
-m["candidates"] = [dict(m["candidates"][0], name="evchyb", coef=[1e-7, 1e-10, 1e-11, 1e-9, 0, 0, 0, 0]),
-                   dict(m["candidates"][0], name="cusparse_csr", coef=[1e-7, 1e-10, 3e-11, 0, 0, 0, 0, 0])]
+pad = [0] * (len(m["terms"]) - 4)  # the terms beyond launch, rows, nnz, max_row: 0
+m["candidates"] = [dict(m["candidates"][0], name="evchyb", coef=[1e-7, 1e-10, 1e-11, 1e-9] + pad),
+                   dict(m["candidates"][0], name="cusparse_csr", coef=[1e-7, 1e-10, 3e-11, 0] + pad)]
 json.dump(m, open(sys.argv[2], "w"))

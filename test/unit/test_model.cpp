@@ -148,12 +148,13 @@ int main()
   check_rejects("trailing", good + "x", "expected end of input");
   check_rejects("top_array", "[1, 2]", "top level");
   check_rejects("kind", replaced(good, "gpuformats-spmv-model", "something-else"), "\"kind\"");
-  check_rejects("version", replaced(good, "\"version\": 3", "\"version\": 2"), "version 2");
-  check_rejects("version_type", replaced(good, "\"version\": 3", "\"version\": \"3\""), "\"version\" must be a number");
+  const std::string version = "\"version\": " + std::to_string(kModelVersion);
+  check_rejects("version", replaced(good, version, "\"version\": 3"), "version 3 is not the version this library reads");
+  check_rejects("version_type", replaced(good, version, "\"version\": \"4\""), "\"version\" must be a number");
   check_rejects("missing_gpu", replaced(good, "\"gpu\":", "\"gpux\":"), "missing \"gpu\"");
   check_rejects("strip_rows", replaced(good, "\"strip_rows\": 270336", "\"strip_rows\": 1000"), "strip_rows");
   check_rejects("terms", replaced(good, "\"x_footprint\"", "\"x_other\""), "\"terms\"");
-  check_rejects("coef_count", replaced(good, "\"coef\": [", "\"coef\": [1, "), "has 9 numbers");
+  check_rejects("coef_count", replaced(good, "\"coef\": [", "\"coef\": [1, "), "has 10 numbers");
   {
     std::string neg = good; // a minus sign before the first coefficient, wherever the writer breaks lines
     const size_t at = neg.find_first_of("0123456789", neg.find("\"coef\": ["));
@@ -177,7 +178,7 @@ int main()
   {
     std::mt19937                      rng(20);
     std::normal_distribution<double>  noise(0.0, 0.01);
-    const std::array<double, kTerms>  truth = {5e-6, 1e-11, 1.5e-12, 3e-9, 2e-11, 6e-12, 4e-12, 2e-11};
+    const std::array<double, kTerms>  truth = {5e-6, 1e-11, 1.5e-12, 3e-9, 2e-11, 6e-12, 4e-12, 2e-11, 3e-12};
     const int32_t                     S     = strip_rows_for(132, 2048);
     const int64_t                     l2    = 50 << 20;
     std::vector<Sample>               samples;
@@ -196,6 +197,8 @@ int main()
               // SURAA's lanes and warps: varied apart from the other terms
               s.strips.back().row_lanes  = (int64_t)((double)nnz * (1.0 + 0.1 * ((I + P + (int)spread) % 7)));
               s.strips.back().row_warps = (int64_t)S / 8 * (1 + (P / 4 + (spread == 16.0 ? 2 : 0) + (longrow == 50 ? 3 : 0)) % 5);
+              // long rows' entries: none or a share of the strip's, varied apart from max_row
+              s.strips.back().long_nnz = (int64_t)S * 4 * ((3 * I + P / 4 + (spread == 16.0 ? 1 : 0)) % 4);
             }
             s.seconds = 0;
             const auto t = block_terms(s.strips.data(), I, l2);
@@ -218,6 +221,8 @@ int main()
     const Candidate e = fit_candidate("evchyb", samples, l2);
     check(e.coef[6] == 0 && e.coef[7] == 0 && e.coef[2] > 0 && term_applies("suraa", 7) && !term_applies("evchyb", 6) && term_applies("evchyb", 5), "model.fit.suraa_terms_only_for_suraa",
           std::to_string(e.coef[6]) + " " + std::to_string(e.coef[7]));
+    // long_nnz is every candidate's
+    check(std::string(term_name(8)) == "long_nnz" && term_applies("evchyb", 8) && term_applies("suraa", 8) && e.coef[8] > 0, "model.fit.long_nnz_every_candidate", std::to_string(e.coef[8]));
     { // The terms 6-7 come from the one format that declares a valid RowCost, and carry its names.
       int                     n, declared = 0;
       bool                    valid = true;

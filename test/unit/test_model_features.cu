@@ -17,6 +17,7 @@
 #include "formats/suraa/suraa.hpp"
 #include "model/features_device.cuh"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
@@ -51,6 +52,7 @@ static std::string compare(const std::vector<Strip> &h, const std::vector<Strip>
     if (h[k].x_footprint != d[k].x_footprint) return diff("x_footprint", h[k].x_footprint, d[k].x_footprint);
     if (h[k].row_lanes != d[k].row_lanes) return diff("row_lanes", h[k].row_lanes, d[k].row_lanes);
     if (h[k].row_warps != d[k].row_warps) return diff("row_warps", h[k].row_warps, d[k].row_warps);
+    if (h[k].long_nnz != d[k].long_nnz) return diff("long_nnz", h[k].long_nnz, d[k].long_nnz);
     if (h[k].ndiag != d[k].ndiag) return diff("ndiag", h[k].ndiag, d[k].ndiag);
     for (int32_t o = 0; o < kMaxOffsets; ++o)
       if (h[k].offsets[o] != d[k].offsets[o]) return diff(("offsets[" + std::to_string(o) + "]").c_str(), h[k].offsets[o], d[k].offsets[o]);
@@ -75,6 +77,22 @@ static std::vector<int64_t> brute_footprint(const CsrView &A, int32_t S)
 struct BruteGroup {
   int64_t distinct, entries;
 };
+// long_nnz per strip, row by row: longer than kLongRowEntries and kLongRowMeanFactor x the strip's mean.
+static std::vector<int64_t> brute_long_nnz(const CsrView &A, int32_t S)
+{
+  std::vector<int64_t> out;
+  for (int64_t r0 = 0; r0 < A.nrows; r0 += S) {
+    const int64_t r1 = std::min<int64_t>(r0 + S, A.nrows), nnz = A.rowptr[r1] - A.rowptr[r0];
+    int64_t       n  = 0;
+    for (int64_t i = r0; i < r1; ++i) {
+      const int64_t len = A.rowptr[i + 1] - A.rowptr[i];
+      if (len > kLongRowEntries && len * (r1 - r0) > kLongRowMeanFactor * nnz) n += len;
+    }
+    out.push_back(n);
+  }
+  return out;
+}
+
 static std::vector<std::vector<BruteGroup>> brute_groups(const CsrView &A, int32_t S)
 {
   std::vector<std::vector<BruteGroup>> out;
@@ -200,6 +218,12 @@ int main(int argc, char **argv)
   ms.push_back({"cols_to_int32_max", uniform_rows(2000, INT32_MAX, 0, 12, 35)});
   // Entries only in odd 32-row groups: stride 2 samples none (the sampled entries are none while nnz > 0).
   ms.push_back({"odd_groups_only", random_rows(3200, 3200, 36, [](std::mt19937_64 &r, int32_t i) { return (i / 32) % 2 ? std::uniform_int_distribution<int32_t>(1, 9)(r) : 0; })});
+  // long_nnz: rare rows either side of kLongRowEntries among short ones (the 257s long but not the
+  // 256s, where a strip's mean is small), and rows of 300 as common as the short ones (never long).
+  ms.push_back({"rows_at_long_edge", random_rows(6000, 9000, 40, [](std::mt19937_64 &, int32_t i) {
+                  return i % 97 == 5 ? kLongRowEntries + 1 : i % 97 == 6 ? kLongRowEntries : i % 389 == 7 ? 2000 : 3;
+                })});
+  ms.push_back({"long_rows_common", random_rows(3000, 9000, 41, [](std::mt19937_64 &, int32_t i) { return i % 2 ? 300 : 3; })});
   ms.push_back({"empty_tail", random_rows(5000, 5000, 37, [](std::mt19937_64 &r, int32_t i) { return i < 1700 ? std::uniform_int_distribution<int32_t>(0, 20)(r) : 0; })});
 
   // The offset layout's view: stencil strips, a random part, the strip where they meet.
@@ -217,6 +241,18 @@ int main(int argc, char **argv)
     const std::vector<Strip> b = strips_of(M.view(), 50, 1);
     ok = ok && b[0].ndiag == 4 && b[0].offsets[0] == -1 && b[0].offsets[3] == 100; // rows 1..49: -1 0 1 100
     check(ok, "features.offsets.stencil_then_random", h.size() == 12 ? std::to_string(h[0].ndiag) + " " + std::to_string(h[6].ndiag) + " " + std::to_string(b[0].ndiag) : "strips");
+  }
+
+  { // the long-row rule itself, on one strip: the rare 257s and 2000s are long, the 256s not; rows of
+    // 300 half the rows are not
+    const NamedMatrix &edge = *std::find_if(ms.begin(), ms.end(), [](const NamedMatrix &m) { return m.name == "rows_at_long_edge"; });
+    const NamedMatrix &common = *std::find_if(ms.begin(), ms.end(), [](const NamedMatrix &m) { return m.name == "long_rows_common"; });
+    const CsrView E    = edge.A.view();
+    int64_t       want = 0;
+    for (int32_t i = 0; i < E.nrows; ++i) want += E.row_length(i) == kLongRowEntries + 1 || E.row_length(i) == 2000 ? E.row_length(i) : 0;
+    const int64_t h = strips_of(edge.A.view(), edge.A.nrows, 1)[0].long_nnz, d = system_strips(edge.A.view(), edge.A.nrows, 1)[0].long_nnz;
+    const int64_t c = strips_of(common.A.view(), common.A.nrows, 1)[0].long_nnz;
+    check(want > 0 && h == want && d == want && c == 0, "features.long_nnz.rule", "want " + std::to_string(want) + ", host " + std::to_string(h) + ", device " + std::to_string(d) + "; common rows " + std::to_string(c));
   }
 
   const int32_t strides[] = {1, 2, 3, 7, 1000, INT32_MAX};
@@ -243,9 +279,10 @@ int main(int argc, char **argv)
       }
       check(why_device.empty(), "features.device_equals_host." + name, why_device);
       check(why_brute.empty(), "features.sectors_equal_brute_force." + name, why_brute);
-      std::vector<int64_t> foot;
-      for (const Strip &st : strips_of(A, S, 1)) foot.push_back(st.x_footprint);
+      std::vector<int64_t> foot, lng;
+      for (const Strip &st : strips_of(A, S, 1)) foot.push_back(st.x_footprint), lng.push_back(st.long_nnz);
       check(foot == brute_footprint(A, S), "features.footprint_equals_brute_force." + name);
+      check(lng == brute_long_nnz(A, S), "features.long_nnz_equals_brute_force." + name);
     }
   }
 

@@ -12,7 +12,8 @@ if sys.argv[1] == "-model":
     d = json.load(open(sys.argv[2]))
     print(d["strip_rows"], d["l2_bytes"], d["gpu"].replace(" ", "_"))
     for c in d["candidates"]:
-        print(c["name"], *c["coef"], c["samples"], c["rms_rel_error"], c["max_rel_error"])
+        # the first 8 (version 3's terms): the refit experiments read that many, whatever the version
+        print(c["name"], *(c["coef"] + [0] * 8)[:8], c["samples"], c["rms_rel_error"], c["max_rel_error"])
     sys.exit(0)
 for m in json.load(open(sys.argv[1]))["matrices"]:
     t = {r["type"]: r.get("spmv_median_s") for r in m.get("results", []) if r.get("status") == "ok"}

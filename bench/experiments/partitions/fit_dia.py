@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The stencil layout's (DIA's) candidate in a committed model, fitted on its recorded products.
 
-    python3 bench/experiments/partitions/fit_dia.py [-write]
+    python3 bench/experiments/partitions/fit_dia.py [-write] [model file ...]
 
 DIA holds only stencil matrices, which gpuformats_calibrate's set had none of until its stencil shape
 dropped boundary columns (examples/gpuformats_calibrate.cpp); until a GPU runs that calibration,
@@ -10,7 +10,8 @@ this fits DIA from the full-read products the stencil-layout runs measured (benc
 by the model's own rule for it (src/model/model.hpp): t = c0 + c1 x rows + c2 x slots, slots =
 ndiag x rows, weights 1/t, the other terms 0. Prints the fit and its errors; -write puts the
 candidate "dia" into share/gpuformats/models/<gpu>.json (replacing one there) and says so in the
-file's note. Standard library only.
+file's note. Model files named on the command line: those only (a model whose calibration timed DIA
+itself, as the H100's with-dia calibration, keeps that fit). Standard library only.
 """
 import json
 import sys
@@ -56,7 +57,10 @@ def fit(samples):
 
 def main():
     write = "-write" in sys.argv[1:]
+    named = [a for a in sys.argv[1:] if a != "-write"]
     for model_file, runs in RUNS.items():
+        if named and model_file not in named:
+            continue
         samples, labels = [], []
         for f in runs:
             for m in json.load(open(f))["matrices"]:
@@ -76,7 +80,7 @@ def main():
             lines[end - 1] = lines[end - 1].rstrip(",") + ","
             num = lambda v: "0" if v == 0 else "%.17g" % v
             lines.insert(end, '    { "name": "dia", "coef": [%s], "samples": %d, "rms_rel_error": %s, "max_rel_error": %s }'
-                         % (", ".join(num(v) for v in c + [0] * 5), len(samples), num(rms), num(max(abs(e) for e in err))))
+                         % (", ".join(num(v) for v in c + [0] * (len(json.load(open(model_file))["terms"]) - 3)), len(samples), num(rms), num(max(abs(e) for e in err))))
             for k, l in enumerate(lines):
                 if l.startswith('  "note": '):
                     note = json.loads(l[len('  "note": '):].rstrip(",")).split("; dia:")[0]
