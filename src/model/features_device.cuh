@@ -96,6 +96,13 @@ struct StripOffset {
     return st.max_row <= kMaxOffsets && d < st.max_row ? colidx[rowptr[st.longest] + d] - st.longest : 0;
   }
 };
+// Rows of strip s (the last may be shorter).
+__host__ __device__ inline int64_t strip_row_count(int32_t s, int32_t strip_rows, int32_t nrows)
+{
+  const int64_t left = nrows - (int64_t)s * strip_rows;
+  return left < strip_rows ? left : strip_rows;
+}
+
 // long_nnz: a row's entries where it is long in its strip (model.hpp's long_row), else 0.
 struct RowLongNnz {
   const int32_t *rowptr;
@@ -103,10 +110,9 @@ struct RowLongNnz {
   int32_t        strip_rows, nrows;
   __host__ __device__ int64_t operator()(int32_t i) const
   {
-    const int32_t s    = i / strip_rows;
-    const int64_t rows = nrows - (int64_t)s * strip_rows < strip_rows ? nrows - (int64_t)s * strip_rows : strip_rows;
-    const int64_t len  = rowptr[i + 1] - rowptr[i];
-    return long_row(len, rows, stats[s].nnz) ? len : 0;
+    const int32_t s   = i / strip_rows;
+    const int64_t len = rowptr[i + 1] - rowptr[i];
+    return long_row(len, strip_row_count(s, strip_rows, nrows), stats[s].nnz) ? len : 0;
   }
 };
 
@@ -478,7 +484,7 @@ std::vector<Strip> strips_of_system(const Sys &sys, const int32_t *rowptr, const
   for (int32_t s = 0; s < nstrips; ++s) {
     Strip &o       = out[s];
     o.f.first_row  = (int32_t)((int64_t)s * strip_rows);
-    o.f.rows       = (int32_t)std::min<int64_t>(strip_rows, nrows - (int64_t)s * strip_rows);
+    o.f.rows       = (int32_t)strip_row_count(s, strip_rows, nrows);
     o.f.nnz        = st[s].nnz;
     o.f.max_row    = st[s].max_row;
     o.f.col_span   = st[s].hi >= 0 ? (int64_t)st[s].hi - st[s].lo + 1 : 0;

@@ -487,12 +487,12 @@ PetscErrorCode TriSymbolic(Mat B, Mat A, GFFactor &f, bool icc, int levels)
   const CsrView view{(int32_t)A->rmap->n, (int32_t)A->cmap->n, (int64_t)ai[A->rmap->n], ai, aj, nullptr};
   std::string declined; // lean: why the apply cannot serve this pattern (the package's phases then run)
   bool        thin = false; // declined by exact_declines
-  PetscInt    rmax = 0;     // A's longest row as its assembly counted it: shorter than the rule's reads, no pass is needed
+  PetscInt    rmax = 0;     // A's longest row as its assembly counted it (exact_declines then skips its scan)
   if (exact_default) PetscCall(MatSeqAIJGetMaxRowNonzeros(A, &rmax));
   GF_TRY(PETSC_COMM_SELF, ([&] { // parenthesised: the braces hold commas
    try {
     if (iluk_default && f.lean) declined = trisolve::lines_refuse_every_fill(view); // before the fill (a decline after it cost ex19 256^2 ILU(1) 0.24 s)
-    if (exact_default && f.lean && (rmax <= 0 || rmax >= trisolve::kThinLevelReads)) thin = !(declined = trisolve::exact_declines(view)).empty();
+    if (exact_default && f.lean) thin = !(declined = trisolve::exact_declines(view, rmax)).empty();
     if (!declined.empty()) return;
     const trisolve::Mode  mode = mode_option == kTrisolveLevelset ? trisolve::Mode::levelset : mode_option == 2 ? trisolve::Mode::isai : trisolve::Mode::sweeps; // sweeps for auto
     trisolve::FillPattern fill;

@@ -139,12 +139,12 @@ LevelShape level_shape(int32_t n, const int32_t *rp, const int32_t *ci, bool upp
   return shape;
 }
 
-std::string exact_declines(const CsrView &A)
+std::string exact_declines(const CsrView &A, int64_t longest)
 {
   // a triangle's rows read fewer entries than their rows hold: rows all shorter than the rule's
   // reads (grids of 7 or fewer points) need no pass over the entries (ksp ex45 256^3: 0.4 s)
-  int64_t longest = 0;
-  for (int32_t i = 0; i < A.nrows; ++i) longest = std::max<int64_t>(longest, A.rowptr[i + 1] - A.rowptr[i]);
+  if (longest <= 0)
+    for (int32_t i = 0; i < A.nrows; ++i) longest = std::max<int64_t>(longest, A.rowptr[i + 1] - A.rowptr[i]);
   if (longest < kThinLevelReads) return "";
   for (int upper = 0; upper < 2; ++upper) {
     const LevelShape t = level_shape(A.nrows, A.rowptr, A.colidx, upper);

@@ -228,8 +228,10 @@ LevelShape level_shape(int32_t n, const int32_t *rowptr, const int32_t *colidx, 
 // solves stalled: docs/factorizations.md). Our schedules pay each level's longest row in turn,
 // where cuSPARSE's spread a row over a warp: a mesh graph in its natural order gives triangles of
 // thousands of levels of a few long rows each, and there ours were 4-6x slower (the rule and its
-// evidence below).
-std::string exact_declines(const CsrView &A);
+// evidence below). longest_row: A's longest row where the caller knows it (PETSc's assembly counts
+// it), else <= 0 (a scan of the row pointers); rows all shorter than kThinLevelReads need no pass
+// over the entries.
+std::string exact_declines(const CsrView &A, int64_t longest_row = 0);
 // The rule: a triangle of at least kThinLevelsMin levels whose longest rows read kThinLevelReads
 // entries or more each, on average over its levels (r = serial_reads / levels). cuSPARSE's solves
 // cost 1.3-2.0 us a level on every case below; ours (tiles, a thread a row) cost about 0.6 us a

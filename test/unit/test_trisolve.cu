@@ -779,6 +779,11 @@ int main(int argc, char **argv)
     check(!declines(band_of(lv - 1, 4 * k)), "trisolve.exact_declines.few_levels", trisolve::exact_declines(band_of(lv - 1, 4 * k).view()));
     check(!declines(band_of(4 * lv, k - 1)), "trisolve.exact_declines.short_rows", trisolve::exact_declines(band_of(4 * lv, k - 1).view()));
     check(!declines(stencil7(24)) && !declines(stencil5(256, 256)), "trisolve.exact_declines.grids", "a grid's triangles declined");
+    // a longest row the caller knows replaces the scan: one shorter than the rule's reads declines nothing
+    const CsrMatrix thin = band_of(lv + k + 1, k + 1);
+    check(!trisolve::exact_declines(thin.view(), k + 1).empty() && trisolve::exact_declines(thin.view(), k + 1) == trisolve::exact_declines(thin.view()) &&
+            trisolve::exact_declines(thin.view(), k - 1).empty(),
+          "trisolve.exact_declines.longest_row_given");
   }
   for (uint64_t seed = 1; seed <= 4; ++seed) test_iluk("random" + std::to_string(seed), uniform_rows(60 + 50 * (int32_t)seed, 60 + 50 * (int32_t)seed, 1, 1 + 2 * (int32_t)seed, seed));
   if (argc > 1)
