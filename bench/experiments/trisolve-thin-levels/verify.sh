@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The ILU(0) default with trisolve::exact_declines (ICC(0) keeps ours), as a user runs it: GMRES +
-# ILU(0) (CG + ICC(0) on the symmetric mesh graph) to 1e-8, -log_view (no GPU timing of events): evchyb by default, evchyb with our solves forced (-mat_gpuformats_trisolve levelset),
+# ILU(0) (CG + ICC(0) on the symmetric mesh graph) to 1e-8, -log_view (no GPU timing of events; KSPSolve's
+# CpuToGpu / GpuToCpu copy counts say where a path leaves the GPU): evchyb by default, evchyb with our solves forced (-mat_gpuformats_trisolve levelset),
 # aijcusparse; -ksp_view says which solves ran. Then test/run.sh's gpu-trisolve section for evchyb and
 # test_trisolve on the device (every schedule against the host's solves, the level shapes against a fixpoint).
 #   run(command="bash bench/experiments/trisolve-thin-levels/verify.sh", carry=["bundle"])
@@ -21,7 +22,7 @@ for c in $CASES; do
   for v in default:evchyb ours:evchyb:-mat_gpuformats_trisolve:levelset cusparse:aijcusparse; do
     IFS=: read -r tag t o1 o2 <<<"$v"
     run_case "$name" "$tag" 90 "bin/test/ksp_matrix -f $spec $pc -ksp_max_it 400 -ksp_rtol 1e-8 ${o1:-} ${o2:-}" "$t" || continue
-    echo "$name.$tag exit $RC | $(grep -m1 -o 'ksp_matrix:.*relres [^ ]*' "$LOG" | sed 's/.* n /n /') | $(awk '$1 ~ /^(MatSolve|KSPSolve|PCSetUp)$/ {printf "%s %s %s | ", $1, $2, $4}' "$LOG") $(grep -m1 -o "ours declined this factor ([^;]*" "$LOG" | cut -c1-60)"
+    echo "$name.$tag exit $RC | $(grep -m1 -o 'ksp_matrix:.*relres [^ ]*' "$LOG" | sed 's/.* n /n /') | $(awk '$1 ~ /^(MatSolve|KSPSolve|PCSetUp)$/ {printf "%s %s %s | ", $1, $2, $4} $1 == "KSPSolve" {printf "copies h2d %s d2h %s | ", $(NF-4), $(NF-2)}' "$LOG") $(grep -m1 -o "ours declined this factor ([^;]*" "$LOG" | cut -c1-60)"
   done
 done
 # the GPU suite's trisolve section for one type (its thin-levels checks among them), then test_trisolve
