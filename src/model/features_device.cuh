@@ -216,7 +216,7 @@ struct Groups {
   __host__ __device__ int64_t end_row(int64_t j) const
   {
     const int32_t s     = strip(j);
-    const int64_t first = (int64_t)s * strip_rows, send = first + (strip_rows < nrows - first ? strip_rows : nrows - first);
+    const int64_t send = (int64_t)s * strip_rows + strip_row_count(s, strip_rows, nrows);
     const int64_t r     = first_row(j) + kSectorGroupRows;
     return r < send ? r : send;
   }
@@ -389,7 +389,7 @@ std::vector<Strip> strips_of_system(const Sys &sys, const int32_t *rowptr, const
   auto sectors = sys.template temp<int64_t>(nstrips);
   {
     const int64_t group_rows = (int64_t)kSectorGroupRows;
-    const int64_t last_rows  = nrows - (int64_t)(nstrips - 1) * strip_rows;
+    const int64_t last_rows  = strip_row_count(nstrips - 1, strip_rows, nrows);
     const Groups  g{nrows, strip_rows, nstrips, (strip_rows + group_rows - 1) / group_rows, (last_rows + group_rows - 1) / group_rows};
     const int32_t G = (int32_t)((int64_t)(nstrips - 1) * g.per_full + g.per_last); // <= nrows
     auto light = sys.template temp<int32_t>(G), rank = sys.template temp<int32_t>(G);
@@ -446,7 +446,7 @@ std::vector<Strip> strips_of_system(const Sys &sys, const int32_t *rowptr, const
   if (counted) {
     const int32_t W         = rc.window;
     const int32_t per_strip = (int32_t)(((int64_t)strip_rows + W - 1) / W);
-    const int64_t nwin64    = (int64_t)(nstrips - 1) * per_strip + ((nrows - (int64_t)(nstrips - 1) * strip_rows) + W - 1) / W;
+    const int64_t nwin64    = (int64_t)(nstrips - 1) * per_strip + (strip_row_count(nstrips - 1, strip_rows, nrows) + W - 1) / W;
     if (nwin64 > INT32_MAX) throw Error(ErrorKind::bad_input, "strips_of_device: too many windows of the row-cost format");
     const int32_t nwin   = (int32_t)nwin64;
     auto          counts = sys.template temp<WindowCounts>(nwin);
