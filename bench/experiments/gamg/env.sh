@@ -8,6 +8,15 @@ fi
 OUT=${OUT:-$PWD/build/gpu-out}
 L=$PWD/lib/libgpuformats.so
 
+# one_gpu_logs: the caller's runs on GPU 0, its logs in $D = $OUT/logs; says the bundle's commit and the GPU.
+one_gpu_logs() {
+  export CUDA_VISIBLE_DEVICES=0
+  D=$OUT/logs
+  mkdir -p "$D"
+  echo "commit $(cat bundle/commit 2>/dev/null)"
+  nvidia-smi --query-gpu=index,name,pci.bus_id --format=csv,noheader
+}
+
 # run_case CASE NAME TIMEOUT CMD TYPE EXTRA...: CMD with -mat_type TYPE (our plugin loaded unless TYPE
 # is PETSc's aijcusparse or sellcuda), the caller's $V, -ksp_converged_reason, -ksp_view, EXTRA and -log_view, into
 # $D/CASE.NAME.log ($LOG), within what is left of the caller's $deadline; $RC its exit status.

@@ -7,14 +7,10 @@
 # HA_N the grid size (default 128).
 set -uo pipefail
 source "$(dirname "$0")/../gamg/env.sh"
-export CUDA_VISIBLE_DEVICES=0
 V="-vec_type cuda -dm_vec_type cuda -use_gpu_aware_mpi 0"
 N=${HA_N:-128}
 deadline=${HA_DEADLINE:-500}
-D=$OUT/logs
-mkdir -p "$D"
-echo "commit $(cat bundle/commit 2>/dev/null)"
-nvidia-smi --query-gpu=index,name,pci.bus_id --format=csv,noheader
+one_gpu_logs
 g="-da_grid_x $N -da_grid_y $N -da_grid_z $N -snes_converged_reason"
 total() { awk '/^Time \(sec\):/ {print $3}' "$1"; }
 run() { # case name type extra...

@@ -17,14 +17,10 @@
 #   run(command="bash bench/experiments/stencil/run.sh [phases]", carry=["bundle"])
 set -uo pipefail
 source "$(dirname "$0")/../gamg/env.sh"
-export CUDA_VISIBLE_DEVICES=0
 V="-vec_type cuda -dm_vec_type cuda -use_gpu_aware_mpi 0"
 deadline=${STENCIL_DEADLINE:-570}
 phases=${*:-test spmv ex14 ex45}
-D=$OUT/logs
-mkdir -p "$D"
-echo "commit $(cat bundle/commit 2>/dev/null)"
-nvidia-smi --query-gpu=index,name,pci.bus_id --format=csv,noheader
+one_gpu_logs
 
 if [[ " $phases " == *" test "* ]]; then
   timeout 200 bin/test/test_formats_cuda test/matrices dia >"$D/test_formats_cuda_dia.txt" 2>&1

@@ -20,16 +20,12 @@
 # ILU(2)), np2 (2 ranks, a GPU each, block Jacobi: ex45 and ex14 at TRI_N2), lines (the lines schedule on ex19 1024^2 and grids of 96^3 and 200^3), and tune (the sync-free schedule's parameters, ex45 128^3); TRI_N / TRI_N2 the grid sizes, TRI_DEADLINE seconds.
 set -uo pipefail
 source "$(dirname "$0")/../gamg/env.sh"
-export CUDA_VISIBLE_DEVICES=0
 V="-vec_type cuda -dm_vec_type cuda -use_gpu_aware_mpi 0"
 N=${TRI_N:-128}
 N2=${TRI_N2:-256}
 deadline=${TRI_DEADLINE:-560}
 phases=${*:-1 2 3}
-D=$OUT/logs
-mkdir -p "$D"
-echo "commit $(cat bundle/commit 2>/dev/null)"
-nvidia-smi --query-gpu=index,name,pci.bus_id --format=csv,noheader
+one_gpu_logs
 
 if [[ " $phases " == *" 1 "* ]]; then
   timeout 120 bin/test/test_trisolve test/matrices >"$D/test_trisolve.txt" 2>&1

@@ -12,13 +12,9 @@
 #   run(command="bash bench/experiments/trisolve-setup/run.sh", carry=["bundle"])
 set -uo pipefail
 source "$(dirname "$0")/../gamg/env.sh"
-export CUDA_VISIBLE_DEVICES=0
 V="-vec_type cuda -dm_vec_type cuda -use_gpu_aware_mpi 0"
 deadline=${SETUP_DEADLINE:-560}
-D=$OUT/logs
-mkdir -p "$D"
-echo "commit $(cat bundle/commit 2>/dev/null)"
-nvidia-smi --query-gpu=index,name,pci.bus_id --format=csv,noheader
+one_gpu_logs
 run() { # case name timeout cmd type extra... (run_case: gamg/env.sh)
   run_case "$@" || return 0
   echo "$1.$2 exit $RC: $(grep -m1 -o 'iterations [0-9]*' "$LOG") | $(awk '$1 ~ /^(KSPSolve|SNESSolve|PCSetUp|MatILUFactorSym|MatLUFactorNum|MatSolve|MatMult|MatCUSPARSCopyTo|GFViewFill|GFBuild)$/ && $4 != "n/a" {printf "%s %s %s | ", $1, $2, $4}' "$LOG")"

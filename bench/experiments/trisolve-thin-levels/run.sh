@@ -6,13 +6,9 @@
 #   run(command="bash bench/experiments/trisolve-thin-levels/run.sh", carry=["bundle"])
 set -uo pipefail
 source "$(dirname "$0")/../gamg/env.sh"
-export CUDA_VISIBLE_DEVICES=0
 V="-use_gpu_aware_mpi 0"
 deadline=${THIN_DEADLINE:-560}
-D=$OUT/logs
-mkdir -p "$D"
-echo "commit $(cat bundle/commit 2>/dev/null)"
-nvidia-smi --query-gpu=index,name,pci.bus_id --format=csv,noheader
+one_gpu_logs
 CASES=${THIN_CASES:-"bfem1_1.5M=blockfem:nnz=1.5M,bs=1 fem_short=fem:rows=3e5,min=4,max=12 fem_5M=fem:rows=1e5,min=10,max=80 s2d_32x32768=stencil2d5:nx=32,ny=32768 s2d_128x8192=stencil2d5:nx=128,ny=8192 bfem_1.5M=blockfem:nnz=1.5M joined_10M=joined:first=convdiff3d,second=blockfem,share=0.85,nnz=10M bst3d_64=blockstencil3d:n=64,bs=3 s2d_512x2048=stencil2d5:nx=512,ny=2048 bfem_10M=blockfem:nnz=10M"}
 for c in $CASES; do
   name=${c%%=*} spec=${c#*=}

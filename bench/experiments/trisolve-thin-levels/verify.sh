@@ -7,13 +7,9 @@
 #   run(command="bash bench/experiments/trisolve-thin-levels/verify.sh", carry=["bundle"])
 set -uo pipefail
 source "$(dirname "$0")/../gamg/env.sh"
-export CUDA_VISIBLE_DEVICES=0
 V="-use_gpu_aware_mpi 0"
 deadline=${THIN_DEADLINE:-300}
-D=$OUT/logs
-mkdir -p "$D"
-echo "commit $(cat bundle/commit 2>/dev/null)"
-nvidia-smi --query-gpu=index,name,pci.bus_id --format=csv,noheader
+one_gpu_logs
 CASES=${VERIFY_CASES-"bfem_1.5M=blockfem:nnz=1.5M bfem1_1.5M=blockfem:nnz=1.5M,bs=1 joined_10M=joined:first=convdiff3d,second=blockfem,share=0.85,nnz=10M ex19like_512=blockstencil3d:nx=512,ny=512,nz=1,bs=4 s2d_128x8192=stencil2d5:nx=128,ny=8192 icc_bfem1_1.5M=blockfem:nnz=1.5M,bs=1"}
 for c in $CASES; do
   name=${c%%=*} spec=${c#*=}

@@ -19,15 +19,11 @@ source "$(dirname "$0")/../gamg/env.sh"
 if [ -d build/ov-tiles ]; then
   xz -dc build/ov-tiles/libgpuformats.so.xz >lib/libgpuformats.so && xz -dc build/ov-tiles/test_trisolve.xz >bin/test/test_trisolve && chmod +x bin/test/test_trisolve && echo "overlay: $(cat build/ov-tiles/commit)"
 fi
-export CUDA_VISIBLE_DEVICES=0
 V="-vec_type cuda -dm_vec_type cuda -use_gpu_aware_mpi 0"
 N=${TRI_N:-128}
 deadline=${TRI_DEADLINE:-560}
 phases=${*:-1 tune}
-D=$OUT/logs
-mkdir -p "$D"
-echo "commit $(cat bundle/commit 2>/dev/null)"
-nvidia-smi --query-gpu=index,name,pci.bus_id --format=csv,noheader
+one_gpu_logs
 
 if [[ " $phases " == *" 1 "* ]]; then
   timeout 150 bin/test/test_trisolve test/matrices >"$D/test_trisolve.txt" 2>&1
