@@ -216,7 +216,7 @@ struct Groups {
   __host__ __device__ int64_t end_row(int64_t j) const
   {
     const int32_t s     = strip(j);
-    const int64_t send = (int64_t)s * strip_rows + strip_row_count(s, strip_rows, nrows);
+    const int64_t send  = (int64_t)s * strip_rows + strip_row_count(s, strip_rows, nrows);
     const int64_t r     = first_row(j) + kSectorGroupRows;
     return r < send ? r : send;
   }
